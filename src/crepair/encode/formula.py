@@ -1,0 +1,150 @@
+"""The program formula and its parts (AllRepair FM'16, Sect. 3.1).
+
+After simplification, unwinding and SSA, a program becomes a set of
+constraints: S_assign (one equation per SSA assignment, each knowing the
+source it encodes), S_phi (the Φ-assignments at merge points) and S_demand
+(the assumptions, and the negated disjunction of the assertions).  The
+program is bounded-correct iff the conjunction is unsatisfiable.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from crepair.frontend.spans import Span
+from crepair.solver import smt
+
+
+class LocationKind(enum.Enum):
+    """What a repairable location is in the source."""
+
+    CONDITION = "condition"  # branch or loop condition (a fresh Boolean after simplification)
+    ASSIGNMENT = "assignment"  # right-hand side of an assignment or initializer
+    RETURN = "return"  # returned expression
+    ARGUMENT = "argument"  # actual argument of a call (assigned to the parameter)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A repairable expression of the source.
+
+    ``index`` is 0-based, in source order; ``function`` the enclosing
+    function; ``span`` the exact expression; ``mutable`` is false inside the
+    specification (``main``, ``AllRepair_correct_*``, ``--no-mutate``).
+    """
+
+    index: int
+    kind: LocationKind
+    function: str
+    span: Span
+    text: str
+    mutable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LocationCopy:
+    """One unwound/inlined copy of a location: ``lhs == alternatives[j]``.
+
+    ``alternatives[0]`` encodes the original expression; the others encode
+    the mutants the mutation unit proposed, in its order.
+    """
+
+    location: int
+    lhs: smt.Term
+    alternatives: tuple[smt.Term, ...]
+    guard: smt.Term
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """A hard constraint with its origin span (``None`` when synthetic)."""
+
+    term: smt.Term
+    span: Span | None
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """An assertion copy: violated iff ``guard and not cond``."""
+
+    guard: smt.Term
+    cond: smt.Term
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class UnwindingCut:
+    """A place where the unwinding bound cut paths: reached iff ``reached``.
+
+    ``what`` is "loop" or "recursion"; ``span`` the loop or call.
+    """
+
+    reached: smt.Term
+    span: Span
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """An input of the program: an entry parameter, a ``nondet_*()`` call or
+    an uninitialized variable.  ``signed`` tells how to print the value;
+    ``size`` is set for arrays (a term for the element count, or None)."""
+
+    label: str
+    line: int
+    term: smt.Term
+    signed: bool
+    is_array: bool = False
+    size: smt.Term | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """A statement copy; it executed iff ``guard`` holds in the model."""
+
+    guard: smt.Term
+    line: int
+    function: str
+
+
+@dataclass(slots=True)
+class ProgramFormula:
+    """The program formula of one program, bound and entry.
+
+    ``s_assign``: plain SSA equations; ``copies``: the equations of
+    repairable locations (their alternatives selected by guards);
+    ``s_phi``: Φ-assignments; ``assumptions``: user assumptions;
+    ``unwinding_assumptions``: the ``assume(!cond)`` of innermost copies;
+    ``assertions``: every assertion copy.  ``locations`` is indexed by
+    ``Location.index``.
+    """
+
+    bound: int
+    entry: str
+    locations: list[Location] = field(default_factory=list)
+    s_assign: list[Constraint] = field(default_factory=list)
+    copies: list[LocationCopy] = field(default_factory=list)
+    s_phi: list[Constraint] = field(default_factory=list)
+    assumptions: list[Constraint] = field(default_factory=list)
+    unwinding_assumptions: list[Constraint] = field(default_factory=list)
+    assertions: list[Assertion] = field(default_factory=list)
+    cuts: list[UnwindingCut] = field(default_factory=list)
+    inputs: list[Input] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
+
+    def violation(self) -> smt.Term:
+        """The negated disjunction of assertions (true iff some assertion fails)."""
+        return smt.disjunction(smt.And(a.guard, smt.Not(a.cond)) for a in self.assertions)
+
+    def hard(self) -> list[smt.Term]:
+        """S_assign ∪ S_phi ∪ assumptions (with unwinding assumptions)."""
+        return [
+            c.term
+            for group in (self.s_assign, self.s_phi, self.assumptions, self.unwinding_assumptions)
+            for c in group
+        ]
+
+    def original_copies(self) -> list[smt.Term]:
+        """The location copies with their original expression."""
+        return [c.lhs == c.alternatives[0] for c in self.copies]

@@ -1,0 +1,162 @@
+"""C integer operators as bit-vector terms (gcc on x86-64).
+
+Signed division truncates toward zero (``bvsdiv``), ``%`` takes the sign of
+the dividend (``bvsrem``), ``>>`` on signed values is arithmetic, overflow
+wraps.  Comparisons and logical operators give ``int`` 0/1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
+from crepair.solver import smt
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A C value: ``term`` is a bit-vector of ``ctype.bits`` bits;
+    ``boolean``, when set, is a Boolean term equivalent to ``term != 0``."""
+
+    term: smt.Term
+    ctype: ct.IntType
+    boolean: smt.Term | None = None
+
+
+def bool_value(b: smt.Term) -> Value:
+    """The ``int`` 0/1 value of Boolean term ``b``."""
+    return Value(smt.If(b, smt.BitVecVal(1, 32), smt.BitVecVal(0, 32)), ct.INT, b)
+
+
+def to_bool(v: Value) -> smt.Term:
+    """``v != 0`` as a Boolean term."""
+    if v.boolean is not None:
+        return v.boolean
+    return v.term != smt.BitVecVal(0, v.ctype.bits)
+
+
+def convert(v: Value, to: ct.IntType) -> Value:
+    """Conversion of ``v`` to type ``to`` (C11 6.3.1.2-3, modulo 2^bits)."""
+    if to.is_bool:
+        b = to_bool(v)
+        return Value(smt.If(b, smt.BitVecVal(1, to.bits), smt.BitVecVal(0, to.bits)), to, b)
+    frm = v.ctype
+    term = v.term
+    if to.bits < frm.bits:
+        term = smt.Extract(to.bits - 1, 0, term)
+    elif to.bits > frm.bits:
+        term = (smt.SignExt if frm.signed else smt.ZeroExt)(to.bits - frm.bits, term)
+    return Value(term, to, v.boolean if to.bits >= frm.bits else None)
+
+
+_RELATIONAL = {"<", "<=", ">", ">=", "==", "!="}
+
+
+def apply_binary(op: str, a: Value, b: Value) -> Value:
+    """``a op b`` for every C integer binary operator except ``&&``/``||``."""
+    if op in ("<<", ">>"):
+        left = convert(a, ct.promote(a.ctype))
+        amount = convert(convert(b, ct.promote(b.ctype)), ct.IntType(left.ctype.bits, False)).term
+        if op == "<<":
+            return Value(left.term << amount, left.ctype)
+        shifted = left.term >> amount if left.ctype.signed else smt.LShR(left.term, amount)
+        return Value(shifted, left.ctype)
+    t = ct.common(a.ctype, b.ctype)
+    x, y = convert(a, t).term, convert(b, t).term
+    if op in _RELATIONAL:
+        return bool_value(_compare(op, x, y, t.signed))
+    if op == "+":
+        return Value(x + y, t)
+    if op == "-":
+        return Value(x - y, t)
+    if op == "*":
+        return Value(x * y, t)
+    if op == "/":
+        return Value(x / y if t.signed else smt.UDiv(x, y), t)
+    if op == "%":
+        return Value(smt.SRem(x, y) if t.signed else smt.URem(x, y), t)
+    if op == "&":
+        return Value(x & y, t)
+    if op == "|":
+        return Value(x | y, t)
+    if op == "^":
+        return Value(x ^ y, t)
+    raise ValueError(f"unknown binary operator {op!r}")
+
+
+def _compare(op: str, x, y, signed: bool):
+    if op == "==":
+        return x == y
+    if op == "!=":
+        return x != y
+    if signed:
+        return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    return {"<": smt.ULT, "<=": smt.ULE, ">": smt.UGT, ">=": smt.UGE}[op](x, y)
+
+
+def apply_unary(op: str, a: Value) -> Value:
+    """``op a`` for ``-``, ``+``, ``~`` and ``!``."""
+    if op == "!":
+        return bool_value(smt.Not(to_bool(a)))
+    v = convert(a, ct.promote(a.ctype))
+    if op == "-":
+        return Value(-v.term, v.ctype)
+    if op == "+":
+        return v
+    if op == "~":
+        return Value(~v.term, v.ctype)
+    raise ValueError(f"unknown unary operator {op!r}")
+
+
+def parse_int_literal(text: str) -> tuple[int, ct.IntType]:
+    """Value and type of a C integer literal (C11 6.4.4.1, LP64)."""
+    body = text.rstrip("uUlL")
+    suffix = text[len(body):].lower()
+    if body.lower().startswith("0x"):
+        value, decimal = int(body, 16), False
+    elif body.startswith("0") and len(body) > 1:
+        value, decimal = int(body, 8), False
+    else:
+        value, decimal = int(body), True
+    unsigned = "u" in suffix
+    wide = "l" in suffix
+    candidates: list[ct.IntType] = []
+    if not wide:
+        candidates += [ct.UINT] if unsigned else ([ct.INT] if decimal else [ct.INT, ct.UINT])
+    candidates += [ct.ULONG] if unsigned else ([ct.LONG] if decimal else [ct.LONG, ct.ULONG])
+    for t in candidates:
+        limit = 1 << (t.bits - 1 if t.signed else t.bits)
+        if value < limit:
+            return value, t
+    return value & ((1 << 64) - 1), ct.ULONG
+
+
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11}
+
+
+def constant_value(node: c_ast.Constant, where: SourcePoint) -> Value:
+    """The value of a constant node (integer or character)."""
+    if node.type == "char":
+        body = node.value[1:-1]
+        if body.startswith("\\"):
+            code = _ESCAPES.get(body[1]) if len(body) == 2 else None
+            if code is None:
+                try:
+                    code = int(body[1:], 8)
+                except ValueError:
+                    raise UnsupportedConstruct(where, f"character constant {node.value}") from None
+        elif len(body) == 1:
+            code = ord(body)
+        else:
+            raise UnsupportedConstruct(where, f"character constant {node.value}")
+        return Value(smt.BitVecVal(code, 32), ct.INT)
+    if node.type == "string":
+        raise UnsupportedConstruct(where, "string literal")
+    try:
+        value, ctype = parse_int_literal(node.value)
+    except ValueError:
+        raise BadInput(f"bad integer constant {node.value}", where) from None
+    return Value(smt.BitVecVal(value, ctype.bits), ctype)

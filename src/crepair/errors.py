@@ -1,0 +1,53 @@
+"""The error hierarchy of crepair (STYLE.md, convention 9).
+
+"No repair" and "unknown" are results, never exceptions; exceptions are for
+input crepair cannot take, tools that are missing, and broken invariants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class CRepairError(Exception):
+    """Root of every error crepair raises on purpose."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePoint:
+    """A point in a source file: ``line`` and ``column`` are 1-based."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class BadInput(CRepairError):
+    """The input program cannot be read or parsed.
+
+    ``where`` names file:line:col (1-based) when known.
+    """
+
+    def __init__(self, what: str, where: SourcePoint | None = None):
+        self.what = what
+        self.where = where
+        super().__init__(f"{where}: {what}" if where else what)
+
+
+class UnsupportedConstruct(BadInput):
+    """The program uses C that crepair does not model (pointers, structs, ...)."""
+
+    def __init__(self, where: SourcePoint | None, construct: str):
+        super().__init__(f"unsupported construct: {construct}", where)
+        self.construct = construct
+
+
+class MissingTool(CRepairError):
+    """An external tool (the C preprocessor) is not installed; says the remedy."""
+
+
+class InternalError(CRepairError):
+    """An invariant of crepair itself was violated: a bug in crepair."""

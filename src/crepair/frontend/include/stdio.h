@@ -1,0 +1,1 @@
+/* crepair: stand-in for <stdio.h>; I/O functions are not modelled. */

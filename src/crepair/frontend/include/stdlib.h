@@ -1,0 +1,1 @@
+/* crepair: stand-in for <stdlib.h>. */

@@ -1,0 +1,187 @@
+"""C source -> checked pycparser AST with a span index.
+
+Entry point: :func:`load_program`.  The program is preprocessed, parsed,
+and checked for constructs crepair does not model; anything unsupported is
+rejected with :class:`~crepair.errors.UnsupportedConstruct` naming
+file:line:col and the construct, before any analysis starts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pycparser import c_ast, c_parser
+
+from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
+from crepair.frontend.preprocess import Preprocessed, run_preprocessor
+from crepair.frontend.spans import SpanIndex
+
+_FLOAT_TYPES = {"float", "double"}
+
+
+@dataclass(slots=True)
+class CProgram:
+    """A parsed translation unit.
+
+    ``functions`` maps each defined function's name to its ``FuncDef``;
+    ``globals`` lists the file-scope variable declarations in order;
+    ``typedefs`` maps typedef names to their type nodes.
+    """
+
+    path: str
+    original: str
+    ast: c_ast.FileAST
+    spans: SpanIndex
+    functions: dict[str, c_ast.FuncDef] = field(default_factory=dict)
+    globals: list[c_ast.Decl] = field(default_factory=list)
+    typedefs: dict[str, c_ast.Node] = field(default_factory=dict)
+
+
+def load_program(path: str | Path) -> CProgram:
+    """Read, preprocess, parse and check the C file at ``path``.
+
+    Raises ``BadInput`` (unreadable file, syntax error, with file:line:col),
+    ``UnsupportedConstruct`` and ``MissingTool`` (no gcc for preprocessing).
+    The file is only read.
+    """
+    path = Path(path)
+    try:
+        original = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    pre = run_preprocessor(path, original)
+    return parse_preprocessed(pre)
+
+
+def parse_preprocessed(pre: Preprocessed) -> CProgram:
+    """Parse an already preprocessed unit (see :func:`load_program`)."""
+    parser = c_parser.CParser()
+    try:
+        ast = parser.parse(_implicit_int(pre.text), filename="<stdin>")
+    except c_parser.ParseError as exc:
+        raise BadInput(_parse_error_text(str(exc), pre.path)) from None
+    spans = SpanIndex(pre)
+    program = CProgram(pre.path, pre.original, ast, spans)
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.FuncDef):
+            program.functions[ext.decl.name] = ext
+        elif isinstance(ext, c_ast.Typedef):
+            program.typedefs[ext.name] = ext.type
+        elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl):
+            program.globals.append(ext)
+    _SupportChecker(program).visit(ast)
+    return program
+
+
+_DEF_START = re.compile(r"^([A-Za-z_]\w*)\s*\(")
+_NOT_A_NAME = {"int", "void", "char", "short", "long", "unsigned", "signed", "static", "extern",
+               "const", "volatile", "_Bool", "typedef", "inline", "register", "auto"}
+
+
+def _implicit_int(text: str) -> str:
+    """Spell out C89's implicit ``int`` of file-scope definitions such as
+    K&R ``main(argc, argv)``, which pycparser does not accept.  The token map
+    aligns by tokens, so the inserted keyword does not disturb spans."""
+    out: list[str] = []
+    depth, after_decl = 0, True
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        m = _DEF_START.match(stripped)
+        if depth == 0 and after_decl and m and m.group(1) not in _NOT_A_NAME and not stripped.startswith("#"):
+            line = line[: len(line) - len(stripped)] + "int " + stripped
+        if not stripped.startswith("#"):
+            for ch in line:
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+            body = line.strip()
+            if body:
+                after_decl = depth == 0 and body[-1] in ";}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def _parse_error_text(message: str, path: str) -> str:
+    # pycparser: "<stdin>:12:5: before: x" -> "prog.c:12:5: syntax error before: x"
+    head, _, rest = message.partition(": ")
+    parts = head.split(":")
+    if len(parts) >= 3 and parts[-2].isdigit():
+        return f"{path}:{parts[-2]}:{parts[-1]}: syntax error {rest}".rstrip()
+    return f"{path}: syntax error: {message}"
+
+
+class _SupportChecker(c_ast.NodeVisitor):
+    """Rejects what the encoder does not model, with the exact position."""
+
+    def __init__(self, program: CProgram):
+        self._program = program
+        self._in_params = 0
+
+    def _reject(self, node: c_ast.Node, what: str) -> None:
+        where = self._program.spans.point(node) if node.coord else SourcePoint(self._program.path, 1, 1)
+        raise UnsupportedConstruct(where, what)
+
+    def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
+        if node.param_decls:
+            self._in_params += 1
+            for p in node.param_decls:
+                self.visit(p)
+            self._in_params -= 1
+        self.visit(node.decl)
+        self.visit(node.body)
+
+    def visit_ParamList(self, node: c_ast.ParamList) -> None:
+        self._in_params += 1
+        self.generic_visit(node)
+        self._in_params -= 1
+
+    def visit_PtrDecl(self, node: c_ast.PtrDecl) -> None:
+        if not self._in_params:
+            self._reject(node, "pointer declaration (pointers are not supported)")
+        self.generic_visit(node)
+
+    def visit_Struct(self, node: c_ast.Node) -> None:
+        self._reject(node, "struct (structs are not supported)")
+
+    def visit_Union(self, node: c_ast.Node) -> None:
+        self._reject(node, "union (unions are not supported)")
+
+    def visit_Enum(self, node: c_ast.Node) -> None:
+        self._reject(node, "enum (enums are not supported)")
+
+    def visit_IdentifierType(self, node: c_ast.IdentifierType) -> None:
+        bad = _FLOAT_TYPES.intersection(node.names)
+        if bad:
+            self._reject(node, f"floating-point type '{' '.join(node.names)}' (floats are not supported)")
+
+    def visit_Constant(self, node: c_ast.Constant) -> None:
+        if node.type in ("float", "double", "long double"):
+            self._reject(node, f"floating-point constant {node.value} (floats are not supported)")
+
+    def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
+        if node.op == "*":
+            self._reject(node, "pointer dereference '*' (pointers are not supported)")
+        if node.op == "&":
+            self._reject(node, "address-of '&' (pointers are not supported)")
+        self.generic_visit(node)
+
+    def visit_StructRef(self, node: c_ast.Node) -> None:
+        self._reject(node, "member access (structs are not supported)")
+
+    def visit_Goto(self, node: c_ast.Node) -> None:
+        self._reject(node, "goto")
+
+    def visit_Label(self, node: c_ast.Node) -> None:
+        self._reject(node, "label")
+
+    def visit_Switch(self, node: c_ast.Node) -> None:
+        self._reject(node, "switch statement")
+
+    def visit_CompoundLiteral(self, node: c_ast.Node) -> None:
+        self._reject(node, "compound literal")
+
+    def visit_InitList(self, node: c_ast.Node) -> None:
+        self._reject(node, "initializer list")

@@ -1,0 +1,122 @@
+"""Preprocessing with the system C preprocessor, and the map back to the file.
+
+The user's file goes through ``gcc -E`` with crepair's own stand-ins for the
+standard headers (``include/``), so ``#define`` constants and ``#include
+<stdio.h>`` work as in a compiler.  Every preprocessed token is then aligned
+with the tokens of its original line, so a span in the preprocessed text maps
+to an exact character span of the user's file (a macro's expansion maps to
+the macro's name).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool, SourcePoint
+from crepair.frontend.tokens import Token, tokenize
+
+_LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"((?:\\.|[^"\\])*)"')
+_GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class MappedToken:
+    """A preprocessed token of the main file.
+
+    ``line`` is the 1-based line of the original file; ``pp_column`` the
+    1-based column in the preprocessed line (what pycparser reports);
+    ``start``/``end`` the 0-based character span in the original text;
+    ``from_macro`` is true when the token came out of a macro expansion (its
+    span is then the span of the macro's use).
+    """
+
+    text: str
+    line: int
+    pp_column: int
+    start: int
+    end: int
+    from_macro: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Preprocessed:
+    """The preprocessed text and its token map back to ``original``."""
+
+    path: str
+    original: str
+    text: str
+    tokens: tuple[MappedToken, ...]
+
+
+def _include_dir() -> Path:
+    return Path(str(resources.files("crepair.frontend") / "include"))
+
+
+def run_preprocessor(path: Path, original: str) -> Preprocessed:
+    """Preprocess the file at ``path`` (whose contents are ``original``).
+
+    Raises ``MissingTool`` when gcc is absent and ``BadInput`` (with
+    file:line:col) when the preprocessor rejects the file, e.g. an include
+    of a header crepair does not model.
+    """
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
+    cmd = [gcc, "-E", "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
+    proc = subprocess.run(
+        cmd, input=original, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        m = _GCC_ERROR.search(proc.stderr)
+        if m:
+            where = SourcePoint(str(path), int(m["line"]), int(m["col"]))
+            raise BadInput(f"preprocessor: {m['msg']}", where)
+        raise BadInput(f"preprocessor failed: {proc.stderr.strip()}", SourcePoint(str(path), 1, 1))
+    return Preprocessed(str(path), original, proc.stdout, _map_tokens(original, proc.stdout))
+
+
+def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
+    by_line: dict[int, list[Token]] = {}
+    for tok in tokenize(original, skip_directives=True):
+        by_line.setdefault(tok.line, []).append(tok)
+
+    pp_by_line: dict[int, list[tuple[str, int]]] = {}
+    line, in_main = 1, True
+    for raw in pp_text.split("\n"):
+        m = _LINE_MARKER.match(raw)
+        if m:
+            line, in_main = int(m.group(1)), m.group(2) == "<stdin>"
+            continue
+        if in_main and raw.strip():
+            for tok in tokenize(raw, skip_directives=False):
+                pp_by_line.setdefault(line, []).append((tok.text, tok.column))
+        line += 1
+
+    mapped: list[MappedToken] = []
+    for line in sorted(pp_by_line):
+        pp_toks = pp_by_line[line]
+        orig_toks = by_line.get(line, [])
+        matcher = difflib.SequenceMatcher(
+            None, [t.text for t in orig_toks], [t for t, _ in pp_toks], autojunk=False
+        )
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            for j in range(j1, j2):
+                text, col = pp_toks[j]
+                if op == "equal":
+                    o = orig_toks[i1 + (j - j1)]
+                    mapped.append(MappedToken(text, line, col, o.start, o.end, False))
+                elif i2 > i1:
+                    mapped.append(
+                        MappedToken(text, line, col, orig_toks[i1].start, orig_toks[i2 - 1].end, True)
+                    )
+                else:
+                    anchor = orig_toks[min(i1, len(orig_toks) - 1)] if orig_toks else None
+                    pos = anchor.start if anchor else 0
+                    mapped.append(MappedToken(text, line, col, pos, pos, True))
+    return tuple(mapped)

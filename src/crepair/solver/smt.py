@@ -1,0 +1,151 @@
+"""Terms and the incremental SMT solver (z3), behind a small interface.
+
+Terms are z3 expressions, but no other package imports z3: they build terms
+with the functions of this module (re-exported constructors and helpers) and
+check them with :class:`SmtSolver`, whose answers are :class:`Verdict`
+values with an explicit ``UNKNOWN``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+
+import z3
+
+# Term constructors used by the encoder (bit-vectors, Booleans, arrays).
+BitVec = z3.BitVec
+BitVecVal = z3.BitVecVal
+Bool = z3.Bool
+BoolVal = z3.BoolVal
+And = z3.And
+Or = z3.Or
+Not = z3.Not
+If = z3.If
+Implies = z3.Implies
+Extract = z3.Extract
+SignExt = z3.SignExt
+ZeroExt = z3.ZeroExt
+UDiv = z3.UDiv
+URem = z3.URem
+SRem = z3.SRem
+LShR = z3.LShR
+ULT = z3.ULT
+ULE = z3.ULE
+UGT = z3.UGT
+UGE = z3.UGE
+Select = z3.Select
+Store = z3.Store
+K = z3.K
+Array = z3.Array
+BitVecSort = z3.BitVecSort
+Term = z3.ExprRef
+BoolTerm = z3.BoolRef
+
+
+def is_false(term: z3.ExprRef) -> bool:
+    return z3.is_false(term)
+
+
+def is_true(term: z3.ExprRef) -> bool:
+    return z3.is_true(term)
+
+
+def simplify(term: z3.ExprRef) -> z3.ExprRef:
+    return z3.simplify(term)
+
+
+def is_array(term: z3.ExprRef) -> bool:
+    return z3.is_array(term)
+
+
+def width(term: z3.ExprRef) -> int:
+    return term.size()
+
+
+class Verdict(enum.Enum):
+    """Answer of one satisfiability check."""
+
+    SAT = "sat"
+    UNSAT = "unsat"
+    UNKNOWN = "unknown"
+
+
+class Model:
+    """A satisfying assignment; evaluates terms to Python ints/bools."""
+
+    def __init__(self, model: z3.ModelRef):
+        self._model = model
+
+    def eval_int(self, term: z3.ExprRef, signed: bool = True) -> int:
+        value = self._model.eval(term, model_completion=True)
+        if z3.is_bv_value(value):
+            return value.as_signed_long() if signed else value.as_long()
+        raise ValueError(f"term {term} has no integer value in the model")
+
+    def eval_bool(self, term: z3.ExprRef) -> bool:
+        return z3.is_true(self._model.eval(term, model_completion=True))
+
+    def eval_term(self, term: z3.ExprRef) -> z3.ExprRef:
+        return self._model.eval(term, model_completion=True)
+
+
+class SmtSolver:
+    """An incremental SMT solver with a fixed seed.
+
+    ``timeout`` is in seconds (``None``: no limit); a check that runs out of
+    time answers ``Verdict.UNKNOWN``, never UNSAT.
+    """
+
+    def __init__(self, timeout: float | None = None, seed: int = 0):
+        self._solver = z3.SolverFor("QF_ABV")
+        self._solver.set("random_seed", seed)
+        if timeout is not None:
+            self.set_timeout(timeout)
+        self.checks = 0
+
+    def set_timeout(self, seconds: float) -> None:
+        self._solver.set("timeout", max(1, int(seconds * 1000)))
+
+    def add(self, *terms: z3.ExprRef) -> None:
+        self._solver.add(*terms)
+
+    def push(self) -> None:
+        self._solver.push()
+
+    def pop(self) -> None:
+        self._solver.pop()
+
+    def check(self, assumptions: Sequence[z3.ExprRef] = ()) -> Verdict:
+        self.checks += 1
+        result = self._solver.check(*assumptions)
+        if result == z3.sat:
+            return Verdict.SAT
+        if result == z3.unsat:
+            return Verdict.UNSAT
+        return Verdict.UNKNOWN
+
+    def model(self) -> Model:
+        return Model(self._solver.model())
+
+    def core(self) -> list[z3.ExprRef]:
+        return list(self._solver.unsat_core())
+
+
+def conjunction(terms: Iterable[z3.ExprRef]) -> z3.ExprRef:
+    terms = list(terms)
+    if not terms:
+        return z3.BoolVal(True)
+    return terms[0] if len(terms) == 1 else z3.And(*terms)
+
+
+def disjunction(terms: Iterable[z3.ExprRef]) -> z3.ExprRef:
+    terms = list(terms)
+    if not terms:
+        return z3.BoolVal(False)
+    return terms[0] if len(terms) == 1 else z3.Or(*terms)
+
+
+def smt_array(name: str, elem_bits: int) -> z3.ArrayRef:
+    """An array variable from 32-bit indices to ``elem_bits``-bit elements."""
+    return z3.Array(name, z3.BitVecSort(32), z3.BitVecSort(elem_bits))
