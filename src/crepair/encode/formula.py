@@ -137,13 +137,13 @@ class ProgramFormula:
         """The negated disjunction of assertions (true iff some assertion fails)."""
         return smt.disjunction(smt.And(a.guard, smt.Not(a.cond)) for a in self.assertions)
 
-    def hard(self) -> list[smt.Term]:
-        """S_assign ∪ S_phi ∪ assumptions (with unwinding assumptions)."""
-        return [
-            c.term
-            for group in (self.s_assign, self.s_phi, self.assumptions, self.unwinding_assumptions)
-            for c in group
-        ]
+    def hard(self, with_unwinding: bool = True) -> list[smt.Term]:
+        """S_assign ∪ S_phi ∪ assumptions, and the unwinding assumptions
+        unless ``with_unwinding`` is false."""
+        groups = [self.s_assign, self.s_phi, self.assumptions]
+        if with_unwinding:
+            groups.append(self.unwinding_assumptions)
+        return [c.term for group in groups for c in group]
 
     def original_copies(self) -> list[smt.Term]:
         """The location copies with their original expression."""

@@ -33,7 +33,8 @@ class MappedToken:
     1-based column in the preprocessed line (what pycparser reports);
     ``start``/``end`` the 0-based character span in the original text;
     ``from_macro`` is true when the token came out of a macro expansion (its
-    span is then the span of the macro's use).
+    span is then the span of the macro's use); ``expansion_size`` is the
+    number of preprocessed tokens that share that span (1 for plain tokens).
     """
 
     text: str
@@ -42,6 +43,7 @@ class MappedToken:
     start: int
     end: int
     from_macro: bool
+    expansion_size: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +115,10 @@ def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
                     mapped.append(MappedToken(text, line, col, o.start, o.end, False))
                 elif i2 > i1:
                     mapped.append(
-                        MappedToken(text, line, col, orig_toks[i1].start, orig_toks[i2 - 1].end, True)
+                        MappedToken(text, line, col, orig_toks[i1].start, orig_toks[i2 - 1].end, True, j2 - j1)
                     )
                 else:
                     anchor = orig_toks[min(i1, len(orig_toks) - 1)] if orig_toks else None
                     pos = anchor.start if anchor else 0
-                    mapped.append(MappedToken(text, line, col, pos, pos, True))
+                    mapped.append(MappedToken(text, line, col, pos, pos, True, j2 - j1))
     return tuple(mapped)

@@ -1,0 +1,198 @@
+"""The mutation unit of AllRepair (FM'16, Sect. 3.2 and Table 1).
+
+For each location the unit builds the alternative set S_i: the original
+expression and every expression that differs from it by exactly one
+mutation of one operator or constant.  Two mutation levels, as implemented
+by AllRepair's authors:
+
+* level 1: ``>=``→``>``, ``<=``→``<``, ``>``→``>=``, ``<``→``<=``,
+  ``+``↔``-``, ``/``↔``%``, ``&&``↔``||``, ``&``→``|``,``^``;
+  ``|``→``&``,``^``; ``^``→``&``,``|``; ``>>``↔``<<``;
+* level 2 adds every relational operator to every other one, ``+``,``-``→``*``,
+  ``*``→``+``,``-``, ``==``↔``!=``, and integer constants c→c+1, c−1, 0
+  (when c∉{0,1,−1}), −c (when c≠0).
+
+Compound assignments (``x += e``) mutate their operator like the binary one.
+The specification is never mutated: ``main``, ``AllRepair_correct_*`` and
+the functions the user names; assertions and assumptions are not locations.
+
+>>> sorted(LEVEL_1_OPERATORS[">"])
+['>=']
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from crepair.encode.ops import parse_int_literal
+from crepair.encode.symex import Site
+from crepair.frontend.parse import CProgram
+
+
+class MutationLevel(enum.IntEnum):
+    """AllRepair's mutation levels (Table 1)."""
+
+    LEVEL_1 = 1
+    LEVEL_2 = 2
+
+
+LEVEL_1_OPERATORS: dict[str, tuple[str, ...]] = {
+    ">=": (">",), "<=": ("<",), ">": (">=",), "<": ("<=",),
+    "+": ("-",), "-": ("+",), "/": ("%",), "%": ("/",),
+    "&&": ("||",), "||": ("&&",),
+    "&": ("|", "^"), "|": ("&", "^"), "^": ("&", "|"),
+    ">>": ("<<",), "<<": (">>",),
+}
+
+_RELATIONAL = ("<", "<=", ">", ">=")
+LEVEL_2_OPERATORS: dict[str, tuple[str, ...]] = {
+    **{op: tuple(o for o in _RELATIONAL if o != op) for op in _RELATIONAL},
+    "==": ("!=",), "!=": ("==",),
+    "+": ("-", "*"), "-": ("+", "*"), "*": ("+", "-"),
+    "/": ("%",), "%": ("/",),
+    "&&": ("||",), "||": ("&&",),
+    "&": ("|", "^"), "|": ("&", "^"), "^": ("&", "|"),
+    ">>": ("<<",), "<<": (">>",),
+}
+
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def constant_mutations(c: int) -> list[int]:
+    """Level-2 constant manipulations of ``c``, without duplicates, in the
+    order c+1, c−1, 0, −c."""
+    out = [c + 1, c - 1]
+    if c not in (0, 1, -1):
+        out.append(0)
+    if c != 0:
+        out.append(-c)
+    seen: list[int] = []
+    for v in out:
+        if v != c and v not in seen:
+            seen.append(v)
+    return seen
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One mutation: replace ``old_text`` at ``start:end`` (0-based offsets
+    of the original file) by ``new_text``.  ``node`` and ``new`` are what
+    the encoder overrides (an operator string or a constant value)."""
+
+    node: c_ast.Node
+    new: "str | int"
+    start: int
+    end: int
+    old_text: str
+    new_text: str
+
+
+class Mutant(dict):
+    """The overrides of one mutant (node -> new operator or constant), with
+    the :class:`Mutation` it applies."""
+
+    def __init__(self, mutation: Mutation):
+        super().__init__({mutation.node: mutation.new})
+        self.mutation = mutation
+
+    __hash__ = object.__hash__
+
+
+class MutationUnit:
+    """Proposes the alternative set of every location (callable on a Site).
+
+    ``no_mutate`` adds function names to the specification (never mutated).
+    """
+
+    def __init__(self, program: CProgram, level: MutationLevel, no_mutate: frozenset[str] = frozenset()):
+        self._program = program
+        self._level = level
+        self._no_mutate = no_mutate
+
+    def is_specification(self, function: str) -> bool:
+        return function == "main" or function.startswith("AllRepair_correct_") or function in self._no_mutate
+
+    def __call__(self, site: Site) -> list[dict]:
+        if self.is_specification(site.function):
+            return [{}]
+        return [{}] + [Mutant(m) for m in self.mutations(site.root)]
+
+    def mutations(self, root: c_ast.Node) -> list[Mutation]:
+        """Every single mutation of the expression ``root``, in source order."""
+        table = LEVEL_1_OPERATORS if self._level == MutationLevel.LEVEL_1 else LEVEL_2_OPERATORS
+        out: list[Mutation] = []
+        for node in _mutable_nodes(root):
+            if isinstance(node, (c_ast.BinaryOp, c_ast.Assignment)):
+                out.extend(self._operator(node, table))
+            elif isinstance(node, c_ast.Constant) and self._level >= MutationLevel.LEVEL_2:
+                out.extend(self._constant(node))
+        out.sort(key=lambda m: (m.start, m.end))
+        return out
+
+    def _operator(self, node, table) -> list[Mutation]:
+        compound = isinstance(node, c_ast.Assignment)
+        op = node.op[:-1] if compound else node.op
+        spans = self._program.spans
+        tok = spans.token(spans.op_index(node))
+        if tok.from_macro:
+            return []
+        old = self._program.original[tok.start : tok.end]
+        suffix = "=" if compound else ""
+        return [
+            Mutation(node, new, tok.start, tok.end, old, new + suffix)
+            for new in table.get(op, ())
+        ]
+
+    def _constant(self, node: c_ast.Constant) -> list[Mutation]:
+        if node.type in ("char", "string") or "float" in node.type or "double" in node.type:
+            return []
+        spans = self._program.spans
+        tok = spans.token(spans.const_index(node))
+        old = self._program.original[tok.start : tok.end]
+        value, _ = parse_int_literal(node.value)
+        out = []
+        for new in constant_mutations(value):
+            if not tok.from_macro:
+                text = str(new) if new >= 0 else f"({new})"
+            elif tok.expansion_size == 1 and _IDENT.match(old):
+                text = _macro_text(old, value, new)
+            else:
+                continue
+            out.append(Mutation(node, new, tok.start, tok.end, old, text))
+        return out
+
+
+def _macro_text(name: str, value: int, new: int) -> str:
+    if new == value + 1:
+        return f"({name} + 1)"
+    if new == value - 1:
+        return f"({name} - 1)"
+    if new == -value:
+        return f"(-{name})"
+    return str(new)
+
+
+def _mutable_nodes(root: c_ast.Node):
+    """Nodes of ``root`` whose operator or constant a mutation may change:
+    not inside calls, nested assignments or increments (their values are
+    computed once), nor the target of a compound assignment."""
+    if isinstance(root, c_ast.Assignment):
+        yield root
+        yield from _mutable_nodes(root.rvalue)
+        return
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (c_ast.FuncCall, c_ast.Assignment)):
+            continue
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--", "++", "--", "sizeof"):
+            continue
+        if isinstance(node, c_ast.Cast):
+            stack.append(node.expr)
+            continue
+        yield node
+        stack.extend(child for _, child in reversed(node.children()))
