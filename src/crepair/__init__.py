@@ -1,0 +1,37 @@
+"""crepair: find and fix bugs in C programs.
+
+Bounded verification (SSA + SMT), all minimal mutation-based repairs
+(AllRepair, FM'16).  Python API::
+
+    import crepair
+    result = crepair.verify("prog.c", unwind=8)
+    for r in crepair.repair("prog.c", level=1, max_size=2):
+        print(r.diff)
+"""
+
+from crepair.api import RepairOptions, RepairRun, Scheme, repair
+from crepair.errors import BadInput, CRepairError, MissingTool, UnsupportedConstruct
+from crepair.mutation import MutationLevel
+from crepair.repair import Change, Repair, RepairOutcome
+from crepair.verify import Counterexample, VerifyOutcome, VerifyResult, verify
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BadInput",
+    "CRepairError",
+    "Change",
+    "Counterexample",
+    "MissingTool",
+    "MutationLevel",
+    "Repair",
+    "RepairOptions",
+    "RepairOutcome",
+    "RepairRun",
+    "Scheme",
+    "UnsupportedConstruct",
+    "VerifyOutcome",
+    "VerifyResult",
+    "repair",
+    "verify",
+]

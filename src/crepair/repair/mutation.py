@@ -83,6 +83,7 @@ class SearchStats:
     seconds: float = 0.0
     outcome: RepairOutcome = RepairOutcome.UNKNOWN
     max_size: int = 0
+    complete: bool = False  # every sv of size <= max_size was explored
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,11 +209,13 @@ class AllRepair:
             if model is None:
                 stats.covered[k] = time.monotonic() - start
                 if not map_solver.any_left():
+                    stats.complete = True
                     stats.outcome = (
                         RepairOutcome.REPAIRED if found else (RepairOutcome.UNKNOWN if unknown else RepairOutcome.EXHAUSTED)
                     )
                     return
                 if k >= self._max_size:
+                    stats.complete = True
                     stats.outcome = (
                         RepairOutcome.REPAIRED if found else (RepairOutcome.UNKNOWN if unknown else RepairOutcome.NO_REPAIR)
                     )

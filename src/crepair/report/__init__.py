@@ -1,0 +1,1 @@
+"""Renderers: human text and JSON."""

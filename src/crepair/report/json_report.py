@@ -1,0 +1,94 @@
+"""JSON renderings (stable keys; lines and columns 1-based, times in seconds)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from crepair.api import RepairRun
+from crepair.frontend import Span
+from crepair.repair.mutation import Repair
+from crepair.verify import VerifyResult
+
+
+def span_dict(span: Span) -> dict[str, Any]:
+    return {
+        "file": span.file, "line": span.line, "column": span.column,
+        "end_line": span.end_line, "end_column": span.end_column,
+        "start": span.start, "end": span.end,
+    }
+
+
+def bound_dict(report) -> dict[str, Any]:
+    return {
+        "unwind": report.bound,
+        "too_small": report.too_small,
+        "cut": None if report.cut is None else {"what": report.cut.what, "span": span_dict(report.cut.span)},
+        "message": report.message(),
+    }
+
+
+def verify_json(result: VerifyResult) -> str:
+    cex = result.counterexample
+    data = {
+        "file": result.path,
+        "entry": result.entry,
+        "outcome": result.outcome.value,
+        "bound": bound_dict(result.bound),
+        "counterexample": None
+        if cex is None
+        else {
+            "assertion": span_dict(cex.assertion),
+            "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
+            "lines": list(cex.lines),
+        },
+        "seconds": round(result.seconds, 3),
+        "warnings": list(result.warnings),
+    }
+    return json.dumps(data, indent=2)
+
+
+def repair_dict(repair: Repair) -> dict[str, Any]:
+    return {
+        "size": repair.size,
+        "scheme": repair.scheme,
+        "seconds": round(repair.seconds, 3),
+        "changes": [
+            {
+                "location": span_dict(c.location.span),
+                "kind": c.location.kind.value,
+                "function": c.location.function,
+                "original": c.original,
+                "replacement": c.replacement,
+                "old_token": c.mutation.old_text,
+                "new_token": c.mutation.new_text,
+            }
+            for c in repair.changes
+        ],
+        "diff": repair.diff,
+    }
+
+
+def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
+    s = run.stats
+    o = run.options
+    data = {
+        "file": run.program.path,
+        "options": {
+            "scheme": o.scheme.value, "level": int(o.level), "unwind": o.unwind, "entry": o.entry,
+            "max_size": o.max_size, "timeout": o.timeout, "max_repairs": o.max_repairs,
+        },
+        "bound": bound_dict(run.bound),
+        "repairs": [repair_dict(r) for r in repairs],
+        "stats": {
+            "locations": s.locations,
+            "search_space": {str(k): v for k, v in s.space.items()},
+            "covered_seconds": {str(k): round(v, 3) for k, v in s.covered.items()},
+            "smt_checks": s.checks,
+            "unknown_checks": s.unknown_checks,
+            "seconds": round(s.seconds, 3),
+            "complete": s.complete,
+            "outcome": s.outcome.value,
+        },
+    }
+    return json.dumps(data, indent=2)

@@ -1,0 +1,94 @@
+"""Human-readable renderings of verification and repair results."""
+
+from __future__ import annotations
+
+from crepair.api import RepairRun
+from crepair.repair.mutation import Repair, RepairOutcome, SearchStats
+from crepair.verify import VerifyOutcome, VerifyResult
+
+
+def _source_line(original: str, line: int) -> str:
+    lines = original.split("\n")
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def render_verify(result: VerifyResult, original: str) -> str:
+    out = []
+    b = result.bound.bound
+    if result.outcome == VerifyOutcome.VERIFIED:
+        if result.bound.too_small:
+            out.append(f"no assertion violated within unwinding bound {b}, but NOT verified:")
+        else:
+            out.append(f"verified up to unwinding bound {b} ({result.entry})")
+    elif result.outcome == VerifyOutcome.VIOLATED:
+        cex = result.counterexample
+        a = cex.assertion
+        out.append(f"assertion violated: {a.file}:{a.line}: {original[a.start:a.end]}")
+        out.append("counterexample inputs:")
+        for inp in cex.inputs:
+            src = _source_line(original, inp.line)
+            out.append(f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {src})")
+        out.append("executed lines: " + " ".join(str(n) for n in cex.lines))
+    else:
+        out.append(f"unknown: the solver gave up (unwinding bound {b})")
+    note = result.bound.message()
+    if result.bound.too_small or result.bound.too_small is None:
+        out.append(f"warning: {note}")
+    for w in result.warnings:
+        out.append(f"warning: {w}")
+    out.append(f"time: {result.seconds:.2f} s")
+    return "\n".join(out)
+
+
+def render_repair(repair: Repair, index: int) -> str:
+    out = [f"repair {index} (size {repair.size}, {repair.scheme}, found after {repair.seconds:.2f} s)"]
+    for ch in repair.changes:
+        m = ch.mutation
+        loc = ch.location
+        out.append(
+            f"  {loc.span.file}:{loc.span.line}: {m.old_text} -> {m.new_text}   in   {ch.original}  =>  {ch.replacement}"
+        )
+    out.append(repair.diff.rstrip("\n"))
+    return "\n".join(out)
+
+
+_OUTCOME_TEXT = {
+    RepairOutcome.REPAIRED: "repaired",
+    RepairOutcome.NO_REPAIR: "no repair within the scheme up to size {k}",
+    RepairOutcome.EXHAUSTED: "no repair within the scheme (search space exhausted)",
+    RepairOutcome.ORIGINAL_CORRECT: "original program is already correct up to unwinding bound {b}",
+    RepairOutcome.UNKNOWN: "unknown (time-out or solver unknown before the search ended)",
+}
+
+
+def render_header(run: RepairRun) -> str:
+    o = run.options
+    stats = run.stats
+    timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
+    lines = [
+        f"crepair repair {run.program.path}: scheme {o.scheme.value}, level {int(o.level)}, "
+        f"max size {o.max_size}, unwinding bound {o.unwind}, timeout {timeout}",
+        f"{stats.locations} repairable locations; search space "
+        + ", ".join(f"size {k}: {n}" for k, n in stats.space.items()),
+    ]
+    if run.bound.too_small or run.bound.too_small is None:
+        lines.append(f"warning: {run.bound.message()}; repairs are correct only up to the bound")
+    return "\n".join(lines)
+
+
+def render_summary(run: RepairRun, found: int) -> str:
+    stats: SearchStats = run.stats
+    out = ["summary:", "  size  search space  covered after"]
+    for k, n in stats.space.items():
+        cov = stats.covered.get(k)
+        out.append(f"  {k:<4}  {n:<12}  {'-' if cov is None else f'{cov:.2f} s'}")
+    out.append(f"  SMT checks: {stats.checks}" + (f" ({stats.unknown_checks} unknown)" if stats.unknown_checks else ""))
+    out.append(f"  time: {stats.seconds:.2f} s")
+    text = _OUTCOME_TEXT[stats.outcome].format(k=stats.max_size, b=run.options.unwind)
+    if stats.outcome == RepairOutcome.REPAIRED:
+        complete = stats.complete
+        text += f" ({found} repair{'s' if found != 1 else ''}" + (
+            f"; all minimal repairs of size <= {stats.max_size} found)" if complete else "; search stopped early)"
+        )
+    out.append(f"  outcome: {text}")
+    return "\n".join(out)
