@@ -209,6 +209,8 @@ class AllRepair:
             if model is None:
                 stats.covered[k] = time.monotonic() - start
                 if not map_solver.any_left():
+                    for level in range(k + 1, self._max_size + 1):
+                        stats.covered[level] = stats.covered[k]
                     stats.complete = True
                     stats.outcome = (
                         RepairOutcome.REPAIRED if found else (RepairOutcome.UNKNOWN if unknown else RepairOutcome.EXHAUSTED)
