@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pycparser import c_ast, c_parser
 
-from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
+from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.preprocess import Preprocessed, run_preprocessor
 from crepair.frontend.spans import SpanIndex
 
@@ -61,7 +61,13 @@ def parse_preprocessed(pre: Preprocessed) -> CProgram:
     try:
         ast = parser.parse(_implicit_int(pre.text), filename="<stdin>")
     except c_parser.ParseError as exc:
-        raise BadInput(_parse_error_text(str(exc), pre.path)) from None
+        message = str(exc)
+        if not re.match(r"[^:]*:\d+:", message):
+            # some pycparser errors name no position: use the next token's
+            tok = getattr(parser, "_peek", lambda: None)()
+            if tok is not None and getattr(tok, "lineno", None):
+                message = f"<stdin>:{tok.lineno}:{tok.column}: {message.split(': ', 1)[-1]} before '{tok.value}'"
+        raise BadInput(_parse_error_text(message, pre.path)) from None
     spans = SpanIndex(pre)
     program = CProgram(pre.path, pre.original, ast, spans)
     for ext in ast.ext:
@@ -121,7 +127,11 @@ class _SupportChecker(c_ast.NodeVisitor):
         self._in_params = 0
 
     def _reject(self, node: c_ast.Node, what: str) -> None:
-        where = self._program.spans.point(node) if node.coord else SourcePoint(self._program.path, 1, 1)
+        spans = self._program.spans
+        try:
+            where = spans.span(node).point
+        except InternalError:
+            where = spans.point(node) if node.coord else SourcePoint(self._program.path, 1, 1)
         raise UnsupportedConstruct(where, what)
 
     def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
