@@ -90,8 +90,13 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
         (a for a in formula.assertions if model.eval_bool(smt.And(a.guard, smt.Not(a.cond)))),
         formula.assertions[0],
     )
+    used = smt.constant_names(
+        formula.hard() + formula.original_copies() + [formula.violation()]
+    )
     inputs = []
     for inp in formula.inputs:
+        if str(inp.term) not in used:
+            continue
         if inp.is_array:
             value: int | list[int] = [
                 model.eval_int(smt.Select(inp.term, smt.BitVecVal(i, 32)), inp.signed) for i in range(8)

@@ -149,3 +149,21 @@ def disjunction(terms: Iterable[z3.ExprRef]) -> z3.ExprRef:
 def smt_array(name: str, elem_bits: int) -> z3.ArrayRef:
     """An array variable from 32-bit indices to ``elem_bits``-bit elements."""
     return z3.Array(name, z3.BitVecSort(32), z3.BitVecSort(elem_bits))
+
+
+def constant_names(terms: Iterable[z3.ExprRef]) -> set[str]:
+    """Names of the uninterpreted constants occurring in ``terms``."""
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = list(terms)
+    while stack:
+        t = stack.pop()
+        key = t.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            names.add(t.decl().name())
+        else:
+            stack.extend(t.children())
+    return names

@@ -1,0 +1,116 @@
+import json
+
+import pytest
+
+import crepair
+from crepair.cli import ExitCode, main
+from cprog import SHARED, write_c
+
+ABS = """
+    int absval(int x) {
+        if (x < 0)
+            return -x;
+        return x;
+    }
+    int main(void) {
+        int x = nondet_int();
+        __CPROVER_assume(x > -1000 && x < 1000);
+        int r = absval(x);
+        assert(r >= 0);
+        assert(r == x || r == -x);
+        return 0;
+    }
+"""
+
+BUGGY_ABS = ABS.replace("if (x < 0)", "if (x < -1)")
+
+POWER = """
+    int power(int base, int exp) {
+        int result = 1;
+        while (exp > 0) {
+            result *= base;
+            exp -= 1;
+        }
+        return result;
+    }
+    int main(void) {
+        int e = nondet_int();
+        __CPROVER_assume(e >= 0);
+        assert(power(2, e) != 0 || e >= 32);
+        return 0;
+    }
+"""
+
+
+def test_correct_program_is_verified_up_to_the_bound(tmp_path):
+    result = crepair.verify(write_c(tmp_path, ABS), unwind=2)
+    assert result.outcome == crepair.VerifyOutcome.VERIFIED
+    assert result.bound.too_small is False
+    assert result.counterexample is None
+
+
+def test_violation_gives_inputs_that_really_fail(tmp_path):
+    result = crepair.verify(write_c(tmp_path, BUGGY_ABS))
+    assert result.outcome == crepair.VerifyOutcome.VIOLATED
+    cex = result.counterexample
+    assert cex.assertion.line == 10  # assert(r >= 0)
+    (x,) = [i.value for i in cex.inputs if i.label == "nondet_int()"]
+    assert x == -1  # the only input in range that the bug breaks
+    assert 4 in cex.lines and 3 not in cex.lines  # took the `return x` path
+
+
+def test_bound_too_small_is_reported_not_claimed_correct(tmp_path):
+    result = crepair.verify(write_c(tmp_path, POWER), unwind=3)
+    assert result.bound.too_small is True
+    assert result.bound.cut.what == "loop" and result.bound.cut.span.line == 3
+    assert "vacuous beyond bound 3" in result.bound.message()
+
+
+def test_bounded_loop_with_enough_unwinding_is_complete(tmp_path):
+    src = POWER.replace("__CPROVER_assume(e >= 0);", "__CPROVER_assume(e >= 0 && e <= 4);")
+    result = crepair.verify(write_c(tmp_path, src), unwind=4)
+    assert result.outcome == crepair.VerifyOutcome.VERIFIED
+    assert result.bound.too_small is False
+    result = crepair.verify(write_c(tmp_path, src), unwind=3)
+    assert result.bound.too_small is True
+
+
+def test_recursion_is_inlined_up_to_the_bound(tmp_path):
+    src = """
+        int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }
+        int main(void) {
+            int n = nondet_int();
+            __CPROVER_assume(n >= 1 && n <= 4);
+            assert(fact(n) != 24 || n == 4);
+            assert(fact(n) == 6);
+            return 0;
+        }
+    """
+    result = crepair.verify(write_c(tmp_path, src), unwind=5)
+    assert result.outcome == crepair.VerifyOutcome.VIOLATED
+    assert result.counterexample.assertion.line == 6
+    assert result.bound.too_small is False
+    assert crepair.verify(write_c(tmp_path, src), unwind=2).bound.too_small is True
+
+
+def test_cli_exit_codes_and_json(tmp_path, capsys):
+    assert main(["verify", str(write_c(tmp_path, ABS))]) == ExitCode.OK
+    assert main(["verify", str(write_c(tmp_path, BUGGY_ABS, "b.c"))]) == ExitCode.VIOLATED
+    assert main(["verify", str(write_c(tmp_path, POWER, "p.c")), "--unwind", "2"]) == ExitCode.BOUND_TOO_SMALL
+    bad = write_c(tmp_path, "int main(void) { int *p; return 0; }", "bad.c")
+    capsys.readouterr()
+    assert main(["verify", str(bad)]) == ExitCode.BAD_INPUT
+    assert f"{bad}:1:" in capsys.readouterr().err
+    assert main(["verify", str(write_c(tmp_path, BUGGY_ABS, "j.c")), "--json"]) == ExitCode.VIOLATED
+    data = json.loads(capsys.readouterr().out)
+    assert data["outcome"] == "violated" and data["counterexample"]["inputs"][0]["value"] == -1
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="shared benchmarks absent")
+def test_iterpower_with_bound_2_reports_the_bound_as_too_small(capsys):
+    path = SHARED / "qlose" / "loops" / "Qlose_iterPower_v1.c"
+    code = main(["verify", str(path), "--unwind", "2"])
+    out = capsys.readouterr().out
+    assert code != ExitCode.OK
+    assert "verified" not in out.split("\n")[0]
+    assert "unwinding bound 2 is too small" in out and "try --unwind" in out
