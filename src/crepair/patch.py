@@ -34,8 +34,8 @@ def unified_diff(path: str, before: str, after: str, context: int = 3) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
+        fromfile=f"a/{path.lstrip('/')}",
+        tofile=f"b/{path.lstrip('/')}",
         n=context,
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

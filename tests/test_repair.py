@@ -1,0 +1,174 @@
+import itertools
+import json
+
+import pytest
+
+import crepair
+from crepair.cli import ExitCode, main
+from crepair.encode import encode
+from crepair.frontend import load_program
+from crepair.mutation import MutationLevel, MutationUnit
+from crepair.patch import apply_edits
+from crepair.repair.mutation import search_space
+from cprog import write_c
+
+# AllRepair FM'16, Fig. 2(a): sum of 1..n, with i starting at 0 and `i < n`.
+PAPER_SUM = """
+    int sum(int n) {
+        __CPROVER_assume(n >= 1);
+        int sum = 0;
+        int i;
+        for (i = 0; i < n; i++) {
+            sum += i;
+        }
+        assert(sum == n * (n + 1) / 2);
+        return sum;
+    }
+"""
+
+
+def changes_of(repair):
+    return frozenset((c.location.span.line, c.mutation.old_text, c.mutation.new_text) for c in repair.changes)
+
+
+def test_paper_example_sum_level_2(tmp_path):
+    path = write_c(tmp_path, PAPER_SUM)
+    run = crepair.repair(path, entry="sum", level=2, max_size=2, unwind=3, timeout=None)
+    repairs = list(run)
+    found = [changes_of(r) for r in repairs]
+    assert frozenset({(5, "<", "<=")}) in found
+    for a, b in itertools.permutations(found, 2):
+        assert not a < b, "a reported repair is a superset of another"
+    # The programmer's intended fix, the pair `i = 1` with `i <= n`, is a
+    # bounded-correct program too, but it is a superset of the size-1 repair
+    # {i <= n}, so by Def. 6 it is not minimal and must not be reported.
+    pair = PAPER_SUM.replace("i = 0;", "i = 1;").replace("i < n", "i <= n")
+    assert crepair.verify(write_c(tmp_path, pair, "pair.c"), entry="sum", unwind=3).outcome == crepair.VerifyOutcome.VERIFIED
+    assert frozenset({(5, "0", "1"), (5, "<", "<=")}) not in found
+    assert run.stats.outcome == crepair.RepairOutcome.REPAIRED and run.stats.complete
+
+
+def test_search_space_counts_selection_vectors():
+    assert search_space([2, 1, 3], 3) == {1: 6, 2: 2 + 6 + 3, 3: 6}
+
+
+TWO_BUGS = """
+    int clamp(int x, int lo, int hi) {
+        int r = x;
+        if (x > hi)
+            r = hi;
+        if (x > lo)
+            r = lo;
+        return r;
+    }
+    int main(void) {
+        int x = nondet_int(), lo = nondet_int(), hi = nondet_int();
+        __CPROVER_assume(lo <= hi && x > -100 && x < 100 && lo > -100 && hi < 100);
+        int r = clamp(x, lo, hi);
+        assert(lo <= r && r <= hi);
+        assert(r == x || r == lo || r == hi);
+        return 0;
+    }
+"""
+
+
+def brute_force_minimal_repairs(path, level, max_size, entry="main"):
+    """Every sv of size <= max_size checked by patching the file and verifying it."""
+    program = load_program(path)
+    unit = MutationUnit(program, level)
+    formula, mutants = encode(program, bound=2, entry=entry, alternatives=unit)
+    locs = [l.index for l in formula.locations if len(mutants[l.index]) > 1]
+    repaired = []
+    for size in range(1, max_size + 1):
+        for chosen in itertools.combinations(locs, size):
+            for alts in itertools.product(*(range(1, len(mutants[i])) for i in chosen)):
+                muts = [mutants[i][j].mutation for i, j in zip(chosen, alts)]
+                text = apply_edits(program.original, [(m.start, m.end, m.new_text) for m in muts])
+                candidate = path.with_name("candidate.c")
+                candidate.write_text(text)
+                if crepair.verify(candidate, unwind=2, entry=entry).outcome == crepair.VerifyOutcome.VERIFIED:
+                    repaired.append(frozenset((m.start, m.new_text) for m in muts))
+    return {r for r in repaired if not any(o < r for o in repaired)}
+
+
+@pytest.mark.parametrize("level", [MutationLevel.LEVEL_1, MutationLevel.LEVEL_2])
+def test_all_minimal_repairs_equal_brute_force(tmp_path, level):
+    path = write_c(tmp_path, TWO_BUGS)
+    expected = brute_force_minimal_repairs(path, level, 2)
+    run = crepair.repair(path, level=level, max_size=2, unwind=2, timeout=None)
+    got = [frozenset((c.mutation.start, c.mutation.new_text) for c in r.changes) for r in run]
+    assert len(got) == len(set(got))
+    assert set(got) == expected
+    if level == MutationLevel.LEVEL_2:
+        assert expected  # `x > lo` -> `x < lo` is a level-2 mutation
+    sizes = [len(r) for r in got]
+    assert sizes == sorted(sizes)  # smallest first
+
+
+def test_diff_changes_only_the_mutated_token(tmp_path):
+    src = """
+        #define LIMIT 10   /* keep me */
+        int f(int a) {
+            // comment stays
+            return a  >  LIMIT;
+        }
+        int main(void) {
+            int a = nondet_int();
+            assert(f(a) == (a >= 10));
+            return 0;
+        }
+    """
+    path = write_c(tmp_path, src)
+    (rep,) = crepair.repair(path, level=1, max_size=1)
+    before, after = path.read_text(), rep.patched
+    assert after == before.replace("a  >  LIMIT", "a  >=  LIMIT")
+    body = rep.diff.splitlines()[2:]
+    assert [l for l in body if l[:1] in "+-"] == ["-    return a  >  LIMIT;", "+    return a  >=  LIMIT;"]
+
+
+def test_macro_constant_is_repaired_through_its_name(tmp_path):
+    src = """
+        #define LIMIT 9
+        int f(int a) { return a >= LIMIT; }
+        int main(void) {
+            int a = nondet_int();
+            assert(f(a) == (a >= 10));
+            return 0;
+        }
+    """
+    path = write_c(tmp_path, src)
+    repairs = list(crepair.repair(path, level=2, max_size=1))
+    texts = {c.replacement for r in repairs for c in r.changes}
+    assert "a >= (LIMIT + 1)" in texts and "a > LIMIT" in texts
+    for r in repairs:
+        fixed = write_c(tmp_path, r.patched, "fixed.c")
+        assert crepair.verify(fixed).outcome == crepair.VerifyOutcome.VERIFIED
+
+
+def test_generator_can_stop_early_and_specification_is_never_mutated(tmp_path):
+    path = write_c(tmp_path, TWO_BUGS)
+    run = crepair.repair(path, level=2, max_size=2, unwind=2)
+    first = next(run)
+    run.close()
+    assert first.size >= 1
+    for r in crepair.repair(path, level=2, max_size=2, unwind=2):
+        assert all(c.location.function == "clamp" for c in r.changes)
+    assert not list(crepair.repair(path, level=2, max_size=2, unwind=2, no_mutate={"clamp"}))
+
+
+def test_cli_outcomes_and_apply(tmp_path, capsys):
+    correct = write_c(tmp_path, TWO_BUGS.replace("if (x > lo)", "if (x < lo)"), "ok.c")
+    assert main(["repair", str(correct), "--quiet"]) == ExitCode.ORIGINAL_CORRECT
+    hopeless = write_c(tmp_path, TWO_BUGS.replace("r = lo;", "r = 5;"), "no.c")
+    assert main(["repair", str(hopeless), "--quiet", "--max-size", "1"]) == ExitCode.NO_REPAIR
+    buggy = write_c(tmp_path, TWO_BUGS, "bug.c")
+    original = buggy.read_text()
+    capsys.readouterr()
+    assert main(["repair", str(buggy), "--json", "--level", "2", "--unwind", "2"]) == ExitCode.OK
+    data = json.loads(capsys.readouterr().out)
+    assert data["stats"]["outcome"] == "repaired" and data["repairs"][0]["diff"].startswith("---")
+    assert buggy.read_text() == original  # nothing written without --apply
+    assert main(["repair", str(buggy), "--first", "--apply", "--quiet", "--level", "2"]) == ExitCode.OK
+    assert (tmp_path / "bug.c.orig").read_text() == original
+    assert buggy.read_text() != original
+    assert crepair.verify(buggy).outcome == crepair.VerifyOutcome.VERIFIED
