@@ -123,7 +123,7 @@ def test_diff_changes_only_the_mutated_token(tmp_path):
     before, after = path.read_text(), rep.patched
     assert after == before.replace("a  >  LIMIT", "a  >=  LIMIT")
     body = rep.diff.splitlines()[2:]
-    assert [l for l in body if l[:1] in "+-"] == ["-    return a  >  LIMIT;", "+    return a  >=  LIMIT;"]
+    assert [l for l in body if l.startswith(("+", "-"))] == ["-    return a  >  LIMIT;", "+    return a  >=  LIMIT;"]
 
 
 def test_macro_constant_is_repaired_through_its_name(tmp_path):
@@ -172,3 +172,19 @@ def test_cli_outcomes_and_apply(tmp_path, capsys):
     assert (tmp_path / "bug.c.orig").read_text() == original
     assert buggy.read_text() != original
     assert crepair.verify(buggy).outcome == crepair.VerifyOutcome.VERIFIED
+
+
+def test_truth_value_negation_is_a_level_2_mutation(tmp_path):
+    src = """
+        int pick(int flag, int a, int b) { return flag ? b : a; }
+        int main(void) {
+            int f = nondet_int(), a = nondet_int(), b = nondet_int();
+            __CPROVER_assume(f == 0 || f == 1);
+            assert(pick(f, a, b) == (f ? a : b));
+            return 0;
+        }
+    """
+    path = write_c(tmp_path, src)
+    assert not list(crepair.repair(path, level=1, max_size=1))
+    repairs = list(crepair.repair(path, level=2, max_size=1))
+    assert "return !flag ? b : a;" in {r.patched.splitlines()[0].split("{ ")[1].rstrip(" }") for r in repairs}

@@ -39,8 +39,10 @@ from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend.parse import CProgram
 from crepair.solver import smt
 
-#: Overrides of one mutant: AST node -> new operator (str) or constant (int).
+#: Overrides of one mutant: AST node -> new operator (str), constant (int)
+#: or NEGATE (the truth value ``e != 0`` becomes ``e == 0``).
 Overrides = Mapping[c_ast.Node, "str | int"]
+NEGATE = "!=0 -> ==0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -639,6 +641,9 @@ class Encoder:
 
     # ---------------------------------------------------------- expressions
     def _expr(self, node: c_ast.Node, ctx: _Ctx) -> Value:
+        if ctx.overrides.get(node) is NEGATE:
+            inner = _Ctx(ctx.state, ctx.cache, {}, ctx.record)
+            return apply_unary("!", self._expr(node, inner))
         match node:
             case c_ast.Constant():
                 override = ctx.overrides.get(node)

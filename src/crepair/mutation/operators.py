@@ -10,7 +10,10 @@ by AllRepair's authors:
   ``|``→``&``,``^``; ``^``→``&``,``|``; ``>>``↔``<<``;
 * level 2 adds every relational operator to every other one, ``+``,``-``→``*``,
   ``*``→``+``,``-``, ``==``↔``!=``, and integer constants c→c+1, c−1, 0
-  (when c∉{0,1,−1}), −c (when c≠0).
+  (when c∉{0,1,−1}), −c (when c≠0).  A value used as a truth value (a
+  condition, an operand of ``&&``/``||``/``!``, a ``?:`` condition) is the
+  comparison ``e != 0`` of C's semantics — and of the goto programs AllRepair
+  mutates — so level 2 also mutates it to ``e == 0`` (printed ``!e``).
 
 Compound assignments (``x += e``) mutate their operator like the binary one.
 The specification is never mutated: ``main``, ``AllRepair_correct_*`` and
@@ -28,8 +31,9 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from crepair.encode.formula import LocationKind
 from crepair.encode.ops import parse_int_literal
-from crepair.encode.symex import Site
+from crepair.encode.symex import NEGATE, Site
 from crepair.frontend.parse import CProgram
 
 
@@ -119,19 +123,36 @@ class MutationUnit:
     def __call__(self, site: Site) -> list[dict]:
         if self.is_specification(site.function):
             return [{}]
-        return [{}] + [Mutant(m) for m in self.mutations(site.root)]
+        return [{}] + [Mutant(m) for m in self.mutations(site.root, site.kind == LocationKind.CONDITION)]
 
-    def mutations(self, root: c_ast.Node) -> list[Mutation]:
-        """Every single mutation of the expression ``root``, in source order."""
-        table = LEVEL_1_OPERATORS if self._level == MutationLevel.LEVEL_1 else LEVEL_2_OPERATORS
+    def mutations(self, root: c_ast.Node, is_condition: bool = False) -> list[Mutation]:
+        """Every single mutation of the expression ``root``, in source order.
+
+        ``is_condition``: ``root`` is a branch or loop condition (used as a
+        truth value).
+        """
+        level2 = self._level >= MutationLevel.LEVEL_2
+        table = LEVEL_2_OPERATORS if level2 else LEVEL_1_OPERATORS
         out: list[Mutation] = []
         for node in _mutable_nodes(root):
             if isinstance(node, (c_ast.BinaryOp, c_ast.Assignment)):
                 out.extend(self._operator(node, table))
-            elif isinstance(node, c_ast.Constant) and self._level >= MutationLevel.LEVEL_2:
+            elif isinstance(node, c_ast.Constant) and level2:
                 out.extend(self._constant(node))
-        out.sort(key=lambda m: (m.start, m.end))
+        if level2:
+            for node in _truth_values(root, is_condition):
+                out.extend(self._negation(node))
+        out.sort(key=lambda m: (m.start, m.end, m.new_text))
         return out
+
+    def _negation(self, node: c_ast.Node) -> list[Mutation]:
+        """A truth value ``e`` means ``e != 0``; level 2 mutates it to ``e == 0``."""
+        span = self._program.spans.span(node)
+        text = self._program.original[span.start : span.end]
+        simple = isinstance(node, (c_ast.ID, c_ast.FuncCall, c_ast.ArrayRef)) or (
+            text.startswith("(") and text.endswith(")")
+        )
+        return [Mutation(node, NEGATE, span.start, span.end, text, f"!{text}" if simple else f"!({text})")]
 
     def _operator(self, node, table) -> list[Mutation]:
         compound = isinstance(node, c_ast.Assignment)
@@ -174,6 +195,34 @@ def _macro_text(name: str, value: int, new: int) -> str:
     if new == -value:
         return f"(-{name})"
     return str(new)
+
+
+_PREDICATES = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"}
+
+
+def _truth_values(root: c_ast.Node, is_condition: bool):
+    """Sub-expressions of ``root`` used as truth values (implicitly ``!= 0``):
+    a condition root, ``?:`` conditions, operands of ``&&``, ``||``, ``!``;
+    not those that already are comparisons or logical operators, nor
+    constants (constant mutations cover them)."""
+    candidates = [root] if is_condition else []
+    for node in _mutable_nodes(root):
+        if isinstance(node, c_ast.TernaryOp):
+            candidates.append(node.cond)
+        elif isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            candidates.extend((node.left, node.right))
+        elif isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            candidates.append(node.expr)
+    for node in candidates:
+        if isinstance(node, c_ast.Constant):
+            continue
+        if isinstance(node, c_ast.BinaryOp) and node.op in _PREDICATES:
+            continue
+        if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            continue
+        if isinstance(node, (c_ast.Assignment, c_ast.Cast)):
+            continue
+        yield node
 
 
 def _mutable_nodes(root: c_ast.Node):

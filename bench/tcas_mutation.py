@@ -1,0 +1,957 @@
+#!/usr/bin/env python3
+"""Benchmark: crepair's mutation repair on the 41 faulty TCAS versions (SIR).
+
+Runs ``crepair.repair`` on ``SHARED/benchmarks/tcas/spec/tcas_vN.c`` at
+level 1 (max_size 2) and level 2 (max_size 1), then checks every repair
+against the real SIR program: each mutation is mapped onto
+``SHARED/benchmarks/tcas/sir/versions/vN/tcas.c`` and the patched program
+is run on the SIR test universe (1608 tests) by ``check_universe.sh``.
+
+Usage (from the repository root)::
+
+    python bench/tcas_mutation.py [--shared ../shared] [--timeout 600]
+                                  [--versions 1,2,...] [--jobs 2]
+
+The markdown report goes to stdout and to ``bench/results/tcas-mutation.md``
+(raw data to ``bench/results/tcas-mutation.json``); progress goes to stderr.
+See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import difflib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ALL_VERSIONS = list(range(1, 42))
+LEVEL_MAX_SIZE = {1: 2, 2: 1}  # level -> max_size
+ASSUME_MARKER = "//<ASSUME_CORRECT>"
+UNIVERSE_SIZE = 1608
+
+# Published AllRepair results on TCAS (Rothenberg & Grumberg, FM'16).
+PUBLISHED_L1 = {1, 3, 6, 9, 10, 12, 20, 25, 31, 32, 39}
+PUBLISHED = {1: PUBLISHED_L1, 2: PUBLISHED_L1 | {16, 17, 28, 35, 36, 40, 41}}
+
+NOTES = {
+    38: "v38 declares `Positive_RA_Alt_Thresh[3]` but writes/reads index 3 "
+    "(array out of bounds, undefined behaviour), so its universe result is not meaningful",
+}
+
+
+# ---------------------------------------------------------------------------
+# Worker: one crepair run, written as JSON lines (so a killed worker still
+# leaves the repairs it found).
+# ---------------------------------------------------------------------------
+
+
+def _emit(fh, record: dict) -> None:
+    fh.write(json.dumps(record) + "\n")
+    fh.flush()
+
+
+def worker_main(spec: str, level: int, max_size: int, timeout: float, unwind: int, out: str) -> int:
+    with open(out, "w", encoding="utf-8") as fh:
+        t0 = time.monotonic()
+        try:
+            import crepair
+
+            run = crepair.repair(spec, level=level, max_size=max_size, timeout=timeout, unwind=unwind, entry="main")
+            _emit(
+                fh,
+                {
+                    "type": "start",
+                    "setup_seconds": time.monotonic() - t0,
+                    "locations": run.stats.locations,
+                    "space": {str(k): v for k, v in run.stats.space.items()},
+                    "bound": run.bound.message(),
+                },
+            )
+            for n, r in enumerate(run, 1):
+                _emit(
+                    fh,
+                    {
+                        "type": "repair",
+                        "index": n,
+                        "size": r.size,
+                        "seconds": r.seconds,
+                        "diff": r.diff,
+                        "changes": [
+                            {
+                                "start": c.mutation.start,
+                                "end": c.mutation.end,
+                                "old_text": c.mutation.old_text,
+                                "new_text": c.mutation.new_text,
+                                "line": c.location.span.line,
+                                "original": c.original,
+                                "replacement": c.replacement,
+                            }
+                            for c in r.changes
+                        ],
+                    },
+                )
+            s = run.stats
+            _emit(
+                fh,
+                {
+                    "type": "done",
+                    "outcome": s.outcome.value,
+                    "repairs": s.repairs,
+                    "checks": s.checks,
+                    "unknown_checks": s.unknown_checks,
+                    "covered": {str(k): v for k, v in s.covered.items()},
+                    "space": {str(k): v for k, v in s.space.items()},
+                    "locations": s.locations,
+                    "seconds": s.seconds,
+                    "complete": s.complete,
+                    "wall_seconds": time.monotonic() - t0,
+                },
+            )
+        except BaseException as exc:  # noqa: BLE001 - record everything
+            _emit(
+                fh,
+                {
+                    "type": "error",
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "traceback": traceback.format_exc(),
+                    "wall_seconds": time.monotonic() - t0,
+                },
+            )
+            return 1
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Mapping spec mutations onto the SIR program.
+# ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<str>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
+  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?[uUlLfF]*)
+  | (?P<id>[A-Za-z_]\w*)
+  | (?P<op>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|.)
+    """,
+    re.S | re.X,
+)
+
+
+@dataclass(frozen=True)
+class Tok:
+    text: str
+    start: int
+    end: int
+    line: int  # 1-based
+
+
+def tokenize(text: str, limit: int | None = None) -> list[Tok]:
+    """C tokens of ``text[:limit]`` without whitespace and comments."""
+    text = text if limit is None else text[:limit]
+    out: list[Tok] = []
+    line = 1
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        if m.lastgroup not in ("ws", "comment"):
+            out.append(Tok(m.group(), m.start(), m.end(), line))
+    return out
+
+
+class _Lines:
+    """Tokens grouped by physical line (only lines that have tokens)."""
+
+    def __init__(self, toks: list[Tok]):
+        self.toks = toks
+        self.keys: list[tuple[str, ...]] = []
+        self.numbers: list[int] = []
+        self.members: list[list[int]] = []  # token indices per line
+        for i, t in enumerate(toks):
+            if not self.numbers or self.numbers[-1] != t.line:
+                self.numbers.append(t.line)
+                self.members.append([])
+                self.keys.append(())
+            self.members[-1].append(i)
+            self.keys[-1] = self.keys[-1] + (t.text,)
+        self.index_of_line = {n: k for k, n in enumerate(self.numbers)}
+
+
+class Mapper:
+    """Maps offsets of the spec file onto the SIR file of the same version."""
+
+    def __init__(self, spec_text: str, sir_text: str):
+        cut = spec_text.find(ASSUME_MARKER)
+        self.spec_text = spec_text
+        self.sir_text = sir_text
+        self.spec_toks = tokenize(spec_text, cut if cut >= 0 else None)
+        self.sir_toks = tokenize(sir_text)
+        self.spec_lines = _Lines(self.spec_toks)
+        self.sir_lines = _Lines(self.sir_toks)
+        self._opcodes = None
+
+    # global token alignment (fallback)
+    def _align(self, p: int) -> tuple[int | None, str]:
+        if self._opcodes is None:
+            sm = difflib.SequenceMatcher(
+                None, [t.text for t in self.spec_toks], [t.text for t in self.sir_toks], autojunk=False
+            )
+            self._opcodes = sm.get_opcodes()
+        for tag, i1, i2, j1, j2 in self._opcodes:
+            if i1 <= p < i2:
+                if tag == "equal":
+                    return j1 + (p - i1), ""
+                spec_chunk = " ".join(t.text for t in self.spec_toks[i1:i2])
+                sir_chunk = " ".join(t.text for t in self.sir_toks[j1:j2]) or "(nothing)"
+                what = "spec-only text" if tag == "delete" else "text that differs from SIR"
+                return None, f"token `{self.spec_toks[p].text}` is in {what} `{spec_chunk}` (SIR: `{sir_chunk}`)"
+        return None, "token outside the aligned region"
+
+    def _context_score(self, spec_li: int, sir_li: int, width: int = 6) -> int:
+        score = 0
+        for d in range(1, width + 1):
+            for s, q in ((spec_li - d, sir_li - d), (spec_li + d, sir_li + d)):
+                if 0 <= s < len(self.spec_lines.keys) and 0 <= q < len(self.sir_lines.keys):
+                    score += self.spec_lines.keys[s] == self.sir_lines.keys[q]
+        return score
+
+    def map(self, start: int, end: int, old_text: str) -> dict:
+        """Where the spec token at ``start:end`` is in SIR.
+
+        Returns ``{"ok": True, "start", "end", "sir_line", "spec_line", "method"}``
+        or ``{"ok": False, "reason"}``.
+        """
+        p = next((i for i, t in enumerate(self.spec_toks) if t.start == start), None)
+        if p is None or self.spec_toks[p].end != end:
+            return {"ok": False, "reason": f"mutation {start}:{end} `{old_text}` is not a single C token of the spec"}
+        tok = self.spec_toks[p]
+        spec_li = self.spec_lines.index_of_line[tok.line]
+        key = self.spec_lines.keys[spec_li]
+        pos_in_line = self.spec_lines.members[spec_li].index(p)
+        candidates = [q for q, k in enumerate(self.sir_lines.keys) if k == key]
+        q_tok = None
+        method = ""
+        if candidates:
+            if len(candidates) > 1:
+                scores = {q: self._context_score(spec_li, q) for q in candidates}
+                best = max(scores.values())
+                tied = [q for q in candidates if scores[q] == best]
+            else:
+                tied = candidates
+            if len(tied) == 1:
+                q_tok = self.sir_lines.members[tied[0]][pos_in_line]
+                method = "line" if len(candidates) == 1 else "line+context"
+            else:
+                j, _ = self._align(p)
+                if j is not None and any(j in self.sir_lines.members[q] for q in tied):
+                    q_tok, method = j, "line+alignment"
+                else:
+                    lines = ", ".join(str(self.sir_lines.numbers[q]) for q in tied)
+                    return {"ok": False, "reason": f"spec line {tok.line} matches SIR lines {lines} equally well"}
+        else:
+            j, why = self._align(p)
+            if j is None:
+                return {"ok": False, "reason": f"spec line {tok.line} has no equal SIR line and {why}"}
+            q_tok, method = j, "token alignment"
+        sir_tok = self.sir_toks[q_tok]
+        if sir_tok.text != old_text:
+            return {
+                "ok": False,
+                "reason": f"SIR token at line {sir_tok.line} is `{sir_tok.text}`, not `{old_text}`",
+            }
+        return {
+            "ok": True,
+            "start": sir_tok.start,
+            "end": sir_tok.end,
+            "sir_line": sir_tok.line,
+            "spec_line": tok.line,
+            "method": method,
+        }
+
+
+def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, new in sorted(edits):
+        if start < pos:
+            raise ValueError("overlapping edits")
+        out += [text[pos:start], new]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# SIR universe
+# ---------------------------------------------------------------------------
+
+
+_COUNTS = re.compile(r"(\d+) passed, (\d+) failed")
+
+
+def check_universe(script: Path, c_file: Path) -> dict:
+    """Run check_universe.sh; ``{"passed", "failed", "ok"}`` or ``{"error"}``."""
+    try:
+        p = subprocess.run(
+            ["bash", str(script), str(c_file)], capture_output=True, text=True, timeout=900
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": "check_universe.sh timed out"}
+    m = _COUNTS.search(p.stdout)
+    if not m:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+        return {"error": f"check_universe.sh exit {p.returncode}: " + " | ".join(tail)}
+    passed, failed = int(m.group(1)), int(m.group(2))
+    return {"passed": passed, "failed": failed, "ok": p.returncode == 0 and failed == 0}
+
+
+class Assumptions:
+    """The input assumptions of a spec's ``main``: which argv each input is
+    read from, and the ``__CPROVER_assume`` conjuncts."""
+
+    _INPUT = re.compile(r"^\s*(\w+)\s*=\s*nondet_\w+\(\)\s*;\s*//\s*=\s*atoi\(argv\[(\d+)\]\)", re.M)
+    _ASSUME = re.compile(r"^\s*__CPROVER_assume\((.*)\)\s*;", re.M)
+
+    def __init__(self, spec_text: str):
+        self.argv = {name: int(k) for name, k in self._INPUT.findall(spec_text)}
+        self.conjuncts: list[str] = []
+        for expr in self._ASSUME.findall(spec_text):
+            self.conjuncts += [c.strip() for c in expr.split("&&")]
+
+    @staticmethod
+    def _py(expr: str) -> str:
+        expr = expr.replace("&&", " and ").replace("||", " or ")
+        return re.sub(r"!(?!=)", " not ", expr)
+
+    @staticmethod
+    def _atoi(s: str) -> int:
+        m = re.match(r"\s*([-+]?\d+)", s)
+        return int(m.group(1)) if m else 0
+
+    def violated(self, args: list[str]) -> list[str] | None:
+        """Conjuncts the universe input violates (None: cannot tell)."""
+        if not self.argv or len(args) < max(self.argv.values()):
+            return None
+        env = {name: self._atoi(args[k - 1]) for name, k in self.argv.items()}
+        bad = []
+        for c in self.conjuncts:
+            try:
+                if not eval(self._py(c), {"__builtins__": {}}, dict(env)):  # noqa: S307 - spec text
+                    bad.append(c)
+            except Exception:  # noqa: BLE001
+                return None
+        return bad
+
+
+def run_universe(binary: Path, universe: list[str], timeout: float = 10) -> list[str]:
+    outs = []
+    for line in universe:
+        try:
+            p = subprocess.run(
+                [str(binary), *line.split()], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout
+            )
+            out = p.stdout.decode(errors="replace").replace("\n", " ")
+        except subprocess.TimeoutExpired:
+            out = "<timeout>"
+        outs.append(out)
+    return outs
+
+
+def analyse_failures(patched: Path, sir_dir: Path, spec_text: str, work: Path) -> dict:
+    """Run the patched program on the universe ourselves and describe the
+    failing tests w.r.t. the spec's assumptions."""
+    universe = (sir_dir / "universe").read_text().splitlines()
+    expected = (sir_dir / "expected_outputs").read_text().split("\n")[: len(universe)]
+    binary = work / "patched.bin"
+    p = subprocess.run(["gcc", "-w", "-std=gnu89", "-o", str(binary), str(patched)], capture_output=True, text=True)
+    if p.returncode != 0:
+        return {"error": "gcc: " + p.stderr.strip()[-300:]}
+    outs = run_universe(binary, universe)
+    assume = Assumptions(spec_text)
+    failing = [i for i, (o, e) in enumerate(zip(outs, expected)) if o != e]
+    inside, outside, unknown = [], [], []
+    by_conjunct: dict[str, int] = {}
+    for i in failing:
+        bad = assume.violated(universe[i].split())
+        if bad is None:
+            unknown.append(i)
+        elif bad:
+            outside.append(i)
+            for c in bad:
+                by_conjunct[c] = by_conjunct.get(c, 0) + 1
+        else:
+            inside.append(i)
+
+    def example(i: int) -> dict:
+        bad = assume.violated(universe[i].split())
+        return {
+            "test": i + 1,
+            "input": " ".join(universe[i].split()),
+            "expected": expected[i].strip(),
+            "got": outs[i].strip(),
+            "violates": bad,
+        }
+
+    return {
+        "failing": len(failing),
+        "inside": len(inside),
+        "outside": len(outside),
+        "undecided": len(unknown),
+        "by_conjunct": by_conjunct,
+        "example_inside": example(inside[0]) if inside else None,
+        "example_outside": example(outside[0]) if outside else None,
+        "example_undecided": example(unknown[0]) if unknown else None,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Jobs
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Job:
+    version: int
+    level: int
+    max_size: int
+    status: str = "pending"  # pending | running | done | error
+    outcome: str = ""
+    error: str = ""
+    repairs: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    start: dict = field(default_factory=dict)
+    wall: float = 0.0
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.shared = Path(args.shared).resolve()
+        self.tcas = self.shared / "benchmarks" / "tcas"
+        self.sir = self.tcas / "sir"
+        self.script = self.sir / "check_universe.sh"
+        self.lock = threading.Lock()
+        self.baseline: dict[int, dict] = {}
+        self.baseline_events: dict[int, threading.Event] = {}
+        self.have_gcc = shutil.which("gcc") is not None
+        self.tmp = Path(tempfile.mkdtemp(prefix="tcas-bench-"))
+
+    def spec(self, v: int) -> Path:
+        return self.tcas / "spec" / f"tcas_v{v}.c"
+
+    def sir_file(self, v: int) -> Path:
+        return self.sir / "versions" / f"v{v}" / "tcas.c"
+
+    # -- one (version, level) job ----------------------------------------
+    def run_job(self, job: Job) -> Job:
+        job.status = "running"
+        t0 = time.monotonic()
+        out = self.tmp / f"v{job.version}-l{job.level}.jsonl"
+        hard = 2 * self.args.timeout + 180
+        cmd = [
+            sys.executable, str(Path(__file__).resolve()), "--_worker",
+            str(self.spec(job.version)), str(job.level), str(job.max_size),
+            str(self.args.timeout), str(self.args.unwind), str(out),
+        ]
+        crash = ""
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=hard, cwd=REPO)
+            if p.returncode not in (0, 1):
+                tail = " | ".join(p.stderr.strip().splitlines()[-2:])
+                crash = f"worker exited with {p.returncode}" + (f": {tail}" if tail else "")
+        except subprocess.TimeoutExpired:
+            crash = f"killed after the hard limit of {hard:.0f} s"
+        except Exception as exc:  # noqa: BLE001
+            crash = f"{type(exc).__name__}: {exc}"
+        job.wall = time.monotonic() - t0
+        records = []
+        if out.exists():
+            for line in out.read_text(encoding="utf-8").splitlines():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError:
+                    pass
+        for rec in records:
+            if rec["type"] == "start":
+                job.start = rec
+            elif rec["type"] == "repair":
+                job.repairs.append(rec)
+            elif rec["type"] == "done":
+                job.stats = rec
+                job.outcome = rec["outcome"]
+            elif rec["type"] == "error":
+                job.error = rec["error"]
+                job.stats.setdefault("traceback", rec.get("traceback", ""))
+        if not job.stats.get("outcome") and not job.error:
+            job.error = crash or "worker produced no result"
+        elif crash and not job.error:
+            job.error = crash
+        job.status = "error" if job.error else "done"
+        # universe checks (after the search, so they do not eat its time budget)
+        try:
+            self.check_repairs(job)
+        except Exception as exc:  # noqa: BLE001
+            job.error = (job.error + "; " if job.error else "") + f"universe check: {type(exc).__name__}: {exc}"
+        try:
+            self.ensure_baseline(job.version)
+        except Exception as exc:  # noqa: BLE001
+            self.baseline[job.version] = {"error": f"{type(exc).__name__}: {exc}"}
+        return job
+
+    def ensure_baseline(self, v: int) -> None:
+        with self.lock:
+            ev = self.baseline_events.get(v)
+            owner = ev is None
+            if owner:
+                ev = self.baseline_events[v] = threading.Event()
+        if not owner:
+            ev.wait()
+            return
+        try:
+            if not self.have_gcc:
+                self.baseline[v] = {"error": "gcc not found"}
+            else:
+                self.baseline[v] = check_universe(self.script, self.sir_file(v))
+        finally:
+            ev.set()
+
+    def check_repairs(self, job: Job) -> None:
+        if not job.repairs:
+            return
+        spec_text = self.spec(job.version).read_text(encoding="utf-8", errors="surrogateescape")
+        sir_text = self.sir_file(job.version).read_text(encoding="utf-8", errors="surrogateescape")
+        mapper = Mapper(spec_text, sir_text)
+        for r in job.repairs:
+            edits, maps, reasons = [], [], []
+            for c in r["changes"]:
+                m = mapper.map(c["start"], c["end"], c["old_text"])
+                maps.append(m)
+                if m["ok"]:
+                    edits.append((m["start"], m["end"], c["new_text"]))
+                else:
+                    reasons.append(m["reason"])
+            r["mapping"] = maps
+            if reasons:
+                r["universe"] = {"unmapped": "; ".join(reasons)}
+                continue
+            patched_text = apply_edits(sir_text, edits)
+            r["sir_diff"] = "".join(
+                difflib.unified_diff(
+                    sir_text.splitlines(keepends=True),
+                    patched_text.splitlines(keepends=True),
+                    fromfile=f"a/versions/v{job.version}/tcas.c",
+                    tofile=f"b/versions/v{job.version}/tcas.c",
+                    n=1,
+                )
+            )
+            if not self.have_gcc:
+                r["universe"] = {"error": "gcc not found"}
+                continue
+            work = self.tmp / f"v{job.version}-l{job.level}-r{r['index']}"
+            work.mkdir(parents=True, exist_ok=True)
+            patched = work / "tcas.c"
+            patched.write_text(patched_text, encoding="utf-8", errors="surrogateescape")
+            res = check_universe(self.script, patched)
+            r["universe"] = res
+            if "error" not in res and not res["ok"]:
+                try:
+                    r["failures"] = analyse_failures(patched, self.sir, spec_text, work)
+                except Exception as exc:  # noqa: BLE001
+                    r["failures"] = {"error": f"{type(exc).__name__}: {exc}"}
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+def _fmt_s(x) -> str:
+    return "—" if x is None else f"{x:.1f}"
+
+
+def _universe_cell(r: dict) -> str:
+    u = r.get("universe")
+    tag = f"r{r['index']}"
+    if u is None:
+        return f"{tag} not checked"
+    if "unmapped" in u:
+        return f"{tag} unmapped ({u['unmapped']})"
+    if "error" in u:
+        return f"{tag} error ({u['error']})"
+    total = u["passed"] + u["failed"]
+    return f"{tag} {'pass' if u['ok'] else 'FAIL'} {u['passed']}/{total}"
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def level_table(bench: Bench, jobs: dict, level: int, versions: list[int]) -> list[str]:
+    max_size = LEVEL_MAX_SIZE[level]
+    head = ["version", "outcome", "repairs", "first repair (s)", "covered size 1 (s)"]
+    if max_size >= 2:
+        head.append("covered size 2 (s)")
+    head += ["SMT checks", "wall (s)", "universe results per repair", "unrepaired SIR version"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for v in versions:
+        job = jobs.get((v, level))
+        name = f"v{v}" + (" †" if v in NOTES else "")
+        base = bench.baseline.get(v)
+        if base is None:
+            base_cell = "—"
+        elif "error" in base:
+            base_cell = f"error ({base['error']})"
+        else:
+            base_cell = f"{'pass' if base['ok'] else 'fail'} {base['passed']}/{base['passed'] + base['failed']}"
+        if job is None or job.status in ("pending", "running"):
+            row = [name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base_cell]
+            lines.append("| " + " | ".join(row) + " |")
+            continue
+        st = job.stats
+        outcome = job.outcome or ""
+        if job.error:
+            outcome = (outcome + "; " if outcome else "") + "error: " + job.error
+        cov = st.get("covered", {})
+        first = job.repairs[0]["seconds"] if job.repairs else None
+        checks = st.get("checks")
+        checks_cell = "—" if checks is None else str(checks)
+        if st.get("unknown_checks"):
+            checks_cell += f" ({st['unknown_checks']} unknown)"
+        row = [name, outcome, str(len(job.repairs)), _fmt_s(first), _fmt_s(cov.get("1"))]
+        if max_size >= 2:
+            row.append(_fmt_s(cov.get("2")))
+        univ = "; ".join(_universe_cell(r) for r in job.repairs) or "—"
+        row += [checks_cell, f"{job.wall:.0f}", univ, base_cell]
+        lines.append("| " + " | ".join(_md_escape(c) for c in row) + " |")
+    return lines
+
+
+def _vs(s) -> str:
+    return " ".join(f"v{v}" for v in sorted(s)) or "none"
+
+
+def git_commit() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        return head + (" (with uncommitted changes under src/)" if dirty else "")
+    except Exception:  # noqa: BLE001
+        return "unknown"
+
+
+def machine() -> str:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        nproc = str(os.cpu_count())
+    return f"nproc {nproc}" + (f", {cpu}" if cpu else "") + f", {platform.system()} {platform.release()}"
+
+
+def versions_info() -> str:
+    parts = [f"Python {platform.python_version()}"]
+    for mod in ("z3", "pysat", "pycparser"):
+        try:
+            from importlib.metadata import version
+
+            name = {"z3": "z3-solver", "pysat": "python-sat"}.get(mod, mod)
+            parts.append(f"{name} {version(name)}")
+        except Exception:  # noqa: BLE001
+            pass
+    return ", ".join(parts)
+
+
+def report(bench: Bench, jobs: dict, meta: dict, final: bool) -> str:
+    a = bench.args
+    versions = meta["versions"]
+    levels = meta["levels"]
+    out = ["# TCAS mutation-repair benchmark (crepair)", ""]
+    if not final:
+        out += ["**PARTIAL RESULTS** — the run was not finished when this file was written.", ""]
+    done = sum(1 for j in jobs.values() if j.status in ("done", "error"))
+    out += [
+        f"* Date: {meta['date']} (finished {meta.get('finished', 'n/a')}; wall time {meta.get('wall', 0) / 60:.1f} min; {done}/{len(jobs)} runs done)",
+        f"* crepair commit: {meta['commit']}",
+        f"* Machine: {meta['machine']}; {meta['software']}",
+        f"* Command: `{meta['command']}`",
+        f"* Options: `crepair.repair(spec, level=L, max_size=S, timeout={a.timeout:g}, unwind={a.unwind}, entry=\"main\")` "
+        f"with (L, S) in {', '.join(f'({lv}, {LEVEL_MAX_SIZE[lv]})' for lv in levels)}; {a.jobs} runs in parallel "
+        f"(one worker process per (version, level)); versions: {'all 41' if versions == ALL_VERSIONS else _vs(versions)}",
+        f"* Inputs: `{bench.tcas}/spec/tcas_vN.c`; universe check: `bash {bench.script} PATCHED.c` "
+        f"on the SIR version `sir/versions/vN/tcas.c` with each repair's mutations mapped onto it",
+        "",
+        "Times are seconds since the start of the search (after parsing and encoding), as reported by "
+        "crepair: *first repair* is the first verified repair, *covered size k* is when every candidate "
+        "of size ≤ k had been explored (— = not reached). *wall* is the whole worker process (parse, "
+        "encode, bound check, search). *SMT checks* counts the re-checks of repairs too. The last column "
+        "is the faulty SIR program itself on the universe. Universe checks ran after each search, "
+        "outside its time budget.",
+        "",
+    ]
+    for level in levels:
+        out += [f"## Level {level} (max_size {LEVEL_MAX_SIZE[level]})", ""]
+        out += level_table(bench, jobs, level, versions)
+        out += [""]
+    if any(v in NOTES for v in versions):
+        out += ["† " + "; ".join(NOTES[v] for v in versions if v in NOTES) + ".", ""]
+
+    # totals
+    repaired = {
+        lv: {v for v in versions if (v, lv) in jobs and jobs[(v, lv)].repairs} for lv in levels
+    }
+    union = set().union(*repaired.values()) if repaired else set()
+    out += ["## Totals", ""]
+    for lv in levels:
+        out.append(f"* Level {lv}: {len(repaired[lv])}/{len(versions)} versions repaired: {_vs(repaired[lv])}")
+    out.append(f"* Union: {len(union)}/{len(versions)} versions repaired: {_vs(union)}")
+    out += ["", "Comparison with the published AllRepair results (level 1: v1 v3 v6 v9 v10 v12 v20 v25 v31 v32 "
+            "v39; level 2 additionally v16 v17 v28 v35 v36 v40 v41)"
+            + ("" if versions == ALL_VERSIONS else ", restricted to the versions run") + ":", ""]
+    out += ["| level | published | crepair | both | only crepair | only published |", "|---|---|---|---|---|---|"]
+    for lv in levels:
+        pub = PUBLISHED[lv] & set(versions)
+        ours = repaired[lv]
+        out.append(
+            f"| {lv} | {len(pub)} | {len(ours)} | {len(pub & ours)} | {_vs(ours - pub)} | {_vs(pub - ours)} |"
+        )
+    pub_union = set().union(*(PUBLISHED[lv] for lv in levels)) & set(versions)
+    out.append(
+        f"| union | {len(pub_union)} | {len(union)} | {len(pub_union & union)} | {_vs(union - pub_union)} | {_vs(pub_union - union)} |"
+    )
+    out.append("")
+
+    all_repairs = [(j, r) for key, j in sorted(jobs.items()) for r in j.repairs]
+    n_pass = sum(1 for _, r in all_repairs if r.get("universe", {}).get("ok"))
+    failing = [(j, r) for j, r in all_repairs if "passed" in r.get("universe", {}) and not r["universe"]["ok"]]
+    unmapped = [(j, r) for j, r in all_repairs if "unmapped" in r.get("universe", {})]
+    errors = [(j, r) for j, r in all_repairs if "error" in r.get("universe", {})]
+    out.append(
+        f"Universe: {len(all_repairs)} repairs in total; {n_pass} pass all tests, {len(failing)} FAIL, "
+        f"{len(unmapped)} unmapped, {len(errors)} could not be checked."
+    )
+    out.append("")
+
+    out += ["## Repairs that fail the universe check", ""]
+    if not failing:
+        out += ["None.", ""]
+    for j, r in failing:
+        u = r["universe"]
+        note = f" († {NOTES[j.version]})" if j.version in NOTES else ""
+        out += [f"### v{j.version}, level {j.level}, r{r['index']}: FAIL {u['passed']}/{u['passed'] + u['failed']}{note}", ""]
+        out += ["Repair (spec file):", "", "```diff", r["diff"].rstrip("\n"), "```", ""]
+        if r.get("sir_diff"):
+            out += ["Mapped onto the SIR program:", "", "```diff", r["sir_diff"].rstrip("\n"), "```", ""]
+        f = r.get("failures") or {}
+        if "error" in f:
+            out += [f"Failing-test analysis: error ({f['error']})", ""]
+        elif f:
+            conj = ", ".join(f"`{c}` {n}" for c, n in sorted(f["by_conjunct"].items(), key=lambda x: -x[1]))
+            out.append(
+                f"Failing tests: {f['failing']}; {f['outside']} violate the spec's `__CPROVER_assume` "
+                f"conditions, {f['inside']} satisfy them"
+                + (f", {f['undecided']} undecided (too few arguments)" if f["undecided"] else "")
+                + "."
+                + (f" Violated conditions (tests): {conj}." if conj else "")
+            )
+            for label, key in (("inside the assumptions", "example_inside"), ("outside the assumptions", "example_outside"),
+                               ("undecided", "example_undecided")):
+                ex = f.get(key)
+                if ex:
+                    viol = f" — violates {', '.join(f'`{c}`' for c in ex['violates'])}" if ex["violates"] else ""
+                    out.append(
+                        f"* Example {label}: test {ex['test']}, input `{ex['input']}`: expected `{ex['expected']}`, "
+                        f"patched program printed `{ex['got']}`{viol}"
+                    )
+            out.append("")
+            if f["inside"] == 0 and f["undecided"] == 0 and f["failing"]:
+                suggestion = ("bounded-equivalent to the spec but differs on universe inputs outside the spec's "
+                              "assumptions (every failing test violates a `__CPROVER_assume` condition)")
+            else:
+                suggestion = ("some failing tests satisfy the spec's assumptions — the spec (its `AllRepair_correct_*` "
+                              "reference or its encoding) does not constrain this behaviour; needs a look")
+            out += [f"Explanation (maintainer): _TODO — suggested: {suggestion}._", ""]
+        else:
+            out += ["Explanation (maintainer): _TODO_", ""]
+
+    if unmapped:
+        out += ["## Repairs that could not be mapped onto the SIR program", ""]
+        for j, r in unmapped:
+            out += [f"### v{j.version}, level {j.level}, r{r['index']}", "", f"Reason: {r['universe']['unmapped']}", "",
+                    "```diff", r["diff"].rstrip("\n"), "```", ""]
+    if errors:
+        out += ["## Repairs whose universe check failed to run", ""]
+        for j, r in errors:
+            out.append(f"* v{j.version}, level {j.level}, r{r['index']}: {r['universe']['error']}")
+        out.append("")
+    errs = [j for j in jobs.values() if j.error]
+    if errs:
+        out += ["## Run errors", ""]
+        for j in sorted(errs, key=lambda j: (j.level, j.version)):
+            out.append(f"* v{j.version}, level {j.level}: {j.error}")
+        out.append("")
+    return "\n".join(out)
+
+
+def to_json(jobs: dict, meta: dict, bench: Bench) -> dict:
+    return {
+        "meta": meta,
+        "baseline": {str(v): b for v, b in bench.baseline.items()},
+        "runs": [
+            {
+                "version": j.version, "level": j.level, "max_size": j.max_size, "status": j.status,
+                "outcome": j.outcome, "error": j.error, "wall": j.wall, "start": j.start, "stats": j.stats,
+                "repairs": j.repairs,
+            }
+            for _, j in sorted(jobs.items())
+        ],
+    }
+
+
+def progress_line(job: Job) -> str:
+    st = job.stats
+    cov = st.get("covered", {})
+    first = job.repairs[0]["seconds"] if job.repairs else None
+    univ = "; ".join(_universe_cell(r) for r in job.repairs) or "-"
+    status = job.outcome or "?"
+    if job.error:
+        status += f" error: {job.error}"
+    return (
+        f"v{job.version} L{job.level}: {status}, repairs {len(job.repairs)}, first {_fmt_s(first)} s, "
+        + ", ".join(f"covered{k} {_fmt_s(cov.get(str(k)))} s" for k in range(1, job.max_size + 1))
+        + f", checks {st.get('checks', '-')}, wall {job.wall:.0f} s | {univ}"
+    )
+
+
+def parse_versions(s: str) -> list[int]:
+    out: set[int] = set()
+    for part in s.split(","):
+        part = part.strip().lstrip("v")
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out.update(range(int(a), int(b) + 1))
+        else:
+            out.add(int(part))
+    bad = [v for v in out if v not in ALL_VERSIONS]
+    if bad:
+        raise argparse.ArgumentTypeError(f"no such TCAS version: {bad}")
+    return sorted(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--_worker":
+        spec, level, max_size, timeout, unwind, out = argv[1:7]
+        return worker_main(spec, int(level), int(max_size), float(timeout), int(unwind), out)
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder holding benchmarks/tcas (default: ../shared)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per crepair run (default 600)")
+    ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
+    ap.add_argument("--versions", type=parse_versions, default=ALL_VERSIONS, help="e.g. 1,2,10-12 (default: 1-41)")
+    ap.add_argument("--levels", type=lambda s: sorted({int(x) for x in s.split(",")}), default=[1, 2],
+                    help="mutation levels to run (default 1,2)")
+    ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (default 2)")
+    ap.add_argument("--output", default=str(REPO / "bench" / "results" / "tcas-mutation.md"),
+                    help="markdown report (default bench/results/tcas-mutation.md); raw JSON next to it")
+    args = ap.parse_args(argv)
+    if any(lv not in LEVEL_MAX_SIZE for lv in args.levels):
+        ap.error("levels must be 1 and/or 2")
+
+    bench = Bench(args)
+    if not (bench.shared / "benchmarks").is_dir() or not (bench.tcas / "spec").is_dir():
+        print(f"skipping: {bench.shared / 'benchmarks' / 'tcas'} not found (use --shared DIR)", file=sys.stderr)
+        return 0
+    missing = [v for v in args.versions if not bench.spec(v).exists() or not bench.sir_file(v).exists()]
+    if missing:
+        print(f"warning: files missing for {_vs(missing)}; recorded as errors", file=sys.stderr)
+    if not bench.have_gcc:
+        print("warning: gcc not found, universe checks skipped", file=sys.stderr)
+
+    out_md = Path(args.output)
+    out_json = out_md.with_suffix(".json")
+    out_md.parent.mkdir(parents=True, exist_ok=True)
+    t_start = time.monotonic()
+    meta = {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": git_commit(),
+        "machine": machine(),
+        "software": versions_info(),
+        "command": "python bench/tcas_mutation.py " + " ".join(argv),
+        "versions": args.versions,
+        "levels": args.levels,
+        "timeout": args.timeout,
+        "unwind": args.unwind,
+        "jobs": args.jobs,
+    }
+    jobs: dict[tuple[int, int], Job] = {}
+    for v in args.versions:
+        for lv in args.levels:
+            jobs[(v, lv)] = Job(v, lv, LEVEL_MAX_SIZE[lv])
+
+    def write(final: bool) -> str:
+        meta["wall"] = time.monotonic() - t_start
+        if final:
+            meta["finished"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        text = report(bench, jobs, meta, final)
+        out_md.write_text(text + "\n", encoding="utf-8")
+        out_json.write_text(json.dumps(to_json(jobs, meta, bench), indent=1) + "\n", encoding="utf-8")
+        return text
+
+    def guarded(job: Job) -> Job:
+        try:
+            if not bench.spec(job.version).exists() or not bench.sir_file(job.version).exists():
+                raise FileNotFoundError(f"{bench.spec(job.version)} or {bench.sir_file(job.version)}")
+            return bench.run_job(job)
+        except Exception as exc:  # noqa: BLE001
+            job.error = f"{type(exc).__name__}: {exc}"
+            job.status = "error"
+            return job
+
+    print(f"running {len(jobs)} crepair runs with {args.jobs} in parallel; report: {out_md}", file=sys.stderr)
+    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    try:
+        futures = [pool.submit(guarded, job) for job in jobs.values()]
+        for fut in as_completed(futures):
+            job = fut.result()
+            print(progress_line(job), file=sys.stderr, flush=True)
+            with bench.lock:
+                write(final=False)
+    except KeyboardInterrupt:
+        print("interrupted: writing partial results", file=sys.stderr)
+        pool.shutdown(wait=False, cancel_futures=True)
+        write(final=False)
+        return 130
+    pool.shutdown(wait=True)
+    text = write(final=True)
+    print(text)
+    shutil.rmtree(bench.tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

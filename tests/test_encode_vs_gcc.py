@@ -1,0 +1,768 @@
+"""Differential tests: crepair's program formula against gcc (x86-64).
+
+Every case is a function ``T f(T1 a, T2 b, T3 c)`` and concrete inputs.
+
+1. gcc: ``main`` calls ``f`` on the inputs and prints the result; the program
+   is compiled with ``gcc -O0 -w`` and run, which gives the expected value.
+2. crepair: ``main`` reads each input with ``nondet_*()``, pins it with
+   ``__CPROVER_assume(x == value)``, calls ``f`` and asserts
+   ``r == expected``: the bounded check must say VERIFIED, with a bound that
+   is large enough (``bound.too_small`` false).
+3. crepair again with ``assert(r != expected)``: must be VIOLATED (so the
+   formula is not vacuous), and the counterexample must report the inputs.
+
+Random programs come from hypothesis; they are free of undefined behaviour
+by construction in their "safe" rendering (signed ``+ - *``, unary minus and
+``++``/``--`` are computed in ``unsigned long`` and cast back, divisors are
+guarded against 0 and -1, shift amounts are masked with ``& 15`` and only
+unsigned (or ``unsigned char``) values are shifted left).  When gcc's
+UndefinedBehaviorSanitizer is available, the plain rendering (real signed
+``a + b`` etc.) is tried first and kept if the sanitizer finds no undefined
+behaviour on the drawn inputs; otherwise the safe rendering is used.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import crepair
+
+GCC = shutil.which("gcc")
+
+pytestmark = pytest.mark.skipif(GCC is None, reason="gcc is not installed")
+
+UNWIND = 4
+SAN_FLAGS = ["-fsanitize=undefined", "-fno-sanitize-recover=undefined"]
+
+
+# --------------------------------------------------------------------- types
+@dataclass(frozen=True)
+class CType:
+    name: str
+    bits: int
+    signed: bool
+    nondet: str
+    suffix: str = ""
+
+    @property
+    def min(self) -> int:
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def max(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    def wrap(self, v: int) -> int:
+        v &= (1 << self.bits) - 1
+        return v - (1 << self.bits) if self.signed and v > self.max else v
+
+
+INT = CType("int", 32, True, "nondet_int")
+UINT = CType("unsigned", 32, False, "nondet_uint", "U")
+CHAR = CType("char", 8, True, "nondet_char")
+UCHAR = CType("unsigned char", 8, False, "nondet_uchar")
+SHORT = CType("short", 16, True, "nondet_short")
+LONG = CType("long", 64, True, "nondet_long", "L")
+ULONG = CType("unsigned long", 64, False, "nondet_ulong", "UL")
+TYPES = [INT, UINT, CHAR, UCHAR, SHORT, LONG, ULONG]
+CAST_TYPES = [CHAR, UCHAR, SHORT, UINT, LONG, ULONG, INT]
+
+
+def promote(t: CType) -> CType:
+    return INT if t.bits < 32 else t
+
+
+def common(a: CType, b: CType) -> CType:
+    """The usual arithmetic conversions (LP64)."""
+    a, b = promote(a), promote(b)
+    if a == b:
+        return a
+    if a.signed == b.signed:
+        return a if a.bits >= b.bits else b
+    u, s = (a, b) if not a.signed else (b, a)
+    return u if u.bits >= s.bits else s
+
+
+def literal(v: int, t: CType) -> str:
+    """A C expression of value ``v`` and of type ``t`` (or ``int`` for the
+    types narrower than ``int``), with no out-of-range literal."""
+    assert t.min <= v <= t.max, (v, t)
+    if v >= 0:
+        return f"{v}{t.suffix}"
+    if -v <= t.max or t.bits < 32:
+        return f"(-{-v}{t.suffix})"
+    return f"(-{-v - 1}{t.suffix}-1{t.suffix})"
+
+
+def printf_of(t: CType, expr: str) -> str:
+    if t.signed:
+        return f'printf("%lld\\n", (long long)({expr}));'
+    return f'printf("%llu\\n", (unsigned long long)({expr}));'
+
+
+# ---------------------------------------------------------- expression AST
+class Expr:
+    t: CType
+
+    def render(self, safe: bool) -> str:
+        raise NotImplementedError
+
+
+@dataclass
+class Var(Expr):
+    name: str
+    t: CType
+
+    def render(self, safe: bool) -> str:
+        return self.name
+
+
+@dataclass
+class Const(Expr):
+    text: str
+    t: CType
+
+    def render(self, safe: bool) -> str:
+        return self.text
+
+
+def wrapped(t: CType, op: str, left: str, right: str) -> str:
+    """``left op right`` computed modulo 2^64 and converted to ``t``."""
+    return f"(({t.name})((unsigned long)({left}) {op} (unsigned long)({right})))"
+
+
+@dataclass
+class Arith(Expr):  # + - *
+    op: str
+    left: Expr
+    right: Expr
+
+    @property
+    def t(self) -> CType:
+        return common(self.left.t, self.right.t)
+
+    def render(self, safe: bool) -> str:
+        lhs, rhs = self.left.render(safe), self.right.render(safe)
+        if safe and self.t.signed:
+            return wrapped(self.t, self.op, lhs, rhs)
+        return f"({lhs} {self.op} {rhs})"
+
+
+@dataclass
+class Plain(Expr):  # & | ^ and comparisons, && ||: never undefined
+    op: str
+    left: Expr
+    right: Expr
+
+    @property
+    def t(self) -> CType:
+        if self.op in ("&", "|", "^"):
+            return common(self.left.t, self.right.t)
+        return INT
+
+    def render(self, safe: bool) -> str:
+        return f"({self.left.render(safe)} {self.op} {self.right.render(safe)})"
+
+
+def guarded_divisor(dividend: CType, d: Expr, safe: bool) -> tuple[str, CType]:
+    """A divisor that is neither 0 nor -1 (when the division is signed)."""
+    r = d.render(safe)
+    t = common(INT, d.t)
+    if not common(dividend, t).signed:
+        return f"({r} == 0 ? 1 : {r})", t
+    return f"(({r} == 0 || {r} == -1) ? 7 : {r})", t
+
+
+@dataclass
+class Div(Expr):  # / %
+    op: str
+    left: Expr
+    right: Expr
+
+    @property
+    def t(self) -> CType:
+        return common(self.left.t, common(INT, self.right.t))
+
+    def render(self, safe: bool) -> str:
+        divisor, _ = guarded_divisor(self.left.t, self.right, safe)
+        return f"({self.left.render(safe)} {self.op} {divisor})"
+
+
+@dataclass
+class Shl(Expr):
+    cast: CType  # unsigned, unsigned long or unsigned char
+    left: Expr
+    right: Expr
+
+    @property
+    def t(self) -> CType:
+        return promote(self.cast)
+
+    def render(self, safe: bool) -> str:
+        return f"(({self.cast.name})({self.left.render(safe)}) << ({self.right.render(safe)} & 15))"
+
+
+@dataclass
+class Shr(Expr):
+    left: Expr
+    right: Expr
+
+    @property
+    def t(self) -> CType:
+        return promote(self.left.t)
+
+    def render(self, safe: bool) -> str:
+        return f"({self.left.render(safe)} >> ({self.right.render(safe)} & 15))"
+
+
+@dataclass
+class Unary(Expr):  # - ~ !
+    op: str
+    operand: Expr
+
+    @property
+    def t(self) -> CType:
+        return INT if self.op == "!" else promote(self.operand.t)
+
+    def render(self, safe: bool) -> str:
+        e = self.operand.render(safe)
+        if self.op == "-" and safe and self.t.signed:
+            return wrapped(self.t, "-", "0", e)
+        return f"({self.op}{e})"
+
+
+@dataclass
+class Cast(Expr):
+    t: CType
+    operand: Expr
+
+    def render(self, safe: bool) -> str:
+        return f"(({self.t.name}){self.operand.render(safe)})"
+
+
+@dataclass
+class Cond(Expr):
+    cond: Expr
+    then: Expr
+    other: Expr
+
+    @property
+    def t(self) -> CType:
+        return common(self.then.t, self.other.t)
+
+    def render(self, safe: bool) -> str:
+        return f"({self.cond.render(safe)} ? {self.then.render(safe)} : {self.other.render(safe)})"
+
+
+# ----------------------------------------------------------- statement AST
+class Stmt:
+    def render(self, safe: bool, indent: str) -> list[str]:
+        raise NotImplementedError
+
+
+@dataclass
+class Assign(Stmt):
+    var: Var
+    value: Expr
+
+    def render(self, safe, indent):
+        return [f"{indent}{self.var.name} = {self.value.render(safe)};"]
+
+
+@dataclass
+class Compound(Stmt):
+    var: Var
+    op: str  # + - * / % & | ^ << >>
+    value: Expr
+
+    def render(self, safe, indent):
+        v, e = self.var.name, self.value.render(safe)
+        if self.op in "+-*":
+            if safe and common(self.var.t, self.value.t).signed:
+                return [f"{indent}{v} = {wrapped(self.var.t, self.op, v, e)};"]
+            return [f"{indent}{v} {self.op}= {e};"]
+        if self.op in "/%":
+            divisor, _ = guarded_divisor(self.var.t, self.value, safe)
+            return [f"{indent}{v} {self.op}= {divisor};"]
+        if self.op in ("<<", ">>"):
+            assert self.op == ">>" or not self.var.t.signed
+            return [f"{indent}{v} {self.op}= ({e} & 15);"]
+        return [f"{indent}{v} {self.op}= {e};"]
+
+
+@dataclass
+class IncDec(Stmt):
+    var: Var
+    op: str  # "++" or "--"
+    prefix: bool
+    target: Var | None  # target = var++ etc.
+
+    def render(self, safe, indent):
+        v = self.var.name
+        if safe and self.var.t.signed and self.var.t.bits >= 32:
+            step = f"{indent}{v} = {wrapped(self.var.t, self.op[0], v, '1')};"
+            if self.target is None:
+                return [step]
+            copy = f"{indent}{self.target.name} = {v};"
+            return [step, copy] if self.prefix else [copy, step]
+        expr = f"{self.op}{v}" if self.prefix else f"{v}{self.op}"
+        if self.target is None:
+            return [f"{indent}{expr};"]
+        return [f"{indent}{self.target.name} = {expr};"]
+
+
+@dataclass
+class If(Stmt):
+    cond: Expr
+    then: list[Stmt]
+    other: list[Stmt] | None
+
+    def render(self, safe, indent):
+        out = [f"{indent}if ({self.cond.render(safe)}) {{"]
+        for s in self.then:
+            out += s.render(safe, indent + "    ")
+        if self.other is not None:
+            out.append(f"{indent}}} else {{")
+            for s in self.other:
+                out += s.render(safe, indent + "    ")
+        out.append(f"{indent}}}")
+        return out
+
+
+@dataclass
+class Jump(Stmt):  # if (cond) break; / if (cond) continue;
+    cond: Expr
+    kind: str
+
+    def render(self, safe, indent):
+        return [f"{indent}if ({self.cond.render(safe)}) {self.kind};"]
+
+
+@dataclass
+class For(Stmt):
+    var: str
+    trips: int
+    down: bool
+    body: list[Stmt]
+
+    def render(self, safe, indent):
+        i, n = self.var, self.trips
+        head = f"for (int {i} = {n}; {i} > 0; {i}--)" if self.down else f"for (int {i} = 0; {i} < {n}; {i}++)"
+        out = [f"{indent}{head} {{"]
+        for s in self.body:
+            out += s.render(safe, indent + "    ")
+        out.append(f"{indent}}}")
+        return out
+
+
+@dataclass
+class Program:
+    ret: CType
+    params: list[Var]
+    locals: list[tuple[Var, Expr]]
+    body: list[Stmt]
+    result: Expr
+    inputs: list[int]
+
+    def function(self, safe: bool) -> str:
+        params = ", ".join(f"{p.t.name} {p.name}" for p in self.params)
+        out = [f"{self.ret.name} f({params}) {{"]
+        for var, init in self.locals:
+            out.append(f"    {var.t.name} {var.name} = {init.render(safe)};")
+        for s in self.body:
+            out += s.render(safe, "    ")
+        out.append(f"    return {self.result.render(safe)};")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def case(self, safe: bool) -> "Case":
+        return Case(self.function(safe), self.ret, [(p.t, v) for p, v in zip(self.params, self.inputs)])
+
+
+# ----------------------------------------------------------------- harness
+@dataclass
+class Case:
+    """``source`` defines ``f`` (and whatever it needs); ``args`` are the
+    typed inputs of ``f``."""
+
+    source: str
+    ret: CType
+    args: list[tuple[CType, int]]
+    unwind: int = UNWIND
+
+
+NAMES = "abcdefgh"
+
+
+def gcc_program(case: Case) -> str:
+    lines = ["#include <stdio.h>", case.source, "int main(void) {"]
+    for name, (t, v) in zip(NAMES, case.args):
+        lines.append(f"    {t.name} {name} = {literal(v, t)};")
+    call = ", ".join(NAMES[: len(case.args)])
+    lines.append(f"    {case.ret.name} r = f({call});")
+    lines.append(f"    {printf_of(case.ret, 'r')}")
+    lines.append("    return 0;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def crepair_program(case: Case, expected: int, relation: str) -> str:
+    lines = [case.source, "int main(void) {"]
+    for name, (t, v) in zip(NAMES, case.args):
+        lines.append(f"    {t.name} {name} = {t.nondet}();")
+        lines.append(f"    __CPROVER_assume({name} == {literal(v, t)});")
+    call = ", ".join(NAMES[: len(case.args)])
+    lines.append(f"    {case.ret.name} r = f({call});")
+    lines.append(f"    assert(r {relation} {literal(expected, case.ret)});")
+    lines.append("    return 0;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+@functools.cache
+def have_ubsan() -> bool:
+    if GCC is None:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d, "t.c")
+        src.write_text("int main(void) { return 0; }\n")
+        proc = subprocess.run([GCC, "-O0", "-w", *SAN_FLAGS, str(src), "-o", str(Path(d, "t"))], capture_output=True)
+        if proc.returncode != 0:
+            return False
+        return subprocess.run([str(Path(d, "t"))], capture_output=True).returncode == 0
+
+
+class UndefinedBehaviour(Exception):
+    pass
+
+
+def run_gcc(case: Case, tmp: Path, *, sanitize: bool = False) -> int:
+    """Compile the gcc version of ``case`` with ``gcc -O0 -w`` and run it.
+
+    With ``sanitize`` the build is instrumented by UBSan (which does not
+    change the meaning of programs without undefined behaviour) and
+    ``UndefinedBehaviour`` is raised when the run hits some.
+    """
+    src = tmp / "gcc_prog.c"
+    exe = tmp / "gcc_prog"
+    src.write_text(gcc_program(case))
+    flags = SAN_FLAGS if sanitize else []
+    comp = subprocess.run([GCC, "-O0", "-w", *flags, str(src), "-o", str(exe)], capture_output=True, text=True)
+    assert comp.returncode == 0, f"gcc rejected the program:\n{src.read_text()}\n{comp.stderr}"
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=20)
+    if sanitize and "runtime error" in proc.stderr:
+        raise UndefinedBehaviour(proc.stderr)
+    assert proc.returncode == 0, f"program failed:\n{src.read_text()}\n{proc.stderr}"
+    value = int(proc.stdout.strip())
+    assert case.ret.min <= value <= case.ret.max
+    return value
+
+
+def check_crepair(case: Case, expected: int, tmp: Path) -> None:
+    """crepair must prove ``r == expected`` and refute ``r != expected``."""
+    good = tmp / "crepair_eq.c"
+    good.write_text(crepair_program(case, expected, "=="))
+    res = crepair.verify(good, unwind=case.unwind)
+    detail = f"\n--- program ---\n{good.read_text()}"
+    if res.counterexample is not None:
+        detail += f"\n--- counterexample ---\n{res.counterexample}"
+    assert res.outcome == crepair.VerifyOutcome.VERIFIED, f"gcc says f(...) == {expected}; crepair disagrees{detail}"
+    assert res.bound.too_small is False, f"unwinding bound too small: {res.bound.message()}{detail}"
+
+    bad = tmp / "crepair_ne.c"
+    bad.write_text(crepair_program(case, expected, "!="))
+    res = crepair.verify(bad, unwind=case.unwind)
+    detail = f"\n--- program ---\n{bad.read_text()}"
+    assert res.outcome == crepair.VerifyOutcome.VIOLATED, f"assert(r != {expected}) not violated{detail}"
+    cex = res.counterexample
+    assert cex is not None
+    reported = [(i.label, i.value) for i in cex.inputs]
+    assert reported == [(f"{t.nondet}()", v) for t, v in case.args], f"counterexample inputs {reported}{detail}"
+
+
+# ------------------------------------------------------ random programs
+SPECIAL_CONSTS = [
+    # (text, type) -- including literals whose type is not int
+    ("0", INT), ("1", INT), ("2", INT), ("3", INT), ("7", INT), ("(-1)", INT), ("(-3)", INT), ("(-8)", INT),
+    ("127", INT), ("128", INT), ("255", INT), ("256", INT), ("300", INT), ("32767", INT), ("65535", INT),
+    ("2147483647", INT), ("2147483648", LONG), ("4294967295", LONG), ("4294967295U", UINT),
+    ("0xFFFFFFFF", UINT), ("0x80000000", UINT), ("0x7FFFFFFF", INT), ("0xFF", INT),
+    ("3U", UINT), ("5L", LONG), ("(-5L)", LONG), ("9UL", ULONG), ("0xFFFFFFFFFFFFFFFF", ULONG),
+    ("0x8000000000000000", ULONG), ("9223372036854775807", LONG), ("'A'", INT), ("'\\n'", INT),
+]
+
+
+def input_values(t: CType) -> st.SearchStrategy[int]:
+    small = st.integers(max(t.min, -20), min(t.max, 20))
+    edges = st.sampled_from(sorted({t.min, t.min + 1, t.max, t.max - 1, max(t.min, -1), 0, 1}))
+    return st.one_of(small, small, edges, st.integers(t.min, t.max))
+
+
+class Gen:
+    """Draws a random program with ``draw``."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def pick(self, seq):
+        return self.draw(st.sampled_from(seq))
+
+    def leaf(self, readable: list[Var]) -> Expr:
+        if readable and self.draw(st.integers(0, 3)) > 0:
+            return self.pick(readable)
+        if self.draw(st.booleans()):
+            return Const(str(self.draw(st.integers(0, 12))), INT)
+        text, t = self.pick(SPECIAL_CONSTS)
+        return Const(text, t)
+
+    def expr(self, readable: list[Var], depth: int) -> Expr:
+        if depth <= 0 or self.draw(st.integers(0, 4)) == 0:
+            return self.leaf(readable)
+        kind = self.pick(["arith", "arith", "bit", "cmp", "logic", "div", "shl", "shr", "unary", "cast", "cast", "cond"])
+        sub = lambda: self.expr(readable, depth - 1)  # noqa: E731
+        if kind == "arith":
+            return Arith(self.pick(["+", "-", "*"]), sub(), sub())
+        if kind == "bit":
+            return Plain(self.pick(["&", "|", "^"]), sub(), sub())
+        if kind == "cmp":
+            return Plain(self.pick(["<", "<=", ">", ">=", "==", "!="]), sub(), sub())
+        if kind == "logic":
+            return Plain(self.pick(["&&", "||"]), sub(), sub())
+        if kind == "div":
+            return Div(self.pick(["/", "%"]), sub(), sub())
+        if kind == "shl":
+            return Shl(self.pick([UINT, ULONG, UCHAR]), sub(), sub())
+        if kind == "shr":
+            return Shr(sub(), sub())
+        if kind == "unary":
+            return Unary(self.pick(["-", "-", "~", "!"]), sub())
+        if kind == "cast":
+            return Cast(self.pick(CAST_TYPES), sub())
+        return Cond(sub(), sub(), sub())
+
+    def simple(self, readable: list[Var], writable: list[Var]) -> Stmt:
+        var = self.pick(writable)
+        kind = self.pick(["assign", "compound", "compound", "incdec"])
+        if kind == "assign":
+            return Assign(var, self.expr(readable, 3))
+        if kind == "compound":
+            ops = ["+", "-", "*", "/", "%", "&", "|", "^", ">>"] + ([] if var.t.signed else ["<<"])
+            return Compound(var, self.pick(ops), self.expr(readable, 2))
+        others = [w for w in writable if w.name != var.name]
+        target = self.pick(others) if others and self.draw(st.booleans()) else None
+        return IncDec(var, self.pick(["++", "--"]), self.draw(st.booleans()), target)
+
+    def block(self, readable, writable, *, in_loop: bool, nested: bool, size: int) -> list[Stmt]:
+        out: list[Stmt] = []
+        for _ in range(size):
+            kinds = ["simple", "simple"]
+            if not nested:
+                kinds += ["if", "for"] if not in_loop else ["if"]
+            if in_loop:
+                kinds.append("jump")
+            kind = self.pick(kinds)
+            if kind == "simple":
+                out.append(self.simple(readable, writable))
+            elif kind == "jump":
+                out.append(Jump(self.expr(readable, 2), self.pick(["break", "continue"])))
+            elif kind == "if":
+                then = self.block(readable, writable, in_loop=in_loop, nested=True, size=self.draw(st.integers(1, 2)))
+                other = (
+                    self.block(readable, writable, in_loop=in_loop, nested=True, size=self.draw(st.integers(1, 2)))
+                    if self.draw(st.booleans())
+                    else None
+                )
+                out.append(If(self.expr(readable, 2), then, other))
+            else:
+                i = Var("i", INT)
+                body = self.block(readable + [i], writable, in_loop=True, nested=False, size=self.draw(st.integers(1, 3)))
+                out.append(For("i", self.draw(st.integers(0, 3)), self.draw(st.booleans()), body))
+        return out
+
+    def program(self) -> Program:
+        params = [Var(n, self.pick(TYPES)) for n in "abc"]
+        readable = list(params)
+        local_list = []
+        for name in "xyz"[: self.draw(st.integers(1, 3))]:
+            var = Var(name, self.pick(TYPES))
+            local_list.append((var, self.expr(readable, 2)))
+            readable.append(var)
+        writable = list(readable)
+        body = self.block(readable, writable, in_loop=False, nested=False, size=self.draw(st.integers(1, 4)))
+        result = self.expr(readable, 2)
+        ret = self.pick(TYPES)
+        inputs = [self.draw(input_values(p.t)) for p in params]
+        return Program(ret, params, local_list, body, result, inputs)
+
+
+@st.composite
+def programs(draw) -> Program:
+    return Gen(draw).program()
+
+
+def expected_and_case(prog: Program, tmp: Path) -> tuple[Case, int]:
+    """The rendering to test (plain if it is free of undefined behaviour on
+    the inputs, else safe) and gcc's value for it."""
+    if have_ubsan():
+        case = prog.case(safe=False)
+        try:
+            return case, run_gcc(case, tmp, sanitize=True)
+        except UndefinedBehaviour:
+            pass
+        case = prog.case(safe=True)
+        try:
+            return case, run_gcc(case, tmp, sanitize=True)
+        except UndefinedBehaviour as exc:  # the safe rendering must never have any
+            pytest.fail(f"generator produced undefined behaviour:\n{case.source}\n{exc}")
+    case = prog.case(safe=True)
+    return case, run_gcc(case, tmp)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(prog=programs())
+def test_random_program_agrees_with_gcc(prog: Program, tmp_path: Path) -> None:
+    case, expected = expected_and_case(prog, tmp_path)
+    check_crepair(case, expected, tmp_path)
+
+
+# ---------------------------------------------------- targeted semantics
+def targeted(source: str, ret: CType, args: list[tuple[CType, int]], expected: int, unwind: int = UNWIND):
+    """A hand-written case: ``expected`` is what C (gcc x86-64) must give."""
+    return Case(source, ret, args, unwind), expected
+
+
+TARGETED = {
+    # signed division truncates toward zero; % takes the sign of the dividend
+    "sdiv_neg": targeted("int f(int a, int b) { return a / b; }", INT, [(INT, -7), (INT, 2)], -3),
+    "srem_neg_dividend": targeted("int f(int a, int b) { return a % b; }", INT, [(INT, -7), (INT, 2)], -1),
+    "srem_neg_divisor": targeted("int f(int a, int b) { return a % b; }", INT, [(INT, 7), (INT, -2)], 1),
+    "sdiv_neg_both": targeted("int f(int a, int b) { return a / b * 10 + a % b; }", INT, [(INT, -7), (INT, -2)], 29),
+    "sdiv_literals": targeted("int f(void) { return (-7 / 2) * 100 + (-7 % 2) * 10 + 7 % -2; }", INT, [], -309),
+    "ldiv_neg": targeted("long f(long a, long b) { return a / b + a % b; }", LONG, [(LONG, -10000000007), (LONG, 10)], -1000000007),
+    "udiv_of_neg_int": targeted("unsigned f(int a) { return (unsigned)a / 2; }", UINT, [(INT, -7)], 2147483644),
+    "udiv_by_neg_int": targeted("unsigned f(unsigned a, int b) { return a / b; }", UINT, [(UINT, 10), (INT, -3)], 0),
+    # >> of a negative signed value is arithmetic, of unsigned logical
+    "ashr_neg_int": targeted("int f(int a) { return a >> 2; }", INT, [(INT, -7)], -2),
+    "ashr_neg_one": targeted("int f(int a) { return a >> 31; }", INT, [(INT, -1)], -1),
+    "ashr_neg_char": targeted("int f(char a) { return a >> 1; }", INT, [(CHAR, -128)], -64),
+    "ashr_neg_long": targeted("long f(long a) { return a >> 40; }", LONG, [(LONG, -(1 << 62))], -(1 << 22)),
+    "lshr_unsigned": targeted("unsigned f(int a) { return (unsigned)a >> 1; }", UINT, [(INT, -8)], 2147483644),
+    "shl_unsigned_wraps": targeted("unsigned f(unsigned a) { return a << 4; }", UINT, [(UINT, 0xF0000001)], 0x10),
+    "shl_uchar_promotes": targeted("int f(unsigned char a) { return a << 8; }", INT, [(UCHAR, 255)], 65280),
+    "shl_assign_uchar": targeted("int f(unsigned char a) { a <<= 4; return a; }", INT, [(UCHAR, 255)], 240),
+    # unsigned comparisons and int/unsigned mixing
+    "unsigned_minus_one_gt_one": targeted("int f(int a) { return (unsigned)a > 1; }", INT, [(INT, -1)], 1),
+    "unsigned_literal_cmp": targeted("int f(void) { return (unsigned)-1 > 1; }", INT, [], 1),
+    "neg_one_lt_one_u": targeted("int f(void) { return -1 < 1u; }", INT, [], 0),
+    "neg_one_lt_one_u_vars": targeted("int f(int a, unsigned b) { return a < b; }", INT, [(INT, -1), (UINT, 1)], 0),
+    "neg_one_long_lt_one_u": targeted("int f(long a, unsigned b) { return a < b; }", INT, [(LONG, -1), (UINT, 1)], 1),
+    "neg_one_long_lt_one_ul": targeted("int f(long a, unsigned long b) { return a < b; }", INT, [(LONG, -1), (ULONG, 1)], 0),
+    "int_plus_unsigned": targeted("long f(int a, unsigned b) { return a + b; }", LONG, [(INT, -3), (UINT, 1)], 4294967294),
+    "hex_literal_unsigned": targeted("int f(void) { return (-1 == 0xFFFFFFFF) * 10 + (-1L == 0xFFFFFFFF); }", INT, [], 10),
+    "decimal_literal_long": targeted("long f(void) { return 2147483648 - 1; }", LONG, [], 2147483647),
+    # conversions
+    "char_of_200": targeted("int f(void) { return (char)200; }", INT, [], -56),
+    "char_of_200_var": targeted("int f(int a) { char c = (char)a; return c; }", INT, [(INT, 200)], -56),
+    "uchar_of_minus_one": targeted("int f(void) { return (unsigned char)-1; }", INT, [], 255),
+    "uchar_of_minus_one_var": targeted("int f(int a) { return (unsigned char)a; }", INT, [(INT, -1)], 255),
+    "short_of_40000": targeted("int f(int a) { return (short)a; }", INT, [(INT, 40000)], -25536),
+    "ulong_of_neg_int": targeted("unsigned long f(int a) { return (unsigned long)a; }", ULONG, [(INT, -1)], (1 << 64) - 1),
+    "ulong_of_unsigned_of_neg": targeted("unsigned long f(int a) { return (unsigned long)(unsigned)a; }", ULONG, [(INT, -1)], 4294967295),
+    "long_to_int_truncates": targeted("int f(long a) { return (int)a; }", INT, [(LONG, 0x1_8000_0005)], -2147483643),
+    "bitnot_uchar_promotes": targeted("int f(unsigned char a) { return ~a; }", INT, [(UCHAR, 0)], -1),
+    "bitnot_unsigned": targeted("unsigned f(void) { return ~0u; }", UINT, [], 4294967295),
+    "char_sum_promotes": targeted("int f(char a, char b) { return a + b; }", INT, [(CHAR, 100), (CHAR, 100)], 200),
+    "not_and_logic_values": targeted("int f(int a, int b) { return !a * 100 + (a || b) * 10 + (a && b); }", INT, [(INT, 0), (INT, 5)], 110),
+    # 64-bit multiplication
+    "long_mul": targeted("long f(int a, int b) { return (long)a * b; }", LONG, [(INT, 100000), (INT, 300000)], 30000000000),
+    "long_mul_neg": targeted("long f(int a, int b) { return (long)a * b; }", LONG, [(INT, -100000), (INT, 99999)], -9999900000),
+    "unsigned_mul_wraps": targeted("unsigned f(unsigned a, unsigned b) { return a * b; }", UINT, [(UINT, 100000), (UINT, 100000)], (10**10) % (1 << 32)),
+    # short circuit skips a call with a side effect on a global
+    "and_skips_call": targeted(
+        "int g;\nint bump(void) { g = g + 1; return 1; }\n"
+        "int f(int a) { int t = (a > 0) && bump(); return g * 10 + t; }",
+        INT, [(INT, -1)], 0,
+    ),
+    "and_makes_call": targeted(
+        "int g;\nint bump(void) { g = g + 1; return 1; }\n"
+        "int f(int a) { int t = (a > 0) && bump(); return g * 10 + t; }",
+        INT, [(INT, 1)], 11,
+    ),
+    "or_skips_call": targeted(
+        "int g = 5;\nint bump(void) { g = g * 2; return 0; }\n"
+        "int f(int a) { int t = (a > 0) || bump(); t = t + ((a < 0) || bump()); return g * 10 + t; }",
+        INT, [(INT, 1)], 101,
+    ),
+    "ternary_skips_call": targeted(
+        "int g;\nint bump(void) { g++; return 7; }\n"
+        "int f(int a) { int t = a ? 1 : bump(); return g * 10 + t; }",
+        INT, [(INT, 3)], 1,
+    ),
+    # ?: with mixed types: the usual arithmetic conversions apply
+    "ternary_int_unsigned": targeted("long f(int a, unsigned b) { return a < 0 ? a : b; }", LONG, [(INT, -1), (UINT, 5)], 4294967295),
+    "ternary_int_long": targeted("long f(int a, long b) { return a < 0 ? a : b; }", LONG, [(INT, -1), (LONG, 5)], -1),
+    "ternary_int_ulong_literal": targeted("int f(int a) { return (a ? -1 : 1UL) > 0; }", INT, [(INT, 1)], 1),
+    "ternary_chars_promote": targeted("int f(char a, unsigned char b) { return (a > 0 ? a : b) + 1; }", INT, [(CHAR, -1), (UCHAR, 255)], 256),
+    # x++ vs ++x
+    "post_pre_increment": targeted("int f(int a) { int x = a; int y = x++; int z = ++x; return y * 100 + z * 10 + x; }", INT, [(INT, 1)], 133),
+    "post_pre_decrement": targeted("int f(int a) { int x = a; int y = x--; int z = --x; return y * 100 + z * 10 + x; }", INT, [(INT, 5)], 533),
+    "uchar_increment_wraps": targeted("int f(unsigned char a) { int y = a++; return y * 1000 + a; }", INT, [(UCHAR, 255)], 255000),
+    "char_decrement_wraps": targeted("int f(char a) { --a; return a; }", INT, [(CHAR, -128)], 127),
+    # compound assignment converts back to the variable's type
+    "char_plus_assign_wraps": targeted("int f(char c) { c += 300; return c; }", INT, [(CHAR, 100)], -112),
+    "char_plus_assign_small": targeted("int f(char c) { c += 300; return c; }", INT, [(CHAR, 10)], 54),
+    "uchar_minus_assign": targeted("int f(unsigned char c) { c -= 1; return c; }", INT, [(UCHAR, 0)], 255),
+    "short_mul_assign": targeted("int f(short s) { s *= 3; return s; }", INT, [(SHORT, 20000)], -5536),
+    "unsigned_div_assign_neg": targeted("unsigned f(unsigned u) { u /= -1; return u; }", UINT, [(UINT, 7)], 0),
+    "int_div_assign_long": targeted("int f(int x, long d) { x /= d; return x; }", INT, [(INT, -9), (LONG, 4)], -2),
+    # loops with break and continue
+    "loop_break_continue": targeted(
+        "int f(int a) { int s = 0;\n"
+        "  for (int i = 0; i < 10; i++) { if (i % 2 == 0) continue; if (i > a) break; s += i; }\n"
+        "  return s; }",
+        INT, [(INT, 5)], 9, unwind=11,
+    ),
+    "while_break": targeted(
+        "int f(int a) { int n = 0; while (1) { n++; if (n >= a) break; } return n; }",
+        INT, [(INT, 3)], 3,
+    ),
+    "do_while_continue": targeted(
+        "int f(int a) { int i = 0, s = 0; do { i++; if (i == 2) continue; s += i; } while (i < a); return s; }",
+        INT, [(INT, 3)], 4,
+    ),
+    "nested_loops_break": targeted(
+        "int f(int a) { int s = 0;\n"
+        "  for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++) { if (j > i) break; s = s * 10 + j; }\n"
+        "  return s; }",
+        INT, [(INT, 0)], 1012, unwind=4,
+    ),
+    "early_return_in_loop": targeted(
+        "int g(int a) { for (int i = 0; i < 3; i++) if (i == a) return i * 10; return -1; }\n"
+        "int f(int a) { return g(a) + g(a + 5); }",
+        INT, [(INT, 2)], 19,
+    ),
+    "comma_operator": targeted("int f(int a) { int b = (a++, a * 2); return a * 100 + b; }", INT, [(INT, 4)], 510),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETED))
+def test_targeted_semantics(name: str, tmp_path: Path) -> None:
+    case, c_value = TARGETED[name]
+    expected = run_gcc(case, tmp_path)
+    assert expected == c_value, f"gcc gives {expected}, the test expects {c_value} (test bug?)"
+    check_crepair(case, expected, tmp_path)
