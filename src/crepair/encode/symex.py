@@ -139,7 +139,7 @@ class Encoder:
         self._scopes: list[dict[str, _Var]] = [{}]
         self._frames: list[_Frame] = []
         self._call_stack: list[str] = []
-        self._escapes = 0
+        self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
 
     # ------------------------------------------------------------------ api
     def run(self) -> ProgramFormula:
@@ -381,14 +381,24 @@ class Encoder:
             self._scopes[-1][pname] = var
             if term is not None:
                 ctx.state.env[var.key] = term
+        escapes = self._escapes  # the callee's returns rejoin the caller
         ctx.state = self._leave(func, frame, self._exec(func.body, ctx.state))
+        self._escapes = escapes
         if frame.ret_key is None:
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         return Value(ctx.state.env[frame.ret_key], frame.ret_type)
 
     # ------------------------------------------------------------- merging
-    def _merge(self, states: list[_State], guard: smt.Term | None = None) -> _State:
+    def _merge(
+        self, states: list[_State], guard: smt.Term | None = None, branch: smt.Term | None = None
+    ) -> _State:
+        """Join ``states``: guard is ``guard`` or the disjunction of theirs;
+        variables that differ get a Φ-assignment ``x = ite(g1, x1, ite(...))``.
+        For the two arms of a branch whose paths all rejoin, ``branch`` is its
+        condition and the Φ reads ``x = ite(branch, x_then, x_else)`` (FM'16 Fig. 2d)."""
         alive = [s for s in states if s.alive]
+        if branch is not None and len(alive) != 2:
+            branch = None
         if not alive:
             return _State(smt.BoolVal(False), dict(states[-1].env) if states else {}, False)
         if len(alive) == 1:
@@ -407,7 +417,7 @@ class Encoder:
                 continue
             term = values[-1]
             for s, v in zip(reversed(alive[:-1]), reversed(values[:-1])):
-                term = smt.If(s.guard, v, term)
+                term = smt.If(branch if branch is not None else s.guard, v, term)
             if smt.is_array(first):
                 phi = smt.smt_array(f"{key}#{next(self._ssa)}", first.range().size())
             else:
@@ -495,8 +505,9 @@ class Encoder:
         escapes = self._escapes
         then_state = self._exec(node.iftrue, state.fork(g))
         else_state = self._exec(node.iffalse, state.fork(smt.Not(g))) if node.iffalse else state.fork(smt.Not(g))
-        keep_guard = state.guard if self._escapes == escapes else None
-        return self._merge([then_state, else_state], keep_guard)
+        if self._escapes == escapes:
+            return self._merge([then_state, else_state], state.guard, branch=g)
+        return self._merge([then_state, else_state])
 
     def _exec_While(self, node: c_ast.While, state: _State) -> _State:
         return self._loop(node, state, node.cond, node.stmt, None, do_while=False)
@@ -542,7 +553,6 @@ class Encoder:
             if step is not None and cur.alive:
                 cur = self._exec(step, cur)
             iterations += 1
-        self._escapes += 1 if len(exits) > 1 else 0
         return self._merge(exits)
 
     def _exec_Break(self, node: c_ast.Break, state: _State) -> _State:
@@ -725,7 +735,7 @@ class Encoder:
         inner = _Ctx(before.fork(cond), ctx.cache, ctx.overrides, True)
         value = self._expr(node, inner)
         skipped = before.fork(smt.Not(cond))
-        ctx.state = self._merge([inner.state, skipped], before.guard)
+        ctx.state = self._merge([inner.state, skipped], before.guard, branch=cond)
         return value
 
     def _increment(self, node: c_ast.UnaryOp, ctx: _Ctx) -> Value:
