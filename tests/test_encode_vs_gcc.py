@@ -792,15 +792,11 @@ TARGETED = {
     # character constants are ints holding the value of a (signed) char
     "char_constant_ascii": targeted("int f(void) { return 'A' * 1000 + '\\n'; }", INT, [], 65010),
     "char_constant_octal_high": targeted("int f(void) { return '\\377'; }", INT, [], -1),
+    "char_constant_hex": targeted("int f(void) { return '\\x41' + '\\xff'; }", INT, [], 64),
 }
 
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
-KNOWN_BUGS = {
-    "char_constant_octal_high": (
-        "crepair bug: a character constant with an escape above 0177 (e.g. '\\377') has type int and the value "
-        "of a signed char in gcc (-1), but crepair.encode.ops.constant_value gives the unsigned byte (255)"
-    ),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -12,11 +12,23 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import time
+
 from crepair.encode import encode
 from crepair.frontend import CProgram, load_program
+from crepair.localize.must import DependencyGraph, Origin, fosfl
 from crepair.mutation import MutationLevel, MutationUnit
+from crepair.mutation.operators import is_specification
 from crepair.repair.mutation import AllRepair, Progress, Repair, SearchStats
-from crepair.verify import DEFAULT_UNWIND, BoundReport, check_bound
+from crepair.solver.smt import SmtSolver, Verdict
+from crepair.verify import (
+    DEFAULT_UNWIND,
+    BoundReport,
+    Counterexample,
+    VerifyOutcome,
+    check_bound,
+    counterexample_of,
+)
 
 DEFAULT_MAX_SIZE = 2
 DEFAULT_TIMEOUT = 60.0
@@ -26,6 +38,19 @@ class Scheme(enum.Enum):
     """Repair schemes."""
 
     MUTATION = "mutation"
+
+
+class Prune(enum.Enum):
+    """Pruning of the mutation search when a candidate is buggy."""
+
+    NONE = "none"  # block only the candidate (AllRepair, FM'16)
+    MUST = "must"  # block every candidate equal on its must location set (FL-AllRepair, CAV'20)
+
+
+class Method(enum.Enum):
+    """Fault-localization methods."""
+
+    MUST = "must"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +71,7 @@ class RepairOptions:
     timeout: float | None = DEFAULT_TIMEOUT
     max_repairs: int | None = None
     no_mutate: frozenset[str] = frozenset()
+    prune: Prune = Prune.MUST
 
 
 class RepairRun:
@@ -72,6 +98,7 @@ class RepairRun:
             timeout=options.timeout,
             max_repairs=options.max_repairs,
             progress=progress,
+            prune=options.prune == Prune.MUST,
         )
         self._iter: Iterator[Repair] = iter(self._search)
 
@@ -111,8 +138,69 @@ def repair(
         fields.update(overrides)
         if isinstance(fields["level"], int):
             fields["level"] = MutationLevel(fields["level"])
+        if isinstance(fields["prune"], str):
+            fields["prune"] = Prune(fields["prune"])
         fields["no_mutate"] = frozenset(fields["no_mutate"])
         options = RepairOptions(**fields)
     if options.max_size < 1:
         raise ValueError("max_size must be at least 1")
     return RepairRun(load_program(path), options, progress)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalizeResult:
+    """Where the bug can be.
+
+    ``outcome`` is the verification outcome of the program; when VIOLATED,
+    ``counterexample`` is the bug localized and ``locations`` its must
+    location set (outside the specification), in source order.
+    """
+
+    path: str
+    entry: str
+    method: Method
+    outcome: VerifyOutcome
+    bound: BoundReport
+    counterexample: Counterexample | None
+    locations: tuple[Origin, ...]
+    seconds: float
+
+
+def localize(
+    path: str | Path,
+    *,
+    method: Method | str = Method.MUST,
+    unwind: int = DEFAULT_UNWIND,
+    entry: str = "main",
+    no_mutate: frozenset[str] | set[str] = frozenset(),
+    timeout: float | None = None,
+) -> LocalizeResult:
+    """Localize the bug of the C file at ``path`` on its first counterexample.
+
+    ``method`` MUST gives the must location set of FOSFL (CAV'20, Alg. 2):
+    every repair in the mutation or arbitrary-expression scheme changes at
+    least one of the returned locations.  Locations in the specification
+    (``main``, ``AllRepair_correct_*``, ``no_mutate``) are left out, since no
+    repair changes them.  Raises ``BadInput`` for programs crepair cannot take.
+    """
+    method = Method(method)
+    start = time.monotonic()
+    program = load_program(path)
+    formula, _ = encode(program, bound=unwind, entry=entry)
+    bound = check_bound(formula, timeout)
+    solver = SmtSolver(timeout=timeout)
+    solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
+    verdict = solver.check()
+    outcome = {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
+        verdict, VerifyOutcome.UNKNOWN
+    )
+    cex, locations = None, ()
+    if verdict == Verdict.SAT:
+        model = solver.model()
+        cex = counterexample_of(formula, model)
+        must = fosfl(DependencyGraph(formula), formula, model)
+        spec = frozenset(no_mutate)
+        locations = tuple(o for o in must.origins if not (o.function and is_specification(o.function, spec)))
+    return LocalizeResult(
+        program.path, entry, method, outcome, bound, cex, locations, time.monotonic() - start
+    )

@@ -58,10 +58,12 @@ class LocationCopy:
 
 @dataclass(frozen=True, slots=True)
 class Constraint:
-    """A hard constraint with its origin span (``None`` when synthetic)."""
+    """A hard constraint with its origin span (``None`` when synthetic) and,
+    for assignments, the function whose statement it encodes."""
 
     term: smt.Term
     span: Span | None
+    function: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

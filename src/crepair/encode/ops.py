@@ -141,18 +141,22 @@ def constant_value(node: c_ast.Constant, where: SourcePoint) -> Value:
     """The value of a constant node (integer or character)."""
     if node.type == "char":
         body = node.value[1:-1]
+        code: int | None = None
         if body.startswith("\\"):
             code = _ESCAPES.get(body[1]) if len(body) == 2 else None
-            if code is None:
-                try:
+            try:
+                if code is None and body[1] in "xX":
+                    code = int(body[2:], 16)
+                elif code is None:
                     code = int(body[1:], 8)
-                except ValueError:
-                    raise UnsupportedConstruct(where, f"character constant {node.value}") from None
+            except ValueError:
+                code = None
         elif len(body) == 1:
             code = ord(body)
-        else:
+        if code is None or code > 255:
             raise UnsupportedConstruct(where, f"character constant {node.value}")
-        return Value(smt.BitVecVal(code, 32), ct.INT)
+        # a character constant is an int holding the value of a (signed) char
+        return Value(smt.BitVecVal(code - 256 if code > 127 else code, 32), ct.INT)
     if node.type == "string":
         raise UnsupportedConstruct(where, "string literal")
     try:

@@ -204,6 +204,10 @@ class Encoder:
                 return ct.ArrayType(elem, None)
         raise UnsupportedConstruct(self._point(node), f"type {type(node).__name__}")
 
+    @property
+    def _function(self) -> str:
+        return self._frames[-1].function
+
     # ---------------------------------------------------------- locations
     def _site_location(self, root: c_ast.Node, span_node: c_ast.Node, kind: LocationKind) -> tuple[int, tuple[Overrides, ...]]:
         idx = self._locations.get(root)
@@ -620,7 +624,7 @@ class Encoder:
             value = convert(value_of(ctx), target)
             if ctx.record:
                 fresh = self._fresh(var.key, target)
-                self.formula.s_assign.append(Constraint(fresh == value.term, self._p.spans.span(node)))
+                self.formula.s_assign.append(Constraint(fresh == value.term, self._p.spans.span(node), self._function))
                 value = Value(fresh, target)
         if not ctx.record:
             return ctx.cache[node]
@@ -629,7 +633,9 @@ class Encoder:
         else:
             new = smt.smt_array(f"{var.key}#{next(self._ssa)}", target.bits)
             old = ctx.state.env[var.key]
-            self.formula.s_assign.append(Constraint(new == smt.Store(old, index, value.term), self._p.spans.span(node)))
+            self.formula.s_assign.append(
+                Constraint(new == smt.Store(old, index, value.term), self._p.spans.span(node), self._function)
+            )
             ctx.state.env[var.key] = new
         ctx.cache[node] = value
         return value
@@ -755,7 +761,7 @@ class Encoder:
             var = self._lookup(target)
             converted = convert(value, var.ctype)
             fresh = self._fresh(var.key, var.ctype)
-            self.formula.s_assign.append(Constraint(fresh == converted.term, self._p.spans.span(origin)))
+            self.formula.s_assign.append(Constraint(fresh == converted.term, self._p.spans.span(origin), self._function))
             ctx.state.env[var.key] = fresh
             return Value(fresh, var.ctype)
         if isinstance(target, c_ast.ArrayRef) and isinstance(target.name, c_ast.ID):
@@ -765,7 +771,7 @@ class Encoder:
             new = smt.smt_array(f"{var.key}#{next(self._ssa)}", var.ctype.elem.bits)
             old = ctx.state.env[var.key]
             self.formula.s_assign.append(
-                Constraint(new == smt.Store(old, index, converted.term), self._p.spans.span(origin))
+                Constraint(new == smt.Store(old, index, converted.term), self._p.spans.span(origin), self._function)
             )
             ctx.state.env[var.key] = new
             return converted

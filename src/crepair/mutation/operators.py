@@ -37,6 +37,12 @@ from crepair.encode.symex import NEGATE, Site
 from crepair.frontend.parse import CProgram
 
 
+def is_specification(function: str, no_mutate: frozenset[str] = frozenset()) -> bool:
+    """Whether ``function`` belongs to the specification (never changed):
+    ``main``, ``AllRepair_correct_*`` or one of ``no_mutate``."""
+    return function == "main" or function.startswith("AllRepair_correct_") or function in no_mutate
+
+
 class MutationLevel(enum.IntEnum):
     """AllRepair's mutation levels (Table 1)."""
 
@@ -118,7 +124,7 @@ class MutationUnit:
         self._no_mutate = no_mutate
 
     def is_specification(self, function: str) -> bool:
-        return function == "main" or function.startswith("AllRepair_correct_") or function in self._no_mutate
+        return is_specification(function, self._no_mutate)
 
     def __call__(self, site: Site) -> list[dict]:
         if self.is_specification(site.function):

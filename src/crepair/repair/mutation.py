@@ -13,6 +13,11 @@ FM'16, Sect. 4, Fig. 4.  Two solver roles, as in MARCO:
   assumptions.  SAT: the sv is not repaired, block it alone; UNSAT: the sv
   is a minimal repair, block all its supersets (``∨_{v∈V∖V_o} ¬v``).
 
+With pruning (FL-AllRepair, Rothenberg & Grumberg, CAV'20, Sect. 6, Fig. 4)
+an unrepaired candidate blocks every candidate that agrees with it on the
+must location set F of its counterexample (I-FOSFL, one dependency graph for
+all candidates); the set of minimal repairs is the same (Proposition 1).
+
 k grows from 1 when no unexplored sv of size ≤ k remains.  Each repair is
 re-checked by a fresh solver before it is yielded; an UNKNOWN answer is
 neither a repair nor a refutation (the run's outcome becomes UNKNOWN).
@@ -27,6 +32,7 @@ from dataclasses import dataclass, field
 
 from crepair.encode import Location, ProgramFormula
 from crepair.encode.symex import Overrides
+from crepair.localize.must import DependencyGraph, fosfl
 from crepair.mutation import Mutation
 from crepair.patch import apply_edits, unified_diff
 from crepair.solver import smt
@@ -81,6 +87,8 @@ class SearchStats:
     unknown_checks: int = 0
     repairs: int = 0
     seconds: float = 0.0
+    localizations: int = 0  # FOSFL calls (pruning)
+    localization_seconds: float = 0.0
     outcome: RepairOutcome = RepairOutcome.UNKNOWN
     max_size: int = 0
     complete: bool = False  # every sv of size <= max_size was explored
@@ -127,6 +135,7 @@ class AllRepair:
         timeout: float | None,
         max_repairs: int | None = None,
         progress: Callable[[Progress], None] | None = None,
+        prune: bool = True,
     ):
         self._f = formula
         self._mutants = mutants
@@ -136,6 +145,7 @@ class AllRepair:
         self._timeout = timeout
         self._max_repairs = max_repairs
         self._progress = progress
+        self._prune = prune
         self.stats = SearchStats(max_size=max_size)
         self._repairable = [
             loc.index for loc in formula.locations if loc.mutable and len(mutants[loc.index]) > 1
@@ -187,6 +197,18 @@ class AllRepair:
             stats.outcome = RepairOutcome.EXHAUSTED
             return
 
+        sdg = DependencyGraph(self._f) if self._prune else None
+        repairable = set(self._repairable)
+
+        def must_clause(chosen: dict[int, int]) -> list[int]:
+            """FL-AllRepair (CAV'20 Fig. 4, Example 5): some location of the
+            candidate's must set F must differ from the candidate."""
+            t0 = time.monotonic()
+            must = fosfl(sdg, self._f, tau.model())
+            stats.localizations += 1
+            stats.localization_seconds += time.monotonic() - t0
+            return [-sel[(i, chosen[i])] for i in sorted(must.locations & repairable)]
+
         base: list[list[int]] = []
         atmost_one: list[list[int]] = []
         for i in self._repairable:
@@ -195,6 +217,8 @@ class AllRepair:
             base.append(lits)
         # the original sv itself is known to be unrepaired
         base.append([-sel[(i, 0)] for i in self._repairable])
+        if self._prune:
+            base.append(must_clause({i: 0 for i in self._repairable}))
         changed = [-sel[(i, 0)] for i in self._repairable]
 
         k = 1
@@ -233,7 +257,10 @@ class AllRepair:
             if self._progress:
                 self._progress(Progress(k, stats.checks, found, time.monotonic() - start))
             if verdict == Verdict.SAT:
-                map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
+                if self._prune:
+                    map_solver.block(must_clause(chosen))
+                else:
+                    map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
                 continue
             if verdict == Verdict.UNKNOWN:
                 stats.unknown_checks += 1

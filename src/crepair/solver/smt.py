@@ -167,3 +167,28 @@ def constant_names(terms: Iterable[z3.ExprRef]) -> set[str]:
         else:
             stack.extend(t.children())
     return names
+
+
+def eq_sides(term: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
+    """The two sides of an equation ``lhs == rhs``."""
+    if not z3.is_eq(term):
+        raise ValueError(f"not an equation: {term}")
+    lhs, rhs = term.children()
+    return lhs, rhs
+
+
+def is_ite(term: z3.ExprRef) -> bool:
+    return z3.is_app_of(term, z3.Z3_OP_ITE)
+
+
+_BOOL_KINDS = {
+    z3.Z3_OP_AND: "and", z3.Z3_OP_OR: "or", z3.Z3_OP_NOT: "not", z3.Z3_OP_IMPLIES: "implies",
+    z3.Z3_OP_ITE: "ite", z3.Z3_OP_TRUE: "true", z3.Z3_OP_FALSE: "false",
+}
+
+
+def bool_kind(term: z3.ExprRef) -> str:
+    """The connective at the top of a Boolean term, or "atom"."""
+    if not z3.is_bool(term) or not z3.is_app(term):
+        return "atom"
+    return _BOOL_KINDS.get(term.decl().kind(), "atom")
