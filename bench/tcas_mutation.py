@@ -49,7 +49,9 @@ PUBLISHED = {1: PUBLISHED_L1, 2: PUBLISHED_L1 | {16, 17, 28, 35, 36, 40, 41}}
 
 NOTES = {
     38: "v38 declares `Positive_RA_Alt_Thresh[3]` but writes/reads index 3 "
-    "(array out of bounds, undefined behaviour), so its universe result is not meaningful",
+    "(array out of bounds, undefined behaviour), so its universe result is not meaningful; "
+    "the spec's `AllRepair_correct_*` functions use the same undersized global array, so the "
+    "spec cannot see the fault",
 }
 
 
@@ -79,6 +81,7 @@ def worker_main(spec: str, level: int, max_size: int, timeout: float, unwind: in
                     "locations": run.stats.locations,
                     "space": {str(k): v for k, v in run.stats.space.items()},
                     "bound": run.bound.message(),
+                    "crepair_file": crepair.__file__,
                 },
             )
             for n, r in enumerate(run, 1):
@@ -449,6 +452,25 @@ class Bench:
         self.baseline_events: dict[int, threading.Event] = {}
         self.have_gcc = shutil.which("gcc") is not None
         self.tmp = Path(tempfile.mkdtemp(prefix="tcas-bench-"))
+        self.env = dict(os.environ)
+        self.crepair_src: Path | None = None  # snapshot's src/ (None: the installed crepair)
+
+    def snapshot(self, rev: str) -> str:
+        """Export ``rev``'s src/ with ``git archive`` and make the workers
+        import crepair from there, so edits to the working tree during the
+        run do not leak into it.  Returns the full commit id."""
+        commit = subprocess.run(
+            ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dest = self.tmp / "crepair-snapshot"
+        dest.mkdir()
+        archive = subprocess.run(["git", "archive", commit, "src"], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+        self.crepair_src = dest / "src"
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            [str(self.crepair_src)] + ([self.env["PYTHONPATH"]] if self.env.get("PYTHONPATH") else [])
+        )
+        return commit
 
     def spec(self, v: int) -> Path:
         return self.tcas / "spec" / f"tcas_v{v}.c"
@@ -469,7 +491,7 @@ class Bench:
         ]
         crash = ""
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=hard, cwd=REPO)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=hard, cwd=self.tmp, env=self.env)
             if p.returncode not in (0, 1):
                 tail = " | ".join(p.stderr.strip().splitlines()[-2:])
                 crash = f"worker exited with {p.returncode}" + (f": {tail}" if tail else "")
@@ -488,6 +510,10 @@ class Bench:
         for rec in records:
             if rec["type"] == "start":
                 job.start = rec
+                if self.crepair_src and not Path(rec.get("crepair_file", "")).resolve().is_relative_to(
+                    self.crepair_src.resolve()
+                ):
+                    crash = crash or f"worker imported crepair from {rec.get('crepair_file')}, not the snapshot"
             elif rec["type"] == "repair":
                 job.repairs.append(rec)
             elif rec["type"] == "done":
@@ -876,6 +902,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", type=lambda s: sorted({int(x) for x in s.split(",")}), default=[1, 2],
                     help="mutation levels to run (default 1,2)")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (default 2)")
+    ap.add_argument("--rev", default="HEAD",
+                    help="run the crepair of this git commit, exported with git archive (default HEAD)")
+    ap.add_argument("--live", action="store_true",
+                    help="run the installed crepair (the working tree, with any uncommitted edits) instead of --rev")
     ap.add_argument("--output", default=str(REPO / "bench" / "results" / "tcas-mutation.md"),
                     help="markdown report (default bench/results/tcas-mutation.md); raw JSON next to it")
     args = ap.parse_args(argv)
@@ -896,9 +926,18 @@ def main(argv: list[str] | None = None) -> int:
     out_json = out_md.with_suffix(".json")
     out_md.parent.mkdir(parents=True, exist_ok=True)
     t_start = time.monotonic()
+    if args.live:
+        commit = git_commit() + " — working tree (--live)"
+    else:
+        try:
+            commit = bench.snapshot(args.rev) + " (src/ exported with git archive; uncommitted edits not included)"
+        except (subprocess.CalledProcessError, OSError) as exc:
+            print(f"cannot export crepair at {args.rev!r} ({exc}); use --live to run the installed crepair",
+                  file=sys.stderr)
+            return 2
     meta = {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": git_commit(),
+        "commit": commit,
         "machine": machine(),
         "software": versions_info(),
         "command": "python bench/tcas_mutation.py " + " ".join(argv),
