@@ -915,6 +915,7 @@ def main(argv: list[str] | None = None) -> int:
     bench = Bench(args)
     if not (bench.shared / "benchmarks").is_dir() or not (bench.tcas / "spec").is_dir():
         print(f"skipping: {bench.shared / 'benchmarks' / 'tcas'} not found (use --shared DIR)", file=sys.stderr)
+        shutil.rmtree(bench.tmp, ignore_errors=True)
         return 0
     missing = [v for v in args.versions if not bench.spec(v).exists() or not bench.sir_file(v).exists()]
     if missing:
@@ -934,6 +935,7 @@ def main(argv: list[str] | None = None) -> int:
         except (subprocess.CalledProcessError, OSError) as exc:
             print(f"cannot export crepair at {args.rev!r} ({exc}); use --live to run the installed crepair",
                   file=sys.stderr)
+            shutil.rmtree(bench.tmp, ignore_errors=True)
             return 2
     meta = {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -984,6 +986,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: writing partial results", file=sys.stderr)
         pool.shutdown(wait=False, cancel_futures=True)
         write(final=False)
+        shutil.rmtree(bench.tmp, ignore_errors=True)
         return 130
     pool.shutdown(wait=True)
     text = write(final=True)
