@@ -9,7 +9,7 @@ Bounded verification (SSA + SMT), all minimal mutation-based repairs
         print(r.diff)
 """
 
-from crepair.api import RepairOptions, RepairRun, Scheme, repair
+from crepair.api import LocalizeResult, Method, Prune, RepairOptions, RepairRun, Scheme, localize, repair
 from crepair.errors import BadInput, CRepairError, MissingTool, UnsupportedConstruct
 from crepair.mutation import MutationLevel
 from crepair.repair import Change, Repair, RepairOutcome
@@ -22,6 +22,9 @@ __all__ = [
     "CRepairError",
     "Change",
     "Counterexample",
+    "LocalizeResult",
+    "Method",
+    "Prune",
     "MissingTool",
     "MutationLevel",
     "Repair",
@@ -32,6 +35,7 @@ __all__ = [
     "UnsupportedConstruct",
     "VerifyOutcome",
     "VerifyResult",
+    "localize",
     "repair",
     "verify",
 ]

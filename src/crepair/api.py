@@ -200,7 +200,15 @@ def localize(
         cex = counterexample_of(formula, model)
         must = fosfl(DependencyGraph(formula), formula, model)
         spec = frozenset(no_mutate)
-        locations = tuple(o for o in must.origins if not (o.function and is_specification(o.function, spec)))
+        kept = [o for o in must.origins if not (o.function and is_specification(o.function, spec))]
+        # an array store and its right-hand side are one statement: show it once
+        located = [o.span for o in kept if o.location is not None]
+        locations = tuple(
+            o
+            for o in kept
+            if o.location is not None
+            or not any(o.span.start <= l.start and l.end <= o.span.end for l in located)
+        )
     return LocalizeResult(
         program.path, entry, method, outcome, bound, cex, locations, time.monotonic() - start
     )

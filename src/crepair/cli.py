@@ -1,9 +1,9 @@
 """The ``crepair`` command: a thin composition of the pipeline stages.
 
-Exit codes (``ExitCode``): 0 verified / repaired; 1 assertion violated
-(verify); 2 usage error; 3 bad input (unsupported C, syntax error,
+Exit codes (``ExitCode``): 0 verified / repaired / localized; 1 assertion
+violated (verify); 2 usage error; 3 bad input (unsupported C, syntax error,
 unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
-the scheme; 6 original already correct (repair); 7 a required tool is
+the scheme; 6 original already correct (repair, localize); 7 a required tool is
 missing; 8 inconclusive: the unwinding bound is too small (verify); 70
 internal error.
 """
@@ -52,6 +52,14 @@ def _parser() -> argparse.ArgumentParser:
     common(v)
     v.add_argument("--timeout", type=float, default=None, metavar="S", help="solver time limit in seconds")
 
+    loc = sub.add_parser("localize", help="where the bug can be: the must location set")
+    common(loc)
+    loc.add_argument("--method", choices=[m.value for m in api.Method], default="must",
+                     help="localization method (default: must)")
+    loc.add_argument("--no-mutate", default="", metavar="F,G", help="specification functions, never blamed")
+    loc.add_argument("--sarif", metavar="FILE", help="also write the locations as SARIF 2.1.0 to FILE")
+    loc.add_argument("--timeout", type=float, default=None, metavar="S", help="solver time limit in seconds")
+
     r = sub.add_parser("repair", help="all minimal repairs, smallest first, as unified diffs")
     common(r)
     r.add_argument("--scheme", choices=[s.value for s in api.Scheme], default="mutation",
@@ -64,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--max-repairs", type=int, default=None, metavar="N", help="stop after N repairs")
     r.add_argument("--first", action="store_true", help="stop after the first repair")
     r.add_argument("--no-mutate", default="", metavar="F,G", help="functions never to mutate (specification)")
+    r.add_argument("--prune", choices=[p.value for p in api.Prune], default="must",
+                   help="prune the search with must fault localization (default: must)")
     r.add_argument("--quiet", action="store_true", help="no progress display")
     r.add_argument("--apply", action="store_true",
                    help="write the first repair into FILE (the original is kept as FILE.orig)")
@@ -75,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "verify":
             return _verify(args)
+        if args.command == "localize":
+            return _localize(args)
         return _repair(args)
     except MissingTool as exc:
         print(f"crepair: {exc}", file=sys.stderr)
@@ -104,6 +116,32 @@ def _verify(args) -> int:
     if result.bound.too_small is not False:
         return ExitCode.BOUND_TOO_SMALL
     return ExitCode.OK
+
+
+def _localize(args) -> int:
+    result = api.localize(
+        args.file,
+        method=args.method,
+        unwind=args.unwind,
+        entry=args.entry,
+        no_mutate=frozenset(f for f in args.no_mutate.split(",") if f),
+        timeout=args.timeout,
+    )
+    if args.json:
+        print(json_report.localize_json(result))
+    else:
+        with open(args.file, encoding="utf-8", errors="surrogateescape") as fh:
+            print(text.render_localize(result, fh.read()))
+    if args.sarif:
+        from crepair.report.sarif import localize_sarif
+
+        with open(args.sarif, "w", encoding="utf-8") as fh:
+            fh.write(localize_sarif(result))
+    if result.outcome == VerifyOutcome.VIOLATED:
+        return ExitCode.OK
+    if result.outcome == VerifyOutcome.UNKNOWN:
+        return ExitCode.UNKNOWN
+    return ExitCode.ORIGINAL_CORRECT
 
 
 class _ProgressDisplay:
@@ -143,6 +181,7 @@ def _repair(args) -> int:
         timeout=None if not args.timeout else args.timeout,
         max_repairs=max_repairs,
         no_mutate=frozenset(f for f in args.no_mutate.split(",") if f),
+        prune=api.Prune(args.prune),
     )
     if options.max_size < 1:
         print("crepair: error: --max-size must be at least 1", file=sys.stderr)

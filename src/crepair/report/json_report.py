@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from crepair.api import RepairRun
+from crepair.api import LocalizeResult, RepairRun
 from crepair.frontend import Span
 from crepair.repair.mutation import Repair
 from crepair.verify import VerifyResult
@@ -77,6 +77,7 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
         "options": {
             "scheme": o.scheme.value, "level": int(o.level), "unwind": o.unwind, "entry": o.entry,
             "max_size": o.max_size, "timeout": o.timeout, "max_repairs": o.max_repairs,
+            "prune": o.prune.value,
         },
         "bound": bound_dict(run.bound),
         "repairs": [repair_dict(r) for r in repairs],
@@ -85,10 +86,36 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
             "search_space": {str(k): v for k, v in s.space.items()},
             "covered_seconds": {str(k): round(v, 3) for k, v in s.covered.items()},
             "smt_checks": s.checks,
+            "localizations": s.localizations,
+            "localization_seconds": round(s.localization_seconds, 3),
             "unknown_checks": s.unknown_checks,
             "seconds": round(s.seconds, 3),
             "complete": s.complete,
             "outcome": s.outcome.value,
         },
+    }
+    return json.dumps(data, indent=2)
+
+
+def localize_json(result: LocalizeResult) -> str:
+    cex = result.counterexample
+    data = {
+        "file": result.path,
+        "entry": result.entry,
+        "method": result.method.value,
+        "outcome": result.outcome.value,
+        "bound": bound_dict(result.bound),
+        "locations": [
+            {"span": span_dict(o.span), "function": o.function, "location": o.location} for o in result.locations
+        ],
+        "counterexample": None
+        if cex is None
+        else {
+            "assertion": span_dict(cex.assertion),
+            "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
+            "lines": list(cex.lines),
+        },
+        "guarantee": "every repair within the mutation or arbitrary-expression scheme changes at least one location",
+        "seconds": round(result.seconds, 3),
     }
     return json.dumps(data, indent=2)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crepair.api import RepairRun
+from crepair.api import LocalizeResult, RepairRun
 from crepair.repair.mutation import Repair, RepairOutcome, SearchStats
 from crepair.verify import VerifyOutcome, VerifyResult
 
@@ -83,6 +83,13 @@ def render_summary(run: RepairRun, found: int) -> str:
         cov = stats.covered.get(k)
         out.append(f"  {k:<4}  {n:<12}  {'-' if cov is None else f'{cov:.2f} s'}")
     out.append(f"  SMT checks: {stats.checks}" + (f" ({stats.unknown_checks} unknown)" if stats.unknown_checks else ""))
+    prune = run.options.prune.value
+    if stats.localizations:
+        out.append(
+            f"  pruning: {prune} ({stats.localizations} must-set localizations, {stats.localization_seconds:.2f} s)"
+        )
+    else:
+        out.append(f"  pruning: {prune}")
     out.append(f"  time: {stats.seconds:.2f} s")
     text = _OUTCOME_TEXT[stats.outcome].format(k=stats.max_size, b=run.options.unwind)
     if stats.outcome == RepairOutcome.REPAIRED:
@@ -91,4 +98,45 @@ def render_summary(run: RepairRun, found: int) -> str:
             f"; all minimal repairs of size <= {stats.max_size} found)" if complete else "; search stopped early)"
         )
     out.append(f"  outcome: {text}")
+    return "\n".join(out)
+
+
+def _highlight(original: str, span) -> list[str]:
+    lines = original.split("\n")
+    text = lines[span.line - 1] if span.line <= len(lines) else ""
+    end = span.end_column if span.end_line == span.line else len(text)
+    marker = "".join("\t" if ch == "\t" else " " for ch in text[: span.column - 1])
+    return [f"{span.line:>6} | {text}", f"{'':>6} | {marker}{'^' * max(end - span.column + 1, 1)}"]
+
+
+def render_localize(result: LocalizeResult, original: str) -> str:
+    out = []
+    if result.counterexample is None:
+        if result.outcome.value == "verified":
+            out.append(f"no assertion violation within unwinding bound {result.bound.bound}: nothing to localize")
+        else:
+            out.append("unknown: the solver gave up; nothing localized")
+        if result.bound.too_small or result.bound.too_small is None:
+            out.append(f"warning: {result.bound.message()}")
+        return "\n".join(out)
+    cex = result.counterexample
+    a = cex.assertion
+    n = len(result.locations)
+    out.append(
+        f"must location set ({n} location{'s' if n != 1 else ''}) for the violation of "
+        f"{a.file}:{a.line}: {original[a.start:a.end]}"
+    )
+    for origin in result.locations:
+        fn = f" in {origin.function}()" if origin.function else ""
+        out.append(f"  {origin.span.file}:{origin.span.line}:{origin.span.column}{fn}")
+        out.extend("  " + line for line in _highlight(original, origin.span))
+    out.append("counterexample inputs:")
+    for inp in cex.inputs:
+        out.append(f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {_source_line(original, inp.line)})")
+    out.append(
+        "guarantee: every repair within the mutation or arbitrary-expression scheme changes "
+        f"at least one of these {n} locations (unwinding bound {result.bound.bound})."
+    )
+    if result.bound.too_small or result.bound.too_small is None:
+        out.append(f"warning: {result.bound.message()}")
     return "\n".join(out)
