@@ -24,7 +24,6 @@ import datetime as _dt
 import difflib
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -37,7 +36,21 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (  # noqa: E402  (bench/common.py)
+    REPO,
+    emit as _emit,
+    export_snapshot,
+    fmt_s as _fmt_s,
+    git_commit,
+    imported_from_snapshot,
+    machine,
+    md_escape as _md_escape,
+    pythonpath_env,
+    read_records,
+    run_worker,
+    versions_info,
+)
 ALL_VERSIONS = list(range(1, 42))
 LEVEL_MAX_SIZE = {1: 2, 2: 1}  # level -> max_size
 ASSUME_MARKER = "//<ASSUME_CORRECT>"
@@ -59,11 +72,6 @@ NOTES = {
 # Worker: one crepair run, written as JSON lines (so a killed worker still
 # leaves the repairs it found).
 # ---------------------------------------------------------------------------
-
-
-def _emit(fh, record: dict) -> None:
-    fh.write(json.dumps(record) + "\n")
-    fh.flush()
 
 
 def worker_main(spec: str, level: int, max_size: int, timeout: float, unwind: int, out: str) -> int:
@@ -459,17 +467,8 @@ class Bench:
         """Export ``rev``'s src/ with ``git archive`` and make the workers
         import crepair from there, so edits to the working tree during the
         run do not leak into it.  Returns the full commit id."""
-        commit = subprocess.run(
-            ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dest = self.tmp / "crepair-snapshot"
-        dest.mkdir()
-        archive = subprocess.run(["git", "archive", commit, "src"], cwd=REPO, capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
-        self.crepair_src = dest / "src"
-        self.env["PYTHONPATH"] = os.pathsep.join(
-            [str(self.crepair_src)] + ([self.env["PYTHONPATH"]] if self.env.get("PYTHONPATH") else [])
-        )
+        commit, self.crepair_src = export_snapshot(rev, self.tmp / "crepair-snapshot")
+        self.env = pythonpath_env(self.env, self.crepair_src)
         return commit
 
     def spec(self, v: int) -> Path:
@@ -489,30 +488,13 @@ class Bench:
             str(self.spec(job.version)), str(job.level), str(job.max_size),
             str(self.args.timeout), str(self.args.unwind), str(out),
         ]
-        crash = ""
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=hard, cwd=self.tmp, env=self.env)
-            if p.returncode not in (0, 1):
-                tail = " | ".join(p.stderr.strip().splitlines()[-2:])
-                crash = f"worker exited with {p.returncode}" + (f": {tail}" if tail else "")
-        except subprocess.TimeoutExpired:
-            crash = f"killed after the hard limit of {hard:.0f} s"
-        except Exception as exc:  # noqa: BLE001
-            crash = f"{type(exc).__name__}: {exc}"
+        crash = run_worker(cmd, hard, self.tmp, self.env)
         job.wall = time.monotonic() - t0
-        records = []
-        if out.exists():
-            for line in out.read_text(encoding="utf-8").splitlines():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    pass
+        records = read_records(out)
         for rec in records:
             if rec["type"] == "start":
                 job.start = rec
-                if self.crepair_src and not Path(rec.get("crepair_file", "")).resolve().is_relative_to(
-                    self.crepair_src.resolve()
-                ):
+                if not imported_from_snapshot(rec, self.crepair_src):
                     crash = crash or f"worker imported crepair from {rec.get('crepair_file')}, not the snapshot"
             elif rec["type"] == "repair":
                 job.repairs.append(rec)
@@ -605,10 +587,6 @@ class Bench:
 # ---------------------------------------------------------------------------
 
 
-def _fmt_s(x) -> str:
-    return "—" if x is None else f"{x:.1f}"
-
-
 def _universe_cell(r: dict) -> str:
     u = r.get("universe")
     tag = f"r{r['index']}"
@@ -620,10 +598,6 @@ def _universe_cell(r: dict) -> str:
         return f"{tag} error ({u['error']})"
     total = u["passed"] + u["failed"]
     return f"{tag} {'pass' if u['ok'] else 'FAIL'} {u['passed']}/{total}"
-
-
-def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
 
 
 def level_table(bench: Bench, jobs: dict, level: int, versions: list[int]) -> list[str]:
@@ -668,46 +642,6 @@ def level_table(bench: Bench, jobs: dict, level: int, versions: list[int]) -> li
 
 def _vs(s) -> str:
     return " ".join(f"v{v}" for v in sorted(s)) or "none"
-
-
-def git_commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip()
-        return head + (" (with uncommitted changes under src/)" if dirty else "")
-    except Exception:  # noqa: BLE001
-        return "unknown"
-
-
-def machine() -> str:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        nproc = str(os.cpu_count())
-    return f"nproc {nproc}" + (f", {cpu}" if cpu else "") + f", {platform.system()} {platform.release()}"
-
-
-def versions_info() -> str:
-    parts = [f"Python {platform.python_version()}"]
-    for mod in ("z3", "pysat", "pycparser"):
-        try:
-            from importlib.metadata import version
-
-            name = {"z3": "z3-solver", "pysat": "python-sat"}.get(mod, mod)
-            parts.append(f"{name} {version(name)}")
-        except Exception:  # noqa: BLE001
-            pass
-    return ", ".join(parts)
 
 
 def report(bench: Bench, jobs: dict, meta: dict, final: bool) -> str:
