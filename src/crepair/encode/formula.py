@@ -54,6 +54,19 @@ class LocationCopy:
     lhs: smt.Term
     alternatives: tuple[smt.Term, ...]
     guard: smt.Term
+    scope: tuple["ScopeValue", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeValue:
+    """A scalar variable in scope where a location copy executes: its C
+    ``name`` and its value ``term`` (a ``bits``-wide bit-vector) just before
+    the location's expression is evaluated (Könighofer & Bloem's Vals(r))."""
+
+    name: str
+    term: smt.Term
+    bits: int
+    signed: bool
 
 
 @dataclass(frozen=True, slots=True)

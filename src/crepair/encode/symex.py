@@ -31,6 +31,7 @@ from crepair.encode.formula import (
     LocationCopy,
     LocationKind,
     ProgramFormula,
+    ScopeValue,
     TraceStep,
     UnwindingCut,
 )
@@ -124,13 +125,22 @@ class Encoder:
     each location, the mutants the mutation unit proposes.
     """
 
-    def __init__(self, program: CProgram, *, bound: int, entry: str, alternatives: AlternativesFn):
+    def __init__(
+        self,
+        program: CProgram,
+        *,
+        bound: int,
+        entry: str,
+        alternatives: AlternativesFn,
+        split_ternaries: bool = False,
+    ):
         if entry not in program.functions:
             raise BadInput(f"{program.path}: entry function '{entry}' is not defined (use --entry)")
         self._p = program
         self._bound = bound
         self._entry = entry
         self._alternatives = alternatives
+        self._split_ternaries = split_ternaries
         self.formula = ProgramFormula(bound=bound, entry=entry)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
         self._locations: dict[c_ast.Node, int] = {}
@@ -239,7 +249,20 @@ class Encoder:
         ``target`` None means a condition (a fresh Boolean).  Returns the
         variable and the state after the expression's side effects.
         """
+        if (
+            self._split_ternaries
+            and value_of is None
+            and isinstance(root, c_ast.TernaryOp)
+            and not _has_effects(root.iftrue)
+            and not _has_effects(root.iffalse)
+        ):
+            # ``c ? a : b`` as ``if (c) tmp = a; else tmp = b;``: three locations
+            g, state = self._located(root.cond, state, LocationKind.CONDITION, None, name="cond")
+            a, state = self._located(root.iftrue, state, kind, target, name=name)
+            b, state = self._located(root.iffalse, state, kind, target, name=name)
+            return smt.If(g, a, b), state
         idx, mutants = self._site_location(root, span_node or root, kind)
+        scope = self._scope_values(state)
         evaluate = value_of or (lambda ctx: self._expr(root, ctx))
         ctx = _Ctx(state, {}, {}, True)
         value = evaluate(ctx)
@@ -256,8 +279,20 @@ class Encoder:
             lhs = smt.Bool(f"{name}@{line}#{next(self._ssa)}")
         else:
             lhs = smt.BitVec(f"{name}#{next(self._ssa)}", target.bits)
-        self.formula.copies.append(LocationCopy(idx, lhs, tuple(alternatives), state.guard))
+        self.formula.copies.append(LocationCopy(idx, lhs, tuple(alternatives), state.guard, scope))
         return lhs, state
+
+    def _scope_values(self, state: _State) -> tuple[ScopeValue, ...]:
+        """The scalar variables visible here (innermost declaration wins)."""
+        seen: dict[str, ScopeValue] = {}
+        for scope in reversed(self._scopes):
+            for name, var in scope.items():
+                if name in seen or var.unusable or not isinstance(var.ctype, ct.IntType):
+                    continue
+                term = state.env.get(var.key)
+                if term is not None:
+                    seen[name] = ScopeValue(name, term, var.ctype.bits, var.ctype.signed)
+        return tuple(sorted(seen.values(), key=lambda v: v.name))
 
     # -------------------------------------------------------------- globals
     def _global(self, decl: c_ast.Decl, state: _State) -> _State:
@@ -788,16 +823,23 @@ def _has_effects(node: c_ast.Node) -> bool:
 
 
 def encode(
-    program: CProgram, *, bound: int, entry: str = "main", alternatives: AlternativesFn = no_alternatives
+    program: CProgram,
+    *,
+    bound: int,
+    entry: str = "main",
+    alternatives: AlternativesFn = no_alternatives,
+    split_ternaries: bool = False,
 ) -> tuple[ProgramFormula, dict[int, tuple[Overrides, ...]]]:
     """The program formula of ``program`` (see module docstring).
 
     Returns the formula and, per location index, the mutants whose terms are
-    the location copies' alternatives (index 0 = original).  Raises
+    the location copies' alternatives (index 0 = original).  With
+    ``split_ternaries`` a located ``c ? a : b`` (without side effects in its
+    arms) becomes three locations: the condition and both arms.  Raises
     ``UnsupportedConstruct``/``BadInput`` for code the encoder does not model.
     """
     if bound < 0:
         raise ValueError("the unwinding bound must be >= 0")
-    encoder = Encoder(program, bound=bound, entry=entry, alternatives=alternatives)
+    encoder = Encoder(program, bound=bound, entry=entry, alternatives=alternatives, split_ternaries=split_ternaries)
     formula = encoder.run()
     return formula, encoder.mutants

@@ -192,3 +192,122 @@ def bool_kind(term: z3.ExprRef) -> str:
     if not z3.is_bool(term) or not z3.is_app(term):
         return "atom"
     return _BOOL_KINDS.get(term.decl().kind(), "atom")
+
+
+def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
+    """The uninterpreted constants occurring in ``terms`` (deterministic order)."""
+    found: dict[str, z3.ExprRef] = {}
+    seen: set[int] = set()
+    stack = list(terms)
+    while stack:
+        t = stack.pop()
+        key = t.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.setdefault(t.decl().name(), t)
+        else:
+            stack.extend(t.children())
+    return [found[name] for name in sorted(found)]
+
+
+def renamer(terms: Iterable[z3.ExprRef], suffix: str, keep: Iterable[str] = ()):
+    """A function that renames every constant of ``terms`` but those named in
+    ``keep`` to ``name!suffix`` (a fresh copy of a formula, e.g. one per
+    input of a database)."""
+    keep = set(keep)
+    pairs = []
+    for c in constants(terms):
+        if c.decl().name() in keep:
+            continue
+        fresh = z3.Const(f"{c.decl().name()}!{suffix}", c.sort())
+        pairs.append((c, fresh))
+    mapping = {c.get_id(): fresh for c, fresh in pairs}
+
+    def rename(term: z3.ExprRef) -> z3.ExprRef:
+        if z3.is_const(term) and term.get_id() in mapping:
+            return mapping[term.get_id()]
+        return z3.substitute(term, *pairs) if pairs else term
+
+    return rename
+
+
+class Optimizer:
+    """Hard constraints plus soft ones, of which a maximal satisfiable subset
+    is kept: every soft constraint is an assumption; while the check fails,
+    the soft constraint of the core added last is dropped (soft constraints
+    added earlier are preferred).  An incremental approximation of MaxSAT
+    that costs plain SMT checks.  ``timeout`` in seconds per check."""
+
+    def __init__(self, timeout: float | None = None, seed: int = 0):
+        self._solver = SmtSolver(timeout=timeout, seed=seed)
+        self._soft: list[z3.BoolRef] = []
+
+    @property
+    def checks(self) -> int:
+        return self._solver.checks
+
+    def set_timeout(self, seconds: float) -> None:
+        self._solver.set_timeout(seconds)
+
+    def add(self, *terms: z3.ExprRef) -> None:
+        self._solver.add(*terms)
+
+    def add_soft(self, term: z3.ExprRef) -> None:
+        lit = z3.Bool(f"soft!{id(self)}!{len(self._soft)}")
+        self._solver.add(z3.Implies(lit, term))
+        self._soft.append(lit)
+
+    def check(self, fixed: Sequence[z3.ExprRef] = ()) -> Verdict:
+        """Check with the assumptions ``fixed`` (never dropped) and as many
+        soft constraints as the greedy pass keeps."""
+        active = list(self._soft)
+        while True:
+            verdict = self._solver.check(list(fixed) + active)
+            if verdict != Verdict.UNSAT:
+                return verdict
+            core = {t.get_id() for t in self._solver.core()}
+            in_core = [i for i, lit in enumerate(active) if lit.get_id() in core]
+            if not in_core:
+                return Verdict.UNSAT
+            del active[in_core[-1]]
+
+    def model(self) -> Model:
+        return self._solver.model()
+
+
+def value_of(model: Model, term: z3.ExprRef) -> z3.ExprRef:
+    """The model's value of ``term`` as a term (for arrays too)."""
+    return model.eval_term(term)
+
+
+def substitute(term: z3.ExprRef, mapping: dict[str, z3.ExprRef]) -> z3.ExprRef:
+    """``term`` with the constants named in ``mapping`` replaced, simplified."""
+    pairs = [(c, mapping[c.decl().name()]) for c in constants([term]) if c.decl().name() in mapping]
+    return z3.simplify(z3.substitute(term, *pairs)) if pairs else term
+
+
+def eliminate_definitions(term: z3.ExprRef, keep: list[z3.ExprRef]) -> z3.ExprRef:
+    """``term`` with the constants defined by equations substituted away (z3
+    tactics simplify, propagate-values, solve-eqs), keeping the constants in
+    ``keep`` (e.g. template parameters shared with other formulas): the
+    result is satisfiable with given values of ``keep`` iff ``term`` is.
+    Turns a program run with fixed inputs into constraints over ``keep``."""
+    # solve-eqs only eliminates constants: hide the kept ones as applications
+    shields: dict[int, z3.FuncDeclRef] = {}
+    pairs = []
+    for i, c in enumerate(keep):
+        bits = c.size()
+        f = shields.setdefault(bits, z3.Function(f"kept!{bits}", z3.BitVecSort(16), z3.BitVecSort(bits)))
+        pairs.append((c, f(z3.BitVecVal(i, 16))))
+    hidden = z3.substitute(term, *pairs) if pairs else term
+    goal = z3.Goal()
+    goal.add(hidden)
+    reduced = z3.Then("simplify", "propagate-values", "solve-eqs", "simplify")(goal).as_expr()
+    return z3.substitute(reduced, *[(app, c) for c, app in pairs]) if pairs else reduced
+
+
+def at_most(lits: Sequence[z3.ExprRef], k: int) -> z3.ExprRef:
+    """The pseudo-Boolean constraint: at most ``k`` of ``lits`` hold."""
+    return z3.AtMost(*lits, k) if lits else z3.BoolVal(True)

@@ -1,0 +1,313 @@
+"""Template repair by counterexample-guided refinement (FMCAD'11, Sect. III-E..G).
+
+For a diagnosis Δ every component c ∈ Δ gets a linear template over the
+variables in scope where it executes (Vars(c)):
+
+* values: ``k0 + k1·v1 + … + kn·vn`` (k0 a 32-bit constant, the
+  coefficients 12-bit signed: readable repairs, and cheaper bit-vector
+  multiplications);
+* conditions: ``k0 + k1·v1 + … + kn·vn OP 0`` with OP a template parameter
+  ranging over ``< <= > >= == !=``.
+
+The parameters k are found by the loop of Fig. 3: a candidate satisfies
+``correct'`` on every input of the database I (Eq. 5); it is then checked
+for all inputs up to the unwinding bound (Eq. 6); a counterexample is added
+to I and the loop repeats (at most ``max_refinements`` times).  Heuristics
+of Sect. III-G: *simple* candidates (MaxSAT with soft ``ki = 0`` and
+``|ki| <= M``) and *nasty* counterexamples (soft ``|i| >= N``, then values
+randomized while the input stays a counterexample).  Further repairs of the
+same diagnosis exclude the parameters found before.  Every repair is
+printed as a simplified expression and re-verified from its patched text.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from crepair.encode.formula import Location, LocationKind, ProgramFormula
+from crepair.errors import CRepairError
+from crepair.localize.diagnosis import Diagnosis, pin
+from crepair.mutation.operators import Mutation
+from crepair.patch import apply_edits, unified_diff
+from crepair.repair.mutation import Change, Repair
+from crepair.solver import smt
+from crepair.solver.smt import Optimizer, SmtSolver, Verdict
+from crepair.verify import VerifyOutcome, verify
+
+OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
+SMALL = 1000  # M: "small" template parameters
+COEFFICIENT_BITS = 12  # coefficients of variables range over [-2048, 2047]
+LARGE = 1 << 20  # N: "large" counterexample values
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """The template of one component: parameters ``k[0]`` (constant) and
+    ``k[1:]`` (coefficients of ``names``), and ``op`` for conditions."""
+
+    location: Location
+    names: tuple[str, ...]
+    k: tuple[smt.Term, ...]
+    op: smt.Term | None
+
+    def params(self) -> list[smt.Term]:
+        return list(self.k) + ([self.op] if self.op is not None else [])
+
+
+def _template_for(location: Location, formula: ProgramFormula) -> Template:
+    copies = [c for c in formula.copies if c.location == location.index]
+    names = tuple(v.name for v in copies[0].scope) if copies else ()
+    k = (smt.BitVec(f"k{location.index}_0", 32),) + tuple(
+        smt.BitVec(f"k{location.index}_{i}", COEFFICIENT_BITS) for i in range(1, len(names) + 1)
+    )
+    op = smt.BitVec(f"op{location.index}", 3) if location.kind == LocationKind.CONDITION else None
+    return Template(location, names, k, op)
+
+
+def _instantiate(t: Template, copy) -> smt.Term:
+    """The template's value at one location copy (its Vals)."""
+    by_name = {v.name: v for v in copy.scope}
+    total = t.k[0]
+    for name, k in zip(t.names, t.k[1:]):
+        v = by_name.get(name)
+        if v is None:
+            continue
+        term = v.term
+        if v.bits < 32:
+            term = (smt.SignExt if v.signed else smt.ZeroExt)(32 - v.bits, term)
+        elif v.bits > 32:
+            term = smt.Extract(31, 0, term)
+        total = total + smt.SignExt(32 - COEFFICIENT_BITS, k) * term
+    if t.op is None:
+        width = smt.width(copy.lhs)
+        if width < 32:
+            return smt.Extract(width - 1, 0, total)
+        if width > 32:
+            return smt.SignExt(width - 32, total)
+        return total
+    zero = smt.BitVecVal(0, 32)
+    result = total != zero
+    for code in reversed(range(len(OPERATORS))):
+        cmp = {
+            "<": total < zero, "<=": total <= zero, ">": total > zero,
+            ">=": total >= zero, "==": total == zero, "!=": total != zero,
+        }[OPERATORS[code]]
+        result = smt.If(t.op == smt.BitVecVal(code, 3), cmp, result)
+    return result
+
+
+def render(t: Template, values: dict[str, int]) -> str:
+    """The instantiated template as readable C (zero terms dropped,
+    ``x + -1`` as ``x - 1``)."""
+    terms = []
+    for name, k in zip(t.names, t.k[1:]):
+        c = values[str(k)]
+        if c:
+            terms.append((c, name))
+    const = values[str(t.k[0])]
+    parts: list[str] = []
+    for c, name in terms:
+        mag = abs(c)
+        body = name if mag == 1 else f"{mag} * {name}"
+        if not parts:
+            parts.append(body if c > 0 else f"-{body}")
+        else:
+            parts.append(f"+ {body}" if c > 0 else f"- {body}")
+    if t.op is None:
+        if const or not parts:
+            if not parts:
+                parts.append(str(const))
+            else:
+                parts.append(f"+ {const}" if const > 0 else f"- {-const}")
+        return " ".join(parts)
+    op = OPERATORS[values[str(t.op)]]
+    if not parts:
+        truth = {"<": const < 0, "<=": const <= 0, ">": const > 0, ">=": const >= 0, "==": const == 0, "!=": const != 0}
+        return "1" if truth[op] else "0"
+    if len(terms) == 2 and const == 0 and {terms[0][0], terms[1][0]} == {1, -1}:
+        pos = next(n for c, n in terms if c == 1)
+        neg = next(n for c, n in terms if c == -1)
+        return f"{pos} {op} {neg}"
+    return f"{' '.join(parts)} {op} {-const}"
+
+
+class TemplateRepair:
+    """Repairs of one diagnosis (see module docstring).
+
+    ``database`` is the initial input database I (the failing inputs J);
+    ``timeout`` (seconds) bounds the whole search of this diagnosis.
+    """
+
+    def __init__(
+        self,
+        formula: ProgramFormula,
+        diagnosis: Diagnosis,
+        database: list[dict[str, smt.Term]],
+        *,
+        path: str,
+        original: str,
+        entry: str,
+        max_refinements: int = 10,
+        repairs: int = 5,
+        timeout: float | None = None,
+        seed: int = 0,
+    ):
+        self._f = formula
+        self._d = diagnosis
+        self._db = list(database)
+        self._path = path
+        self._original = original
+        self._entry = entry
+        self._max_refinements = max_refinements
+        self._repairs = repairs
+        self._timeout = timeout
+        self._random = random.Random(seed)
+        self.checks = 0
+        self.templates = [_template_for(loc, formula) for loc in diagnosis.components]
+        by_loc = {t.location.index: t for t in self.templates}
+        eqs = []
+        for copy in formula.copies:
+            t = by_loc.get(copy.location)
+            eqs.append(copy.lhs == (copy.alternatives[0] if t is None else _instantiate(t, copy)))
+        self._program = smt.conjunction(formula.hard() + eqs)
+        self._params = [p for t in self.templates for p in t.params()]
+        self._param_names = {str(p) for p in self._params}
+        used = smt.constant_names([self._program, formula.violation()])
+        self._inputs = [i for i in formula.inputs if str(i.term) in used]
+
+    def _remaining(self, deadline: float | None) -> float | None:
+        return None if deadline is None else max(deadline - time.monotonic(), 0.001)
+
+    def repairs(self, start: float) -> Iterator[Repair]:
+        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        found: list[dict[str, int]] = []
+        candidates = Optimizer(timeout=self._remaining(deadline))
+        coefficients = [p for p in self._params if p.size() != 3]
+        constants = [p for p in self._params if p.size() == 32]
+        for p in self._params:
+            if p.size() == 3:
+                candidates.add(smt.ULT(p, smt.BitVecVal(len(OPERATORS), 3)))
+        # simple candidates (Sect. III-G): as many k_i = 0 as possible, exactly,
+        # by raising a bound on the number of non-zero parameters; then |k_i| <= M
+        nonzero = [p != smt.BitVecVal(0, p.size()) for p in coefficients]
+        sparsity = []
+        for m in range(len(coefficients) + 1):
+            sparsity.append(smt.Bool(f"at_most_{m}_nonzero!{id(self)}"))
+            candidates.add(smt.Implies(sparsity[m], smt.at_most(nonzero, m)))
+        for p in constants:
+            candidates.add_soft(smt.And(p <= smt.BitVecVal(SMALL, 32), p >= smt.BitVecVal(-SMALL, 32)))
+        level = 0
+        for j, values in enumerate(self._db):
+            self._add_input(candidates, j, values)
+        added = len(self._db)
+        while len(found) < self._repairs:
+            for _ in range(self._max_refinements):
+                if deadline is not None and time.monotonic() >= deadline:
+                    return
+                verdict = Verdict.UNSAT
+                while level < len(sparsity):
+                    self.checks += 1
+                    verdict = candidates.check([sparsity[level]])
+                    if verdict != Verdict.UNSAT:
+                        break
+                    level += 1  # the database only grows: sparser candidates stay refuted
+                if verdict != Verdict.SAT:
+                    return  # UNSAT: no (more) repair with these templates; UNKNOWN: give up
+                model = candidates.model()
+                values = {str(p): model.eval_int(p, signed=p.size() != 3) for p in self._params}
+                cex = self._counterexample(values, deadline)
+                if cex is None:
+                    return
+                if cex == "correct":
+                    repair = self._verified_repair(values, time.monotonic() - start)
+                    found.append(values)
+                    candidates.add(smt.disjunction(p != smt.BitVecVal(values[str(p)], p.size()) for p in self._params))
+                    if repair is not None:
+                        yield repair
+                    break
+                self._add_input(candidates, added, cex)
+                added += 1
+            else:
+                return
+
+    def _add_input(self, opt: Optimizer, j: int, values: dict[str, smt.Term]) -> None:
+        """Eq. 5 for one input: a renamed copy of the program with the
+        templates (parameters shared) that passes on ``values``."""
+        passing = smt.substitute(smt.And(self._program, smt.Not(self._f.violation())), values)
+        passing = smt.eliminate_definitions(passing, self._params)
+        rename = smt.renamer([passing], f"I{j}", keep=self._param_names)
+        opt.add(rename(passing))
+
+    def _counterexample(self, values: dict[str, int], deadline: float | None):
+        """Eq. 6 with a nasty counterexample, "correct" if there is none, or
+        None if the solver gave up."""
+        fixed = smt.substitute(
+            smt.And(self._program, self._f.violation()),
+            {str(p): smt.BitVecVal(values[str(p)], p.size()) for p in self._params},
+        )
+        solver = SmtSolver(timeout=self._remaining(deadline))
+        solver.add(fixed)
+        self.checks += 1
+        verdict = solver.check()
+        if verdict == Verdict.UNSAT:
+            return "correct"
+        if verdict == Verdict.UNKNOWN:
+            return None
+        scalars = [i for i in self._inputs if not i.is_array]
+        nasty = Optimizer(timeout=self._remaining(deadline))
+        nasty.add(fixed)
+        for i in scalars:
+            big = smt.BitVecVal(LARGE, i.term.size()) if i.term.size() > 21 else None
+            if big is not None and i.signed:
+                nasty.add_soft(smt.Or(i.term >= big, i.term <= -big))
+        self.checks += 1
+        model = nasty.model() if nasty.check() == Verdict.SAT else solver.model()
+        cex = {str(i.term): smt.value_of(model, i.term) for i in self._inputs}
+        # randomize: large random values while it stays a counterexample
+        for i in scalars:
+            if i.term.size() < 16:
+                continue
+            guess = self._random.randrange(LARGE, 1 << (min(i.term.size(), 32) - 2))
+            guess = guess if (not i.signed or self._random.random() < 0.5) else -guess
+            trial = dict(cex)
+            trial[str(i.term)] = smt.BitVecVal(guess, i.term.size())
+            check = SmtSolver(timeout=self._remaining(deadline))
+            check.add(fixed, *pin(self._f, trial))
+            self.checks += 1
+            if check.check() == Verdict.SAT:
+                cex = trial
+        return cex
+
+    def _verified_repair(self, values: dict[str, int], seconds: float) -> Repair | None:
+        changes, edits = [], []
+        for t in self.templates:
+            loc = t.location
+            text = render(t, values)
+            before = self._original[: loc.span.start].rstrip()
+            if " " in text and before.endswith(("?", ":")):
+                text = f"({text})"
+            mutation = Mutation(None, text, loc.span.start, loc.span.end, loc.text, text)
+            changes.append(Change(loc, mutation, loc.text, text))
+            edits.append((loc.span.start, loc.span.end, text))
+        patched = apply_edits(self._original, edits)
+        if not _verifies(patched, self._path, self._f.bound, self._entry):
+            return None
+        diff = unified_diff(self._path, self._original, patched)
+        return Repair(tuple(changes), len(changes), diff, patched, seconds, scheme="template")
+
+
+def _verifies(text: str, path: str, bound: int, entry: str) -> bool:
+    """Re-check a patched program from its text with a fresh encoding."""
+    with tempfile.TemporaryDirectory(prefix="crepair-") as tmp:
+        candidate = Path(tmp) / Path(path).name
+        candidate.write_text(text, encoding="utf-8", errors="surrogateescape")
+        try:
+            result = verify(candidate, unwind=bound, entry=entry)
+        except CRepairError:
+            return False
+    return result.outcome == VerifyOutcome.VERIFIED
