@@ -1,4 +1,5 @@
-"""The Python API: ``crepair.verify`` and ``crepair.repair``.
+"""The Python API: ``crepair.localize`` and ``crepair.repair`` (``crepair.verify``
+lives in :mod:`crepair.verify`).
 
 >>> import crepair
 >>> for r in crepair.repair("prog.c", level=1):      # doctest: +SKIP
@@ -7,6 +8,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,7 +21,9 @@ from crepair.frontend import CProgram, load_program
 from crepair.localize.must import DependencyGraph, Origin, fosfl
 from crepair.mutation import MutationLevel, MutationUnit
 from crepair.mutation.operators import is_specification
-from crepair.repair.mutation import AllRepair, Progress, Repair, SearchStats
+from crepair.localize.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnosis, diagnose, failing_inputs, pin
+from crepair.repair.mutation import AllRepair, Progress, Repair, RepairOutcome, SearchStats
+from crepair.repair.template import TemplateRepair, TemplateStats
 from crepair.solver.smt import SmtSolver, Verdict
 from crepair.verify import (
     DEFAULT_UNWIND,
@@ -37,7 +41,15 @@ DEFAULT_TIMEOUT = 60.0
 class Scheme(enum.Enum):
     """Repair schemes."""
 
-    MUTATION = "mutation"
+    MUTATION = "mutation"  # all minimal mutation repairs (AllRepair, FM'16)
+    TEMPLATE = "template"  # diagnosis + linear templates (Könighofer & Bloem, FMCAD'11)
+
+
+class Component(enum.Enum):
+    """What may be a component in model-based diagnosis."""
+
+    RHS = "rhs"  # right-hand sides, returned expressions, arguments
+    COND = "cond"  # branch and loop conditions
 
 
 class Prune(enum.Enum):
@@ -50,7 +62,8 @@ class Prune(enum.Enum):
 class Method(enum.Enum):
     """Fault-localization methods."""
 
-    MUST = "must"
+    MUST = "must"  # must location set (FOSFL, CAV'20)
+    DIAGNOSIS = "diagnosis"  # minimal diagnoses (model-based diagnosis, FMCAD'11)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +76,7 @@ class RepairOptions:
     ``no_mutate``: extra specification functions, never mutated.
     """
 
-    scheme: Scheme = Scheme.MUTATION
+    schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)
     level: MutationLevel = MutationLevel.LEVEL_1
     unwind: int = DEFAULT_UNWIND
     entry: str = "main"
@@ -72,6 +85,16 @@ class RepairOptions:
     max_repairs: int | None = None
     no_mutate: frozenset[str] = frozenset()
     prune: Prune = Prune.MUST
+    components: frozenset[Component] = frozenset({Component.RHS, Component.COND})
+    inputs: int = 2
+    max_refinements: int = 10
+    repairs_per_diagnosis: int = 5
+    max_diagnoses: int | None = 10
+
+    @property
+    def scheme(self) -> Scheme:
+        """The first scheme (kept for callers that run one scheme)."""
+        return self.schemes[0]
 
 
 class RepairRun:
@@ -86,25 +109,109 @@ class RepairRun:
     def __init__(self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None):
         self.program = program
         self.options = options
-        unit = MutationUnit(program, options.level, options.no_mutate)
-        self.formula, mutants = encode(program, bound=options.unwind, entry=options.entry, alternatives=unit)
+        self._progress = progress
+        self._start = time.monotonic()
+        self.template_stats = TemplateStats()
+        self._search: AllRepair | None = None
+        if Scheme.MUTATION in options.schemes:
+            unit = MutationUnit(program, options.level, options.no_mutate)
+            self.formula, mutants = encode(program, bound=options.unwind, entry=options.entry, alternatives=unit)
+            self._search = AllRepair(
+                self.formula,
+                mutants,
+                path=program.path,
+                original=program.original,
+                max_size=options.max_size,
+                timeout=options.timeout,
+                max_repairs=options.max_repairs,
+                progress=progress,
+                prune=options.prune == Prune.MUST,
+            )
+        else:
+            self.formula, _ = encode(program, bound=options.unwind, entry=options.entry, split_ternaries=True)
         self.bound: BoundReport = check_bound(self.formula, timeout=options.timeout)
-        self._search = AllRepair(
-            self.formula,
-            mutants,
-            path=program.path,
-            original=program.original,
-            max_size=options.max_size,
-            timeout=options.timeout,
-            max_repairs=options.max_repairs,
-            progress=progress,
-            prune=options.prune == Prune.MUST,
-        )
-        self._iter: Iterator[Repair] = iter(self._search)
+        self._found = 0
+        self._iter: Iterator[Repair] = self._run()
+
+    def _run(self) -> Iterator[Repair]:
+        for scheme in self.options.schemes:
+            if self.options.max_repairs is not None and self._found >= self.options.max_repairs:
+                return
+            runner = self._mutation() if scheme == Scheme.MUTATION else self._template()
+            for rep in runner:
+                self._found += 1
+                yield rep
+                if self.options.max_repairs is not None and self._found >= self.options.max_repairs:
+                    return
+
+    def _remaining(self) -> float | None:
+        if self.options.timeout is None:
+            return None
+        return max(self.options.timeout - (time.monotonic() - self._start), 0.0)
+
+    def _mutation(self) -> Iterator[Repair]:
+        assert self._search is not None
+        yield from self._search
+
+    def _template(self) -> Iterator[Repair]:
+        o = self.options
+        stats = self.template_stats
+        t0 = time.monotonic()
+        formula, _ = encode(self.program, bound=o.unwind, entry=o.entry, split_ternaries=True)
+        kinds = _component_kinds(o.components)
+        components = [
+            l.index for l in formula.locations if l.kind in kinds and not is_specification(l.function, o.no_mutate)
+        ]
+        try:
+            inputs = failing_inputs(formula, o.inputs, timeout=self._remaining())
+            if not inputs:
+                stats.outcome = RepairOutcome.ORIGINAL_CORRECT
+                return
+            stats.outcome = RepairOutcome.NO_REPAIR
+            for diagnosis in diagnose(
+                formula, components, inputs, max_size=o.max_size, max_diagnoses=o.max_diagnoses,
+                timeout=self._remaining(),
+            ):
+                stats.diagnoses += 1
+                stats.diagnosis_seconds = diagnosis.seconds
+                remaining = self._remaining()
+                if remaining is not None and remaining <= 0:
+                    stats.outcome = RepairOutcome.REPAIRED if stats.repairs else RepairOutcome.UNKNOWN
+                    return
+                search = TemplateRepair(
+                    formula, diagnosis, inputs, path=self.program.path, original=self.program.original,
+                    entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
+                    timeout=remaining,
+                )
+                for rep in search.repairs(self._start):
+                    stats.repairs += 1
+                    stats.outcome = RepairOutcome.REPAIRED
+                    yield rep
+                stats.checks += search.checks
+        finally:
+            stats.seconds = time.monotonic() - t0
 
     @property
     def stats(self) -> SearchStats:
-        return self._search.stats
+        """Statistics of the mutation scheme (or of the template scheme if
+        it ran alone: outcome, repairs, seconds)."""
+        if self._search is not None:
+            return self._search.stats
+        t = self.template_stats
+        return SearchStats(repairs=t.repairs, seconds=t.seconds, outcome=t.outcome, checks=t.checks)
+
+    @property
+    def outcome(self) -> RepairOutcome:
+        """The outcome over all schemes run."""
+        outcomes = []
+        if self._search is not None:
+            outcomes.append(self._search.stats.outcome)
+        if Scheme.TEMPLATE in self.options.schemes:
+            outcomes.append(self.template_stats.outcome)
+        for o in (RepairOutcome.REPAIRED, RepairOutcome.ORIGINAL_CORRECT, RepairOutcome.UNKNOWN):
+            if o in outcomes:
+                return o
+        return outcomes[0] if outcomes else RepairOutcome.UNKNOWN
 
     def __iter__(self) -> "RepairRun":
         return self
@@ -113,9 +220,16 @@ class RepairRun:
         return next(self._iter)
 
     def close(self) -> None:
-        close = getattr(self._iter, "close", None)
-        if close:
-            close()
+        self._iter.close()
+
+
+def _component_kinds(components: frozenset[Component]) -> frozenset:
+    kinds = set()
+    if Component.RHS in components:
+        kinds |= VALUE_KINDS
+    if Component.COND in components:
+        kinds |= CONDITION_KINDS
+    return frozenset(kinds)
 
 
 def repair(
@@ -134,12 +248,18 @@ def repair(
     """
     options = options or RepairOptions()
     if overrides:
-        fields = {f: getattr(options, f) for f in options.__slots__}
+        fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
         fields.update(overrides)
         if isinstance(fields["level"], int):
             fields["level"] = MutationLevel(fields["level"])
         if isinstance(fields["prune"], str):
             fields["prune"] = Prune(fields["prune"])
+        if "scheme" in fields:
+            fields["schemes"] = fields.pop("scheme")
+        if isinstance(fields["schemes"], (str, Scheme)):
+            fields["schemes"] = (fields["schemes"],)
+        fields["schemes"] = tuple(Scheme(x) for x in fields["schemes"])
+        fields["components"] = frozenset(Component(x) for x in fields["components"])
         fields["no_mutate"] = frozenset(fields["no_mutate"])
         options = RepairOptions(**fields)
     if options.max_size < 1:
@@ -164,6 +284,7 @@ class LocalizeResult:
     counterexample: Counterexample | None
     locations: tuple[Origin, ...]
     seconds: float
+    diagnoses: tuple[Diagnosis, ...] = ()
 
 
 def localize(
@@ -174,6 +295,10 @@ def localize(
     entry: str = "main",
     no_mutate: frozenset[str] | set[str] = frozenset(),
     timeout: float | None = None,
+    components: frozenset[Component] | set[str] = frozenset({Component.RHS, Component.COND}),
+    inputs: int = 2,
+    max_diagnoses: int | None = 10,
+    max_size: int = 3,
 ) -> LocalizeResult:
     """Localize the bug of the C file at ``path`` on its first counterexample.
 
@@ -181,9 +306,20 @@ def localize(
     every repair in the mutation or arbitrary-expression scheme changes at
     least one of the returned locations.  Locations in the specification
     (``main``, ``AllRepair_correct_*``, ``no_mutate``) are left out, since no
-    repair changes them.  Raises ``BadInput`` for programs crepair cannot take.
+    repair changes them.
+
+    ``method`` DIAGNOSIS gives minimal diagnoses (FMCAD'11, Sect. III-C/D) in
+    increasing size, at most ``max_diagnoses`` of size ≤ ``max_size``, over
+    ``inputs`` failing inputs, with the chosen ``components``.  Raises
+    ``BadInput`` for programs crepair cannot take.
     """
     method = Method(method)
+    if method == Method.DIAGNOSIS:
+        return _localize_diagnosis(
+            path, unwind=unwind, entry=entry, no_mutate=frozenset(no_mutate), timeout=timeout,
+            components=frozenset(Component(c) for c in components), inputs=inputs,
+            max_diagnoses=max_diagnoses, max_size=max_size,
+        )
     start = time.monotonic()
     program = load_program(path)
     formula, _ = encode(program, bound=unwind, entry=entry)
@@ -211,4 +347,28 @@ def localize(
         )
     return LocalizeResult(
         program.path, entry, method, outcome, bound, cex, locations, time.monotonic() - start
+    )
+
+
+def _localize_diagnosis(
+    path, *, unwind, entry, no_mutate, timeout, components, inputs, max_diagnoses, max_size
+) -> LocalizeResult:
+    start = time.monotonic()
+    program = load_program(path)
+    formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=True)
+    bound = check_bound(formula, timeout)
+    failing = failing_inputs(formula, inputs, timeout=timeout)
+    if not failing:
+        return LocalizeResult(
+            program.path, entry, Method.DIAGNOSIS, VerifyOutcome.VERIFIED, bound, None, (), time.monotonic() - start
+        )
+    solver = SmtSolver(timeout=timeout)
+    solver.add(*formula.hard(), *formula.original_copies(), formula.violation(), *pin(formula, failing[0]))
+    solver.check()
+    cex = counterexample_of(formula, solver.model())
+    kinds = _component_kinds(components)
+    comps = [l.index for l in formula.locations if l.kind in kinds and not is_specification(l.function, no_mutate)]
+    found = tuple(diagnose(formula, comps, failing, max_size=max_size, max_diagnoses=max_diagnoses, timeout=timeout))
+    return LocalizeResult(
+        program.path, entry, Method.DIAGNOSIS, VerifyOutcome.VIOLATED, bound, cex, (), time.monotonic() - start, found
     )

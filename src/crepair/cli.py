@@ -59,11 +59,25 @@ def _parser() -> argparse.ArgumentParser:
     loc.add_argument("--no-mutate", default="", metavar="F,G", help="specification functions, never blamed")
     loc.add_argument("--sarif", metavar="FILE", help="also write the locations as SARIF 2.1.0 to FILE")
     loc.add_argument("--timeout", type=float, default=None, metavar="S", help="solver time limit in seconds")
+    loc.add_argument("--components", default="rhs,cond", metavar="rhs,cond",
+                     help="diagnosis: what may be a component (default: rhs,cond)")
+    loc.add_argument("--inputs", type=int, default=2, metavar="N", help="diagnosis: failing inputs used (default: 2)")
+    loc.add_argument("--max-diagnoses", type=int, default=10, metavar="N", help="diagnosis: at most N (default: 10)")
+    loc.add_argument("--max-size", type=int, default=3, metavar="K", help="diagnosis: largest size (default: 3)")
 
     r = sub.add_parser("repair", help="all minimal repairs, smallest first, as unified diffs")
     common(r)
-    r.add_argument("--scheme", choices=[s.value for s in api.Scheme], default="mutation",
-                   help="repair scheme (default: mutation)")
+    r.add_argument("--scheme", default="mutation", metavar="S[,S]",
+                   help="repair schemes, run in this order: mutation, template or mutation,template "
+                        "(default: mutation)")
+    r.add_argument("--components", default="rhs,cond", metavar="rhs,cond",
+                   help="template scheme: what may be a component (default: rhs,cond)")
+    r.add_argument("--inputs", type=int, default=2, metavar="N",
+                   help="template scheme: failing inputs for diagnosis (default: 2)")
+    r.add_argument("--max-refinements", type=int, default=10, metavar="N",
+                   help="template scheme: counterexample refinements per repair (default: 10)")
+    r.add_argument("--repairs-per-diagnosis", type=int, default=5, metavar="N",
+                   help="template scheme: repairs per diagnosis (default: 5)")
     r.add_argument("--level", type=int, choices=[1, 2], default=1, help="mutation level (default: 1)")
     r.add_argument("--max-size", type=int, default=api.DEFAULT_MAX_SIZE, metavar="K",
                    help=f"largest repair size, in changed locations (default: {api.DEFAULT_MAX_SIZE})")
@@ -118,10 +132,28 @@ def _verify(args) -> int:
     return ExitCode.OK
 
 
+def _schemes(text: str) -> tuple[api.Scheme, ...]:
+    try:
+        return tuple(api.Scheme(x.strip()) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise BadInput(f"unknown --scheme {text!r}: use mutation, template or mutation,template") from None
+
+
+def _components(text: str) -> frozenset[api.Component]:
+    try:
+        return frozenset(api.Component(x.strip()) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise BadInput(f"unknown --components {text!r}: use rhs, cond or rhs,cond") from None
+
+
 def _localize(args) -> int:
     result = api.localize(
         args.file,
         method=args.method,
+        components=_components(args.components),
+        inputs=args.inputs,
+        max_diagnoses=args.max_diagnoses,
+        max_size=args.max_size,
         unwind=args.unwind,
         entry=args.entry,
         no_mutate=frozenset(f for f in args.no_mutate.split(",") if f),
@@ -173,7 +205,11 @@ class _ProgressDisplay:
 def _repair(args) -> int:
     max_repairs = 1 if args.first else args.max_repairs
     options = api.RepairOptions(
-        scheme=api.Scheme(args.scheme),
+        schemes=_schemes(args.scheme),
+        components=_components(args.components),
+        inputs=args.inputs,
+        max_refinements=args.max_refinements,
+        repairs_per_diagnosis=args.repairs_per_diagnosis,
         level=MutationLevel(args.level),
         unwind=args.unwind,
         entry=args.entry,
@@ -208,7 +244,7 @@ def _repair(args) -> int:
     if args.apply and repairs:
         backup = apply_to_file(args.file, repairs[0].patched)
         print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
-    outcome = run.stats.outcome
+    outcome = run.outcome
     if repairs:
         return ExitCode.OK
     return {

@@ -34,7 +34,7 @@ from crepair.errors import CRepairError
 from crepair.localize.diagnosis import Diagnosis, pin
 from crepair.mutation.operators import Mutation
 from crepair.patch import apply_edits, unified_diff
-from crepair.repair.mutation import Change, Repair
+from crepair.repair.mutation import Change, Repair, RepairOutcome
 from crepair.solver import smt
 from crepair.solver.smt import Optimizer, SmtSolver, Verdict
 from crepair.verify import VerifyOutcome, verify
@@ -43,6 +43,19 @@ OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 SMALL = 1000  # M: "small" template parameters
 COEFFICIENT_BITS = 12  # coefficients of variables range over [-2048, 2047]
 LARGE = 1 << 20  # N: "large" counterexample values
+
+
+@dataclass(slots=True)
+class TemplateStats:
+    """Counts of a template-scheme run: diagnoses tried, repairs, SMT checks
+    of the refinement loops, seconds (diagnosis and repair), outcome."""
+
+    diagnoses: int = 0
+    repairs: int = 0
+    checks: int = 0
+    seconds: float = 0.0
+    diagnosis_seconds: float = 0.0
+    outcome: RepairOutcome = RepairOutcome.UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
     data = {
         "file": run.program.path,
         "options": {
-            "scheme": o.scheme.value, "level": int(o.level), "unwind": o.unwind, "entry": o.entry,
+            "schemes": [x.value for x in o.schemes], "level": int(o.level), "unwind": o.unwind, "entry": o.entry,
             "max_size": o.max_size, "timeout": o.timeout, "max_repairs": o.max_repairs,
             "prune": o.prune.value,
         },
@@ -93,6 +93,14 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
             "complete": s.complete,
             "outcome": s.outcome.value,
         },
+        "template": {
+            "diagnoses": run.template_stats.diagnoses,
+            "repairs": run.template_stats.repairs,
+            "checks": run.template_stats.checks,
+            "seconds": round(run.template_stats.seconds, 3),
+            "outcome": run.template_stats.outcome.value,
+        },
+        "outcome": run.outcome.value,
     }
     return json.dumps(data, indent=2)
 
@@ -115,7 +123,20 @@ def localize_json(result: LocalizeResult) -> str:
             "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
             "lines": list(cex.lines),
         },
-        "guarantee": "every repair within the mutation or arbitrary-expression scheme changes at least one location",
+        "diagnoses": [
+            {
+                "size": d.size,
+                "seconds": round(d.seconds, 3),
+                "components": [
+                    {"span": span_dict(l.span), "function": l.function, "kind": l.kind.value, "text": l.text}
+                    for l in d.components
+                ],
+            }
+            for d in result.diagnoses
+        ],
+        "guarantee": "every repair within the mutation or arbitrary-expression scheme changes at least one location"
+        if result.method.value == "must"
+        else "changing the components of a diagnosis can make the program pass on the failing inputs used",
         "seconds": round(result.seconds, 3),
     }
     return json.dumps(data, indent=2)

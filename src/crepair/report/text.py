@@ -66,19 +66,40 @@ def render_header(run: RepairRun) -> str:
     stats = run.stats
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
     lines = [
-        f"crepair repair {run.program.path}: scheme {o.scheme.value}, level {int(o.level)}, "
+        f"crepair repair {run.program.path}: scheme {','.join(x.value for x in o.schemes)}, level {int(o.level)}, "
         f"max size {o.max_size}, unwinding bound {o.unwind}, timeout {timeout}",
-        f"{stats.locations} repairable locations; search space "
-        + ", ".join(f"size {k}: {n}" for k, n in stats.space.items()),
     ]
+    if stats.space:
+        lines.append(
+            f"{stats.locations} repairable locations; search space "
+            + ", ".join(f"size {k}: {n}" for k, n in stats.space.items())
+        )
     if run.bound.too_small or run.bound.too_small is None:
         lines.append(f"warning: {run.bound.message()}; repairs are correct only up to the bound")
     return "\n".join(lines)
 
 
 def render_summary(run: RepairRun, found: int) -> str:
+    out = []
+    schemes = [x.value for x in run.options.schemes]
+    if "mutation" in schemes:
+        out.append(_mutation_summary(run, found if schemes == ["mutation"] else run.stats.repairs))
+    if "template" in schemes:
+        t = run.template_stats
+        out.append(
+            "summary (template scheme):\n"
+            f"  diagnoses tried: {t.diagnoses} (the last found after {t.diagnosis_seconds:.2f} s)\n"
+            f"  repairs: {t.repairs}; SMT checks of the refinement loops: {t.checks}; time: {t.seconds:.2f} s\n"
+            f"  outcome: {_OUTCOME_TEXT[t.outcome].format(k=run.options.max_size, b=run.options.unwind)}"
+        )
+    if len(schemes) > 1:
+        out.append(f"overall outcome: {run.outcome.value} ({found} repair{'s' if found != 1 else ''})")
+    return "\n".join(out)
+
+
+def _mutation_summary(run: RepairRun, found: int) -> str:
     stats: SearchStats = run.stats
-    out = ["summary:", "  size  search space  covered after"]
+    out = ["summary (mutation scheme):", "  size  search space  covered after"]
     for k, n in stats.space.items():
         cov = stats.covered.get(k)
         out.append(f"  {k:<4}  {n:<12}  {'-' if cov is None else f'{cov:.2f} s'}")
@@ -121,6 +142,8 @@ def render_localize(result: LocalizeResult, original: str) -> str:
         return "\n".join(out)
     cex = result.counterexample
     a = cex.assertion
+    if result.method.value == "diagnosis":
+        return _render_diagnoses(result, original)
     n = len(result.locations)
     out.append(
         f"must location set ({n} location{'s' if n != 1 else ''}) for the violation of "
@@ -136,6 +159,28 @@ def render_localize(result: LocalizeResult, original: str) -> str:
     out.append(
         "guarantee: every repair within the mutation or arbitrary-expression scheme changes "
         f"at least one of these {n} locations (unwinding bound {result.bound.bound})."
+    )
+    if result.bound.too_small or result.bound.too_small is None:
+        out.append(f"warning: {result.bound.message()}")
+    return "\n".join(out)
+
+
+def _render_diagnoses(result: LocalizeResult, original: str) -> str:
+    a = result.counterexample.assertion
+    out = [
+        f"minimal diagnoses for the violation of {a.file}:{a.line}: {original[a.start:a.end]} "
+        f"(model-based diagnosis, smallest first)"
+    ]
+    if not result.diagnoses:
+        out.append("  none found within the limits")
+    for i, d in enumerate(result.diagnoses, start=1):
+        out.append(f"diagnosis {i} (size {d.size}, after {d.seconds:.2f} s):")
+        for loc in d.components:
+            out.append(f"  {loc.span.file}:{loc.span.line}:{loc.span.column} in {loc.function}() [{loc.kind.value}]")
+            out.extend("  " + line for line in _highlight(original, loc.span))
+    out.append(
+        "meaning: changing the components of one diagnosis can make the program pass on the failing inputs used "
+        f"(unwinding bound {result.bound.bound}); minimal diagnoses are minimal hitting sets of the conflicts."
     )
     if result.bound.too_small or result.bound.too_small is None:
         out.append(f"warning: {result.bound.message()}")
