@@ -17,7 +17,8 @@ simply dropped (the paper's ``cmp``/``rep_c``).
   cardinality bound proposes a hitting set H of the conflicts found so far
   (smallest first, supersets of diagnoses blocked); if ``repairable'(CMP∖H)``
   H is a minimal diagnosis, else a new minimal conflict disjoint from H is
-  learnt.  Diagnoses come in increasing cardinality.
+  learnt.  Diagnoses come in increasing cardinality; those of one size in a
+  fixed order (value components before conditions, then source order).
 """
 
 from __future__ import annotations
@@ -144,9 +145,16 @@ class Diagnoser:
         var = {c: i + 1 for i, c in enumerate(self.components)}
         hitting = CardinalitySolver([], [], [var[c] for c in self.components], 0)
         k, found = 0, 0
+        level: list[list[int]] = []  # diagnoses of size k, yielded in a fixed order
         while True:
             model = hitting.next_sv()
             if model is None:
+                for chosen in sorted(level, key=self._order):
+                    yield chosen
+                    found += 1
+                    if max_diagnoses is not None and found >= max_diagnoses:
+                        return
+                level = []
                 if not hitting.any_left() or k >= min(max_size, n):
                     self.complete = True
                     return
@@ -157,11 +165,8 @@ class Diagnoser:
             normal = [c for c in self.components if var[c] not in model]
             verdict = self.repairable(normal)
             if verdict == Verdict.SAT:
-                yield chosen
-                found += 1
+                level.append(chosen)
                 hitting.block([-var[c] for c in chosen])
-                if max_diagnoses is not None and found >= max_diagnoses:
-                    return
                 continue
             if verdict == Verdict.UNKNOWN:
                 return
@@ -169,6 +174,14 @@ class Diagnoser:
             if conflict is None:
                 return
             hitting.block([var[c] for c in conflict])
+
+    def _order(self, chosen: list[int]) -> tuple:
+        """Value components before conditions, then source order."""
+        locs = [self._f.locations[c] for c in chosen]
+        return (
+            sum(l.kind == LocationKind.CONDITION for l in locs),
+            sorted(l.span.start for l in locs),
+        )
 
 
 def diagnose(

@@ -205,15 +205,19 @@ class TemplateRepair:
         for p in self._params:
             if p.size() == 3:
                 candidates.add(smt.ULT(p, smt.BitVecVal(len(OPERATORS), 3)))
-        # simple candidates (Sect. III-G): as many k_i = 0 as possible, exactly,
-        # by raising a bound on the number of non-zero parameters; then |k_i| <= M
-        nonzero = [p != smt.BitVecVal(0, p.size()) for p in coefficients]
+        # simple candidates (Sect. III-G): the most soft constraints k_i = 0 and
+        # |k_i| <= M satisfied, exactly (a bound on the number violated, raised
+        # when no candidate fits); among those, greedily, the fewest variables
+        violated = [p != smt.BitVecVal(0, p.size()) for p in coefficients] + [
+            smt.Or(p > smt.BitVecVal(SMALL, 32), p < smt.BitVecVal(-SMALL, 32)) for p in constants
+        ]
         sparsity = []
-        for m in range(len(coefficients) + 1):
-            sparsity.append(smt.Bool(f"at_most_{m}_nonzero!{id(self)}"))
-            candidates.add(smt.Implies(sparsity[m], smt.at_most(nonzero, m)))
-        for p in constants:
-            candidates.add_soft(smt.And(p <= smt.BitVecVal(SMALL, 32), p >= smt.BitVecVal(-SMALL, 32)))
+        for m in range(len(violated) + 1):
+            sparsity.append(smt.Bool(f"at_most_{m}_violated!{id(self)}"))
+            candidates.add(smt.Implies(sparsity[m], smt.at_most(violated, m)))
+        for p in coefficients:
+            if p.size() == COEFFICIENT_BITS:
+                candidates.add_soft(p == smt.BitVecVal(0, p.size()))
         level = 0
         for j, values in enumerate(self._db):
             self._add_input(candidates, j, values)
@@ -228,7 +232,7 @@ class TemplateRepair:
                     verdict = candidates.check([sparsity[level]])
                     if verdict != Verdict.UNSAT:
                         break
-                    level += 1  # the database only grows: sparser candidates stay refuted
+                    level += 1  # the database only grows: simpler candidates stay refuted
                 if verdict != Verdict.SAT:
                     return  # UNSAT: no (more) repair with these templates; UNKNOWN: give up
                 model = candidates.model()
