@@ -36,6 +36,7 @@ from crepair.verify import (
 
 DEFAULT_MAX_SIZE = 2
 DEFAULT_TIMEOUT = 60.0
+DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
 
 
 class Scheme(enum.Enum):
@@ -74,6 +75,10 @@ class RepairOptions:
     (number of changed locations, ≥ 1); ``timeout``: seconds for the whole
     run (None: none); ``max_repairs``: stop after that many (None: all);
     ``no_mutate``: extra specification functions, never mutated.
+    Template scheme: ``components`` that may be abnormal, ``inputs`` (|J|)
+    for diagnosis, ``max_refinements`` and ``repairs_per_diagnosis`` of the
+    refinement loop, ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds
+    spent on the templates of one diagnosis.
     """
 
     schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)
@@ -90,6 +95,7 @@ class RepairOptions:
     max_refinements: int = 10
     repairs_per_diagnosis: int = 5
     max_diagnoses: int | None = 10
+    diagnosis_timeout: float = 60.0
 
     @property
     def scheme(self) -> Scheme:
@@ -163,7 +169,9 @@ class RepairRun:
             l.index for l in formula.locations if l.kind in kinds and not is_specification(l.function, o.no_mutate)
         ]
         try:
-            inputs = failing_inputs(formula, o.inputs, timeout=self._remaining())
+            # J for diagnosis; a larger seed of the input database for repair
+            database = failing_inputs(formula, max(o.inputs, DATABASE_SEED), timeout=self._remaining())
+            inputs = database[: o.inputs]
             if not inputs:
                 stats.outcome = RepairOutcome.ORIGINAL_CORRECT
                 return
@@ -178,10 +186,11 @@ class RepairRun:
                 if remaining is not None and remaining <= 0:
                     stats.outcome = RepairOutcome.REPAIRED if stats.repairs else RepairOutcome.UNKNOWN
                     return
+                budget = o.diagnosis_timeout if remaining is None else min(remaining, o.diagnosis_timeout)
                 search = TemplateRepair(
-                    formula, diagnosis, inputs, path=self.program.path, original=self.program.original,
+                    formula, diagnosis, database, path=self.program.path, original=self.program.original,
                     entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
-                    timeout=remaining,
+                    timeout=budget,
                 )
                 for rep in search.repairs(self._start):
                     stats.repairs += 1

@@ -229,7 +229,7 @@ class TemplateRepair:
                 verdict = Verdict.UNSAT
                 while level < len(sparsity):
                     self.checks += 1
-                    verdict = candidates.check([sparsity[level]])
+                    verdict = candidates.check([sparsity[level]], deadline)
                     if verdict != Verdict.UNSAT:
                         break
                     level += 1  # the database only grows: simpler candidates stay refuted
@@ -283,11 +283,11 @@ class TemplateRepair:
             if big is not None and i.signed:
                 nasty.add_soft(smt.Or(i.term >= big, i.term <= -big))
         self.checks += 1
-        model = nasty.model() if nasty.check() == Verdict.SAT else solver.model()
+        model = nasty.model() if nasty.check(deadline=deadline) == Verdict.SAT else solver.model()
         cex = {str(i.term): smt.value_of(model, i.term) for i in self._inputs}
         # randomize: large random values while it stays a counterexample
         for i in scalars:
-            if i.term.size() < 16:
+            if i.term.size() < 16 or (deadline is not None and time.monotonic() >= deadline):
                 continue
             guess = self._random.randrange(LARGE, 1 << (min(i.term.size(), 32) - 2))
             guess = guess if (not i.signed or self._random.random() < 0.5) else -guess

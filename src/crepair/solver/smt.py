@@ -9,6 +9,7 @@ values with an explicit ``UNKNOWN``.
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Iterable, Sequence
 
 import z3
@@ -259,11 +260,17 @@ class Optimizer:
         self._solver.add(z3.Implies(lit, term))
         self._soft.append(lit)
 
-    def check(self, fixed: Sequence[z3.ExprRef] = ()) -> Verdict:
+    def check(self, fixed: Sequence[z3.ExprRef] = (), deadline: float | None = None) -> Verdict:
         """Check with the assumptions ``fixed`` (never dropped) and as many
-        soft constraints as the greedy pass keeps."""
+        soft constraints as the greedy pass keeps.  ``deadline``: a
+        ``time.monotonic()`` instant after which the answer is UNKNOWN."""
         active = list(self._soft)
         while True:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return Verdict.UNKNOWN
+                self._solver.set_timeout(left)
             verdict = self._solver.check(list(fixed) + active)
             if verdict != Verdict.UNSAT:
                 return verdict
