@@ -28,20 +28,23 @@ def bound_dict(report) -> dict[str, Any]:
     }
 
 
+def counterexample_dict(cex) -> dict[str, Any] | None:
+    if cex is None:
+        return None
+    return {
+        "assertion": span_dict(cex.assertion),
+        "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
+        "lines": list(cex.lines),
+    }
+
+
 def verify_json(result: VerifyResult) -> str:
-    cex = result.counterexample
     data = {
         "file": result.path,
         "entry": result.entry,
         "outcome": result.outcome.value,
         "bound": bound_dict(result.bound),
-        "counterexample": None
-        if cex is None
-        else {
-            "assertion": span_dict(cex.assertion),
-            "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
-            "lines": list(cex.lines),
-        },
+        "counterexample": counterexample_dict(result.counterexample),
         "seconds": round(result.seconds, 3),
         "warnings": list(result.warnings),
     }
@@ -106,7 +109,6 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
 
 
 def localize_json(result: LocalizeResult) -> str:
-    cex = result.counterexample
     data = {
         "file": result.path,
         "entry": result.entry,
@@ -116,13 +118,7 @@ def localize_json(result: LocalizeResult) -> str:
         "locations": [
             {"span": span_dict(o.span), "function": o.function, "location": o.location} for o in result.locations
         ],
-        "counterexample": None
-        if cex is None
-        else {
-            "assertion": span_dict(cex.assertion),
-            "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
-            "lines": list(cex.lines),
-        },
+        "counterexample": counterexample_dict(result.counterexample),
         "diagnoses": [
             {
                 "size": d.size,

@@ -154,20 +154,7 @@ def smt_array(name: str, elem_bits: int) -> z3.ArrayRef:
 
 def constant_names(terms: Iterable[z3.ExprRef]) -> set[str]:
     """Names of the uninterpreted constants occurring in ``terms``."""
-    names: set[str] = set()
-    seen: set[int] = set()
-    stack = list(terms)
-    while stack:
-        t = stack.pop()
-        key = t.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            names.add(t.decl().name())
-        else:
-            stack.extend(t.children())
-    return names
+    return {c.decl().name() for c in constants(terms)}
 
 
 def eq_sides(term: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
