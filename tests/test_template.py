@@ -1,5 +1,7 @@
 """Model-based diagnosis and template repair (Könighofer & Bloem, FMCAD'11)."""
 
+import os
+
 import pytest
 
 import crepair
@@ -84,26 +86,21 @@ TCAS = SHARED / "tcas" / "spec"
 
 
 @pytest.mark.skipif(not TCAS.exists(), reason="shared benchmarks absent")
-def test_tcas_v2_diagnosis_and_template_repair_of_inhibit_biased_climb():
-    import time
-
-    from crepair.encode import encode
-    from crepair.frontend import load_program
-    from crepair.localize.diagnosis import failing_inputs
-    from crepair.repair.template import TemplateRepair
-
+def test_tcas_v2_diagnosis_lists_the_return_of_inhibit_biased_climb():
     path = TCAS / "tcas_v2.c"
     result = crepair.localize(path, method="diagnosis", max_size=1, max_diagnoses=10)
     singles = [d for d in result.diagnoses if d.size == 1]
     (wanted,) = [d for d in singles if (d.components[0].span.line, d.components[0].text) == (92, "Up_Separation + MINSEP")]
     assert wanted.components[0].function == "Inhibit_Biased_Climb"
-    # the template repair of that diagnosis (what `repair --scheme template` runs for it)
-    program = load_program(path)
-    formula, _ = encode(program, bound=8, entry="main", split_ternaries=True)
-    (loc,) = [l for l in formula.locations if (l.span.line, l.text) == (92, "Up_Separation + MINSEP")]
-    search = TemplateRepair(
-        formula, type(wanted)((loc,), 0.0), failing_inputs(formula, 2),
-        path=program.path, original=program.original, entry="main", repairs=1, max_refinements=15,
-    )
-    (fix,) = list(search.repairs(time.monotonic()))
-    assert [(c.original, c.replacement) for c in fix.changes] == [("Up_Separation + MINSEP", "(Up_Separation + 100)")]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TCAS.exists(), reason="shared benchmarks absent")
+@pytest.mark.skipif(not os.environ.get("CREPAIR_SLOW"), reason="slow and load-sensitive: set CREPAIR_SLOW=1")
+def test_tcas_v2_template_repair_of_inhibit_biased_climb():
+    # `repair --scheme template` tries the value diagnoses first and repairs it
+    path = TCAS / "tcas_v2.c"
+    run = crepair.repair(path, scheme="template", components={"rhs"}, max_size=1, max_diagnoses=1,
+                         repairs_per_diagnosis=1, max_refinements=20, diagnosis_timeout=240, timeout=300)
+    fixes = [[(c.location.span.line, c.original, c.replacement) for c in r.changes] for r in run]
+    assert fixes == [[(92, "Up_Separation + MINSEP", "(Up_Separation + 100)")]]
