@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -53,7 +54,6 @@ from common import (  # noqa: E402  (bench/common.py)
     pythonpath_env,
     read_records,
     resolve_commit,
-    run_worker,
     utc_now,
     versions_info,
     write_atomic,
@@ -62,6 +62,7 @@ from common import (  # noqa: E402  (bench/common.py)
 PRUNES = ("none", "must")
 SUITES = ("tcas", "qlose", "loops")
 MAX_SIZE = 2
+GRACE = 120  # seconds a worker may run past its search's time limit before it is killed
 ENTRY_OVERRIDES = {("loops", "sum.c"): "sum", ("loops", "sum2.c"): "sum"}
 SUITE_TITLES = {
     "tcas": "TCAS (SIR, spec form)",
@@ -231,13 +232,44 @@ class Bench:
         self.commit = commit
         return commit
 
+    def watch(self, cmd: list[str], out: Path, timeout: float) -> str:
+        """Run a worker; kill it GRACE s after its search's time limit (the
+        search starts when the worker writes its start record), or after
+        2 × timeout + 180 s if it never starts.  Returns "" or the crash."""
+        t0 = time.monotonic()
+        deadline = t0 + 2 * timeout + 180
+        started = False
+        err = out.with_suffix(".stderr")
+        try:
+            with open(err, "w", encoding="utf-8") as fh:
+                proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=fh, cwd=self.tmp, env=self.env)
+                while proc.poll() is None:
+                    time.sleep(1)
+                    if not started and out.exists() and out.stat().st_size:
+                        with open(out, encoding="utf-8") as rf:
+                            if rf.readline().endswith("\n"):
+                                started = True
+                                deadline = time.monotonic() + timeout + GRACE
+                    if time.monotonic() > deadline:
+                        proc.kill()
+                        proc.wait()
+                        if started:
+                            return (f"killed {GRACE} s after the search's time limit (the search did not stop at "
+                                    f"{timeout:g} s)")
+                        return f"killed after {time.monotonic() - t0:.0f} s (set-up did not finish)"
+        except Exception as exc:  # noqa: BLE001
+            return f"{type(exc).__name__}: {exc}"
+        if proc.returncode not in (0, 1):
+            tail = " | ".join(err.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-2:])
+            return f"worker exited with {proc.returncode}" + (f": {tail}" if tail else "")
+        return ""
+
     def run_job(self, job: Job) -> Job:
         job.status = "running"
         t0 = time.monotonic()
         out = self.tmp / f"{job.suite}-{job.file}-l{job.level}-{job.prune}.jsonl"
-        hard = 2 * job.timeout + 180
         cmd = [sys.executable, str(self.worker_script), "--_worker", json.dumps(job.params()), str(out)]
-        crash = run_worker(cmd, hard, self.tmp, self.env)
+        crash = self.watch(cmd, out, job.timeout)
         job.wall = time.monotonic() - t0
         job.commit = self.commit
         job.finished = utc_now()
@@ -330,7 +362,7 @@ class Pair:
         found by one run only; ``lost``: those of them that the timeout or an
         unknown check does not explain (the other run explored all candidates
         of that size with no unknown check) — those would be a bug."""
-        if not self.ok():
+        if not self.finished():
             return {"status": "n/a"}
         a = {repair_key(r): r for r in self.none.repairs}
         b = {repair_key(r): r for r in self.must.repairs}
@@ -354,8 +386,6 @@ class Pair:
         if not self.finished():
             return ""
         c = self.compare()
-        if c["status"] != "ok":
-            return "n/a (error)"
         diffs = []
         if c["only_none"]:
             diffs.append("only none: " + ", ".join(repair_label(r) for r in c["only_none"]))
@@ -363,6 +393,8 @@ class Pair:
             diffs.append("only must: " + ", ".join(repair_label(r) for r in c["only_must"]))
         if c["any_lost"]:
             return "**NO** — " + "; ".join(diffs)
+        if not self.ok():
+            return "n/a (error)" + (": " + "; ".join(diffs) if diffs else ": same so far")
         if self.both_complete():
             if self.none.outcome == "original-correct" and self.must.outcome == "original-correct":
                 return "yes (original correct)"
@@ -439,7 +471,8 @@ def totals(pairs: list[Pair]) -> dict:
     def s(ps, pr, key):
         return sum(getattr(p, pr).stats.get(key, 0) or 0 for p in ps)
 
-    cmp = {(p.file, p.level): p.compare() for p in done}
+    finished = [p for p in pairs if p.finished()]
+    cmp = {(p.file, p.level): p.compare() for p in finished}
     return {
         "pairs": len(pairs),
         "compared": len(done),
@@ -457,7 +490,8 @@ def totals(pairs: list[Pair]) -> dict:
         "localizations": s(done, "must", "localizations"),
         "localization_seconds": s(done, "must", "localization_seconds"),
         "no_loss": sum(1 for c in cmp.values() if not c["any_lost"]),
-        "lost": [p for p in done if cmp[(p.file, p.level)]["any_lost"]],
+        "finished": len(finished),
+        "lost": [p for p in finished if cmp[(p.file, p.level)]["any_lost"]],
         "same_both": sum(1 for p in both if cmp[(p.file, p.level)]["same"]),
         "timeouts_none": sum(1 for p in done if timed_out(p.none)),
         "timeouts_must": sum(1 for p in done if timed_out(p.must)),
@@ -480,14 +514,15 @@ def totals_lines(t: dict) -> list[str]:
         f"* Search time (s), pairs where both completed: none {t['time_none_both']:.0f}, must {t['time_must_both']:.0f}, "
         f"ratio none/must {_ratio(t['time_none_both'], t['time_must_both'])}",
         f"* Must fault localizations (FOSFL calls): {t['localizations']} in {t['localization_seconds']:.0f} s",
-        f"* Pairs where no repair was lost: **{t['no_loss']}/{t['compared']}**; both complete with identical repair "
+        f"* Pairs where no repair was lost: **{t['no_loss']}/{t['finished']}** (pairs with a run error included: "
+        f"their repairs found so far are compared too); both complete with identical repair "
         f"sets: {t['same_both']}/{t['both_complete']}",
         f"* Size ≤ {MAX_SIZE} space covered only with pruning: {_pairs_label(t['only_pruned'])}",
         f"* Size ≤ {MAX_SIZE} space covered only without pruning: {_pairs_label(t['only_unpruned'])}",
     ] + ([f"* Pairs with a run error: {_pairs_label(t['errors'])}"] if t["errors"] else [])
 
 
-def report(bench: Bench, jobs: dict, meta: dict, final: bool) -> str:
+def report(bench: Bench | None, jobs: dict, meta: dict, final: bool) -> str:
     pairs_all = make_pairs(jobs)
     out = ["# Must-location pruning benchmark: AllRepair vs FL-AllRepair (crepair)", ""]
     if not final:
@@ -554,7 +589,7 @@ def report(bench: Bench, jobs: dict, meta: dict, final: bool) -> str:
             name, str(t["pairs"]), str(t["both_complete"]), str(t["checks_none"]), str(t["checks_must"]),
             _ratio(t["checks_none"], t["checks_must"]), _ratio(t["checks_none_both"], t["checks_must_both"]),
             f"{t['time_none']:.0f}", f"{t['time_must']:.0f}", _ratio(t["time_none"], t["time_must"]),
-            _ratio(t["time_none_both"], t["time_must_both"]), f"{t['no_loss']}/{t['compared']}",
+            _ratio(t["time_none_both"], t["time_must_both"]), f"{t['no_loss']}/{t['finished']}",
             str(len(t["only_pruned"])),
         ]) + " |")
     out += [""] + totals_lines(t_all) + [""]
@@ -595,8 +630,13 @@ def report(bench: Bench, jobs: dict, meta: dict, final: bool) -> str:
     errs = [j for j in jobs.values() if j.error]
     if errs:
         out += ["## Run errors", ""]
+        if any(j.error.startswith("killed") for j in errs):
+            out += ["A run *killed* after its time limit did not stop at the limit (crepair checks the deadline "
+                    "only between steps, so one long step overran it). The repairs it had found before the kill are kept, "
+                    "listed under *Repairs found* and compared with the other run; it has no final statistics.", ""]
         for j in sorted(errs, key=lambda j: j.key):
-            out.append(f"* {j.suite}/{j.file} level {j.level} prune={j.prune}: {md_escape(j.error)}")
+            found = f" ({len(j.repairs)} repairs found before)" if j.repairs else ""
+            out.append(f"* {j.suite}/{j.file} level {j.level} prune={j.prune}: {md_escape(j.error)}{found}")
         out.append("")
     return "\n".join(out)
 
@@ -621,6 +661,26 @@ def _file_order(name: str) -> tuple:
     return (head, int(tail)) if tail.isdigit() else (stem, 0)
 
 
+def load_jobs(data: dict) -> dict:
+    jobs = {}
+    for rec in data.get("runs", []):
+        job = Job(**{k: rec[k] for k in rec if k in Job.__dataclass_fields__})
+        if job.status == "running":
+            job.status = "pending"
+        jobs[job.key] = job
+    return jobs
+
+
+def report_only(out_md: Path) -> int:
+    out_json = out_md.with_suffix(".json")
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    jobs = load_jobs(data)
+    final = bool(data["meta"].get("finished")) and all(j.status in ("done", "error") for j in jobs.values())
+    write_atomic(out_md, report(None, jobs, data["meta"], final) + "\n")
+    print(f"wrote {out_md} from {out_json}", file=sys.stderr)
+    return 0
+
+
 def progress_line(job: Job) -> str:
     st = job.stats
     cov = st.get("covered", {})
@@ -643,6 +703,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600, help="seconds per crepair run (default 600)")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (default 2)")
     ap.add_argument("--suite", default=",".join(SUITES), help="comma-separated subset of tcas,qlose,loops (default: all)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="take the (file, level) pairs of the suites in turn, so partial results cover every suite")
     ap.add_argument("--files", default="", help="comma-separated file names to run (e.g. tcas_v1.c,sum.c); default: all")
     ap.add_argument("--levels", default="", help="comma-separated levels to keep (default: each suite's levels)")
     ap.add_argument("--unwind-tcas", type=int, default=8)
@@ -656,9 +718,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the runs already in the raw JSON (same file, level, prune, unwind, entry, max_size, "
                     "timeout) and run only the missing ones")
     ap.add_argument("--retry-errors", action="store_true", help="with --resume, run again the runs that ended in an error")
+    ap.add_argument("--report-only", action="store_true",
+                    help="only rewrite the markdown report from the raw JSON (runs nothing)")
     ap.add_argument("--output", default=str(REPO / "bench" / "results" / "must-pruning.md"),
                     help="markdown report (default bench/results/must-pruning.md); raw JSON next to it")
     args = ap.parse_args(argv)
+    if args.report_only:
+        return report_only(Path(args.output))
 
     suites = [s.strip() for s in args.suite.split(",") if s.strip()]
     bad = [s for s in suites if s not in SUITES]
@@ -714,7 +780,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if rec["status"] == "error" and args.retry_errors and job is not None:
                 continue
-            restored = Job(**{k: rec[k] for k in rec if k in Job.__dataclass_fields__})
+            restored = load_jobs({"runs": [rec]})[key]
             restored.resumed = True
             if job is None:  # not selected this time: keep it in the results
                 extra[key] = restored
@@ -787,9 +853,18 @@ def main(argv: list[str] | None = None) -> int:
             return job
 
     # runs go in the order of --suite, then file, level, prune (the two runs
-    # of a (file, level) next to each other)
-    todo = sorted((j for j in jobs.values() if j.status == "pending"),
-                  key=lambda j: (suites.index(j.suite),) + sort_key(j))
+    # of a (file, level) next to each other); --interleave takes the pairs
+    # of the suites in turn instead
+    todo = [j for j in jobs.values() if j.status == "pending"]
+    if args.interleave:
+        rank: dict[tuple, int] = {}
+        for s in suites:
+            keys = sorted({(j.suite, j.file, j.level) for j in todo if j.suite == s},
+                          key=lambda k: (_file_order(k[1]), k[2]))
+            rank.update({k: i for i, k in enumerate(keys)})
+        todo.sort(key=lambda j: (rank[(j.suite, j.file, j.level)], suites.index(j.suite), PRUNES.index(j.prune)))
+    else:
+        todo.sort(key=lambda j: (suites.index(j.suite),) + sort_key(j))
     print(f"running {len(todo)} of {len(jobs)} crepair runs with {args.jobs} in parallel; report: {out_md}",
           file=sys.stderr)
     pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))

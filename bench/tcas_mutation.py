@@ -294,6 +294,76 @@ class Mapper:
             "method": method,
         }
 
+    def map_span(self, start: int, end: int, old_text: str) -> dict:
+        """Where the spec text at ``start:end`` (one or more whole tokens,
+        e.g. the whole expression a template repair replaces) is in SIR.
+
+        A single token is mapped by :meth:`map` (so mutation repairs map as
+        before).  For several tokens, the first one is mapped by :meth:`map`
+        and the SIR tokens that follow it must be the same as the spec's
+        (comments and whitespace do not matter).  If they are not, the
+        tokens are mapped through the token alignment of the two files:
+        every token of the range must be in an equal block, except for
+        spec-only tokens at either end of the range, which are dropped
+        (e.g. `(a < b) && 1` in the spec is `(a < b)` in SIR), and the SIR
+        tokens between the first and last mapped token must all be mapped.
+        Returns the same dict as :meth:`map`; for several tokens also with
+        ``sir_text`` (the SIR text replaced) and, when spec-only tokens were
+        dropped, ``dropped``.
+        """
+        idx = [i for i, t in enumerate(self.spec_toks) if start <= t.start and t.end <= end]
+        if not idx or self.spec_toks[idx[0]].start != start or self.spec_toks[idx[-1]].end != end:
+            return {"ok": False, "reason": f"text {start}:{end} `{old_text}` is not a sequence of whole C tokens of the spec"}
+        if len(idx) == 1:
+            return self.map(start, end, old_text)
+        p, q = idx[0], idx[-1]
+        spec_words = [t.text for t in self.spec_toks[p:q + 1]]
+        first = self.spec_toks[p]
+        m = self.map(first.start, first.end, first.text)
+        if m["ok"]:
+            j = next(i for i, t in enumerate(self.sir_toks) if t.start == m["start"])
+            if [t.text for t in self.sir_toks[j:j + len(spec_words)]] == spec_words:
+                last = self.sir_toks[j + len(spec_words) - 1]
+                return {
+                    "ok": True, "start": m["start"], "end": last.end, "sir_line": m["sir_line"],
+                    "spec_line": m["spec_line"], "method": m["method"] + " (expression)",
+                    "sir_text": self.sir_text[m["start"]:last.end],
+                }
+        # token alignment of the whole files
+        self._align(p)  # computes the opcodes
+        mapped: list[tuple[int, int]] = []  # (spec index, SIR index)
+        unmapped: list[int] = []
+        for k in range(p, q + 1):
+            j, _ = self._align(k)
+            if j is None:
+                unmapped.append(k)
+            else:
+                mapped.append((k, j))
+        if not mapped:
+            return {"ok": False, "reason": f"no token of `{old_text}` (spec line {first.line}) is in SIR"}
+        ks = [k for k, _ in mapped]
+        inner = [k for k in unmapped if ks[0] < k < ks[-1]]
+        if inner:
+            words = " ".join(self.spec_toks[k].text for k in inner)
+            return {"ok": False, "reason": f"`{old_text}` (spec line {first.line}) contains `{words}`, which differs from SIR"}
+        for k in unmapped:  # at the ends: must be spec-only text, not text that differs from SIR
+            for tag, i1, i2, j1, j2 in self._opcodes:
+                if i1 <= k < i2 and tag != "delete":
+                    return {"ok": False, "reason": f"`{old_text}` (spec line {first.line}): token `{self.spec_toks[k].text}` "
+                            "differs from SIR"}
+        js = [j for _, j in mapped]
+        if js != list(range(js[0], js[-1] + 1)):
+            extra = " ".join(t.text for i, t in enumerate(self.sir_toks[js[0]:js[-1] + 1], js[0]) if i not in js)
+            return {"ok": False, "reason": f"`{old_text}` (spec line {first.line}): SIR has extra tokens `{extra}`"}
+        s_tok, e_tok = self.sir_toks[js[0]], self.sir_toks[js[-1]]
+        out = {
+            "ok": True, "start": s_tok.start, "end": e_tok.end, "sir_line": s_tok.line, "spec_line": first.line,
+            "method": "token alignment (expression)", "sir_text": self.sir_text[s_tok.start:e_tok.end],
+        }
+        if unmapped:
+            out["dropped"] = " ".join(self.spec_toks[k].text for k in unmapped)
+        return out
+
 
 def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
     out, pos = [], 0
@@ -546,7 +616,7 @@ class Bench:
         for r in job.repairs:
             edits, maps, reasons = [], [], []
             for c in r["changes"]:
-                m = mapper.map(c["start"], c["end"], c["old_text"])
+                m = mapper.map_span(c["start"], c["end"], c["old_text"])
                 maps.append(m)
                 if m["ok"]:
                     edits.append((m["start"], m["end"], c["new_text"]))
