@@ -100,9 +100,14 @@ def important_vars(demand: Iterable[smt.Term], model: smt.Model) -> set[str]:
     disjunction only the first disjunct ``model`` satisfies.
     """
     result: set[str] = set()
+    seen: set[tuple[int, bool]] = set()  # shared subterms are walked once per polarity
     stack: list[tuple[smt.Term, bool]] = [(t, True) for t in demand]
     while stack:
         term, positive = stack.pop()
+        key = (term.get_id(), positive)
+        if key in seen:
+            continue
+        seen.add(key)
         kind = smt.bool_kind(term)
         if kind == "not":
             stack.append((term.children()[0], not positive))

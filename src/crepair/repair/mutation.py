@@ -257,7 +257,7 @@ class AllRepair:
             if self._progress:
                 self._progress(Progress(k, stats.checks, found, time.monotonic() - start))
             if verdict == Verdict.SAT:
-                if self._prune:
+                if self._prune and (deadline is None or time.monotonic() < deadline):
                     map_solver.block(must_clause(chosen))
                 else:
                     map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
