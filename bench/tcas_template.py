@@ -48,7 +48,9 @@ from common import (  # noqa: E402  (bench/common.py)
     versions_info,
     write_atomic,
 )
-from tcas_mutation import ALL_VERSIONS, NOTES, Bench, parse_versions  # noqa: E402  (bench/tcas_mutation.py)
+import re  # noqa: E402
+
+from tcas_mutation import ALL_VERSIONS, NOTES, Assumptions, Bench, parse_versions  # noqa: E402  (bench/tcas_mutation.py)
 
 # Versions whose faults the FMCAD'11 paper repaired with right-hand-side
 # components (Table I; no diagnosis was found for v36 there).
@@ -91,7 +93,8 @@ def worker_main(params_json: str, out: str) -> int:
                     "changes": [
                         {"start": c.mutation.start, "end": c.mutation.end, "old_text": c.mutation.old_text,
                          "new_text": c.mutation.new_text, "line": c.location.span.line, "original": c.original,
-                         "replacement": c.replacement, "kind": getattr(c.location.kind, "value", "")}
+                         "replacement": c.replacement, "kind": getattr(c.location.kind, "value", ""),
+                         "function": c.location.function}
                         for c in r.changes
                     ],
                 })
@@ -272,6 +275,34 @@ def _sizes(diags: list[dict]) -> str:
 
 def universe_ok(r: dict) -> bool:
     return bool(r.get("universe", {}).get("ok"))
+
+
+_FUNC = re.compile(r"^\w[\w\s\*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)
+
+
+def function_at(text: str, offset: int) -> str:
+    """The name of the C function whose definition (starting at column 0)
+    encloses ``offset`` in ``text`` (best effort)."""
+    name = ""
+    for m in _FUNC.finditer(text):
+        if m.start() > offset:
+            break
+        name = m.group(1)
+    return name
+
+
+def init_reads_inputs(spec_text: str, repair: dict) -> list[str]:
+    """Changes of ``repair`` that make ``initialize()`` read an input.  The
+    spec's ``main`` sets the inputs and then calls ``initialize()``; the SIR
+    ``main`` calls ``initialize()`` first, while the inputs are still 0."""
+    inputs = Assumptions(spec_text).argv
+    out = []
+    for c in repair["changes"]:
+        func = c.get("function") or function_at(spec_text, c["start"])
+        used = [n for n in inputs if re.search(rf"\b{n}\b", c["new_text"]) and not re.search(rf"\b{n}\b", c["old_text"])]
+        if func == "initialize" and used:
+            out.append(f"line {c['line']} uses {', '.join(f'`{n}`' for n in used)}")
+    return out
 
 
 def version_table(bench: TemplateBench, jobs: dict, mutation: dict) -> list[str]:
@@ -472,7 +503,15 @@ def report(bench: TemplateBench, jobs: dict, meta: dict, mutation: dict, final: 
                     out.append(f"* Example {label}: test {ex['test']}, input `{ex['input']}`: expected "
                                f"`{ex['expected']}`, patched program printed `{ex['got']}`{viol}")
             out.append("")
-            if f["failing"] and f["inside"] == 0 and f["undecided"] == 0:
+            spec_text = bench.spec(v).read_text(encoding="utf-8", errors="surrogateescape") if bench.spec(v).exists() else ""
+            init = init_reads_inputs(spec_text, r) if spec_text else []
+            if init:
+                expl = (f"the repair makes `initialize()` read an input ({'; '.join(init)}). The spec's `main` reads "
+                        "the inputs and then calls `initialize()`, so crepair verified the repair with the inputs "
+                        "set; the SIR `main` calls `initialize()` before it reads the inputs, when every input "
+                        "global is still 0, so in SIR the repaired constant is evaluated with the input 0 — a "
+                        "difference between the spec and SIR, not a wrong verification")
+            elif f["failing"] and f["inside"] == 0 and f["undecided"] == 0:
                 expl = ("the repair is correct on every input the spec allows (crepair verified it up to the bound); "
                         "all failing tests violate a `__CPROVER_assume` condition of the spec, i.e. they lie outside "
                         "the input domain the repair was verified on")
@@ -554,6 +593,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="keep the versions already in the raw JSON (same options) "
                     "and run only the missing ones")
     ap.add_argument("--retry-errors", action="store_true", help="with --resume, run again the versions that ended in an error")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: rewrite the markdown report from the raw JSON (e.g. after editing this script)")
     ap.add_argument("--mutation-json", default=str(REPO / "bench" / "results" / "tcas-mutation.json"),
                     help="mutation-scheme results to compare with (default bench/results/tcas-mutation.json)")
     ap.add_argument("--output", default=str(REPO / "bench" / "results" / "tcas-template.md"),
@@ -577,6 +618,24 @@ def main(argv: list[str] | None = None) -> int:
     out_md = Path(args.output)
     out_json = out_md.with_suffix(".json")
     out_md.parent.mkdir(parents=True, exist_ok=True)
+
+    if args.report_only:
+        if not out_json.exists():
+            ap.error(f"--report-only: {out_json} not found")
+        data = json.loads(out_json.read_text(encoding="utf-8"))
+        jobs_ro = {rec["version"]: Job(**{k: rec[k] for k in rec if k in Job.__dataclass_fields__})
+                   for rec in data.get("runs", [])}
+        for j in jobs_ro.values():
+            if j.status == "running":  # a run that was in progress when the JSON was written
+                j.status = "pending"
+        for v, b in data.get("baseline", {}).items():
+            bench.baseline[int(v)] = b
+        meta_ro = data["meta"]
+        final = all(j.status in ("done", "error") for j in jobs_ro.values())
+        write_atomic(out_md, report(bench, dict(sorted(jobs_ro.items())), meta_ro, mutation, final) + "\n")
+        shutil.rmtree(bench.tmp, ignore_errors=True)
+        print(f"rewrote {out_md} from {out_json}", file=sys.stderr)
+        return 0
 
     def new_job(v: int) -> Job:
         return Job(v, args.timeout, args.unwind, args.max_size, components, args.max_refinements,
