@@ -12,6 +12,19 @@ def _source_line(original: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
+def _input_lines(cex, original: str) -> list[str]:
+    """One line per counterexample input, with the source line it comes from."""
+    return [
+        f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {_source_line(original, inp.line)})"
+        for inp in cex.inputs
+    ]
+
+
+def _bound_warning(bound) -> list[str]:
+    """A warning when the unwinding bound cut off runs (or that is unknown)."""
+    return [f"warning: {bound.message()}"] if bound.too_small is not False else []
+
+
 def render_verify(result: VerifyResult, original: str) -> str:
     out = []
     b = result.bound.bound
@@ -25,15 +38,11 @@ def render_verify(result: VerifyResult, original: str) -> str:
         a = cex.assertion
         out.append(f"assertion violated: {a.file}:{a.line}: {original[a.start:a.end]}")
         out.append("counterexample inputs:")
-        for inp in cex.inputs:
-            src = _source_line(original, inp.line)
-            out.append(f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {src})")
+        out.extend(_input_lines(cex, original))
         out.append("executed lines: " + " ".join(str(n) for n in cex.lines))
     else:
         out.append(f"unknown: the solver gave up (unwinding bound {b})")
-    note = result.bound.message()
-    if result.bound.too_small or result.bound.too_small is None:
-        out.append(f"warning: {note}")
+    out.extend(_bound_warning(result.bound))
     for w in result.warnings:
         out.append(f"warning: {w}")
     out.append(f"time: {result.seconds:.2f} s")
@@ -137,8 +146,7 @@ def render_localize(result: LocalizeResult, original: str) -> str:
             out.append(f"no assertion violation within unwinding bound {result.bound.bound}: nothing to localize")
         else:
             out.append("unknown: the solver gave up; nothing localized")
-        if result.bound.too_small or result.bound.too_small is None:
-            out.append(f"warning: {result.bound.message()}")
+        out.extend(_bound_warning(result.bound))
         return "\n".join(out)
     cex = result.counterexample
     a = cex.assertion
@@ -154,14 +162,12 @@ def render_localize(result: LocalizeResult, original: str) -> str:
         out.append(f"  {origin.span.file}:{origin.span.line}:{origin.span.column}{fn}")
         out.extend("  " + line for line in _highlight(original, origin.span))
     out.append("counterexample inputs:")
-    for inp in cex.inputs:
-        out.append(f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {_source_line(original, inp.line)})")
+    out.extend(_input_lines(cex, original))
     out.append(
         "guarantee: every repair within the mutation or arbitrary-expression scheme changes "
         f"at least one of these {n} locations (unwinding bound {result.bound.bound})."
     )
-    if result.bound.too_small or result.bound.too_small is None:
-        out.append(f"warning: {result.bound.message()}")
+    out.extend(_bound_warning(result.bound))
     return "\n".join(out)
 
 
@@ -182,6 +188,5 @@ def _render_diagnoses(result: LocalizeResult, original: str) -> str:
         "meaning: changing the components of one diagnosis can make the program pass on the failing inputs used "
         f"(unwinding bound {result.bound.bound}); minimal diagnoses are minimal hitting sets of the conflicts."
     )
-    if result.bound.too_small or result.bound.too_small is None:
-        out.append(f"warning: {result.bound.message()}")
+    out.extend(_bound_warning(result.bound))
     return "\n".join(out)
