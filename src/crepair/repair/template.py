@@ -237,6 +237,7 @@ class TemplateRepair:
                     return  # UNSAT: no (more) repair with these templates; UNKNOWN: give up
                 model = candidates.model()
                 values = {str(p): model.eval_int(p, signed=p.size() != 3) for p in self._params}
+                values = self._central(candidates, [sparsity[level]], values, deadline)
                 cex = self._counterexample(values, deadline)
                 if cex is None:
                     return
@@ -251,6 +252,47 @@ class TemplateRepair:
                 added += 1
             else:
                 return
+
+    def _central(
+        self, opt: Optimizer, fixed: list[smt.Term], values: dict[str, int], deadline: float | None
+    ) -> dict[str, int]:
+        """Move each template's constant ``k0`` to the middle of the interval
+        the input database still allows for it (the other parameters and the
+        sparsity level ``fixed``), so that every counterexample to a wrong
+        constant halves that interval (bisection) instead of moving the
+        candidate by one ("least effort" counterexamples, Sect. III-G).
+        The interval ends are found by binary search over the signed 32-bit
+        range (at most 64 small checks: the database constraints mention
+        only the parameters).  Returns ``values``, updated in place."""
+        for t in self.templates:
+            p = t.k[0]
+            current = values[str(p)]
+            pinned = [q == smt.BitVecVal(values[str(q)], q.size()) for q in self._params if q is not p]
+
+            def feasible(extra: smt.Term) -> bool | None:
+                self.checks += 1
+                verdict = opt.check(fixed + pinned + [extra], deadline, soft=False)
+                return None if verdict == Verdict.UNKNOWN else verdict == Verdict.SAT
+
+            lo, hi = -(1 << 31), current  # the least feasible value is in [lo, hi]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                ok = feasible(p <= smt.BitVecVal(mid, 32))
+                if ok is None:
+                    return values
+                lo, hi = (lo, mid) if ok else (mid + 1, hi)
+            least = lo
+            lo, hi = current, (1 << 31) - 1  # the greatest feasible value is in [lo, hi]
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                ok = feasible(p >= smt.BitVecVal(mid, 32))
+                if ok is None:
+                    return values
+                lo, hi = (mid, hi) if ok else (lo, mid - 1)
+            centre = (least + lo) // 2
+            if centre != current and feasible(p == smt.BitVecVal(centre, 32)):
+                values[str(p)] = centre
+        return values
 
     def _add_input(self, opt: Optimizer, j: int, values: dict[str, smt.Term]) -> None:
         """Eq. 5 for one input: a renamed copy of the program with the

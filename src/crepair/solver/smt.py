@@ -247,11 +247,14 @@ class Optimizer:
         self._solver.add(z3.Implies(lit, term))
         self._soft.append(lit)
 
-    def check(self, fixed: Sequence[z3.ExprRef] = (), deadline: float | None = None) -> Verdict:
+    def check(
+        self, fixed: Sequence[z3.ExprRef] = (), deadline: float | None = None, *, soft: bool = True
+    ) -> Verdict:
         """Check with the assumptions ``fixed`` (never dropped) and as many
-        soft constraints as the greedy pass keeps.  ``deadline``: a
-        ``time.monotonic()`` instant after which the answer is UNKNOWN."""
-        active = list(self._soft)
+        soft constraints as the greedy pass keeps (none if ``soft`` is
+        false).  ``deadline``: a ``time.monotonic()`` instant after which the
+        answer is UNKNOWN."""
+        active = list(self._soft) if soft else []
         while True:
             if deadline is not None:
                 left = deadline - time.monotonic()
