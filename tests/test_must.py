@@ -69,7 +69,7 @@ def test_foo_slice_of_y2_and_must_set(tmp_path):
     y2_name = str(smt.eq_sides(y2.term)[0])
     influence = compute_slice(sdg, model, y2_name, set())
     # Slice(y2) = {y2 = ite(g0, y1, y0), y0 = x0 - 3, g0 = w0 > 3}
-    slice_assign = {sdg.assign[v] for v in influence if v in sdg.assign}
+    slice_assign = {sdg.definitions[v].origin for v in influence if v in sdg.definitions} - {None}
     text = lambda o: program.original[o.span.start:o.span.end]
     assert {text(o) for o in slice_assign} == {"x - 3", "w > 3"}
     phis = [c for c in formula.s_phi if str(smt.eq_sides(c.term)[0]) in influence]
@@ -127,6 +127,65 @@ int main(void) {{
 }}
 """
 
+# Conditionally evaluated operands and array elements: the must sets skip
+# the operands a model does not evaluate and the elements it does not read.
+SHORT_EXPRS = ["x > 0 ? y : x + 1", "(x < y) + 3", "y - 1", "x == y ? 2 : y", "x * 2"]
+SHORT_CONDS = ["x > y && y >= 0", "x <= 3 || y == 1", "x < 2 && (y > 0 || x == y)", "y != 4"]
+
+SHORT_TEMPLATE = """
+int f(int x, int y) {{
+    int p = {e1};
+    int q = {e2};
+    int r = p > 2 && q < 3;
+    if ({c1})
+        r = r ? p : q + 1;
+    return r;
+}}
+int AllRepair_correct_f(int x, int y) {{
+    int p = {e1};
+    int q = {e2};
+    int r = p > 2 && q < 3;
+    if ({c1})
+        r = r ? p : q + 1;
+    return r;
+}}
+int main(void) {{
+    int x = nondet_int(), y = nondet_int();
+    __CPROVER_assume(x >= -8 && x <= 8 && y >= -8 && y <= 8);
+    /*PIN*/
+    assert(f(x, y) == AllRepair_correct_f(x, y));
+    return 0;
+}}
+"""
+
+ARRAY_TEMPLATE = """
+int f(int x, int y) {{
+    int a[3];
+    a[0] = {e1};
+    a[1] = {e2};
+    a[2] = x;
+    if ({c1})
+        a[0] = a[1] - y;
+    return a[x > 0] + a[2];
+}}
+int AllRepair_correct_f(int x, int y) {{
+    int a[3];
+    a[0] = {e1};
+    a[1] = {e2};
+    a[2] = x;
+    if ({c1})
+        a[0] = a[1] - y;
+    return a[x > 0] + a[2];
+}}
+int main(void) {{
+    int x = nondet_int(), y = nondet_int();
+    __CPROVER_assume(x >= -8 && x <= 8 && y >= -8 && y <= 8);
+    /*PIN*/
+    assert(f(x, y) == AllRepair_correct_f(x, y));
+    return 0;
+}}
+"""
+
 
 def candidates(formula, mutants, size):
     """Every selection of 1..size locations with a mutant each: (locations, alternative indices)."""
@@ -137,17 +196,15 @@ def candidates(formula, mutants, size):
                 yield chosen, alts
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(
-    e1=st.sampled_from(EXPRS), e2=st.sampled_from(EXPRS), c1=st.sampled_from(CONDS),
-    picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=2, unique=True),
-)
-def test_pruning_keeps_every_minimal_repair_and_must_sets_hit_them(tmp_path_factory, e1, e2, c1, picks):
-    tmp = tmp_path_factory.mktemp("gen")
-    correct = write_c(tmp, TEMPLATE.format(e1=e1, e2=e2, c1=c1), "correct.c")
+def check_pruning_and_must_sets(tmp, template, e1, e2, c1, picks):
+    """Inject one or two level-2 mutations into ``f`` and check Proposition 1
+    and the must property of the bug's must set (brute force, size <= 2)."""
+    correct = write_c(tmp, template.format(e1=e1, e2=e2, c1=c1), "correct.c")
     program = load_program(correct)
-    unit = MutationUnit(program, MutationLevel.LEVEL_2)
-    in_f = [m for loc_root in _roots(program) for m in unit.mutations(loc_root[0], loc_root[1])]
+    formula, mutants = encode(program, bound=1, entry="main", alternatives=MutationUnit(program, MutationLevel.LEVEL_2))
+    in_f = [
+        m.mutation for loc in formula.locations if loc.function == "f" for m in mutants[loc.index][1:]
+    ]
     chosen = {picks[0] % len(in_f)}
     if len(picks) > 1:
         chosen.add(picks[1] % len(in_f))
@@ -192,10 +249,21 @@ def test_pruning_keeps_every_minimal_repair_and_must_sets_hit_them(tmp_path_fact
         assert m & must_starts, f"must set {sorted(must_starts)} misses minimal repairable set {sorted(m)}"
 
 
-def _roots(program):
-    """(expression, is_condition) of every location of f."""
-    from pycparser import c_ast
+PICKS = st.lists(st.integers(0, 10_000), min_size=1, max_size=2, unique=True)
 
-    body = program.functions["f"].body.block_items
-    decl, if_stmt, ret = body
-    return [(decl.init, False), (if_stmt.cond, True), (if_stmt.iftrue.rvalue, False), (ret.expr, False)]
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(e1=st.sampled_from(EXPRS), e2=st.sampled_from(EXPRS), c1=st.sampled_from(CONDS), picks=PICKS)
+def test_pruning_keeps_every_minimal_repair_and_must_sets_hit_them(tmp_path_factory, e1, e2, c1, picks):
+    check_pruning_and_must_sets(tmp_path_factory.mktemp("gen"), TEMPLATE, e1, e2, c1, picks)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    template=st.sampled_from([SHORT_TEMPLATE, ARRAY_TEMPLATE]), e1=st.sampled_from(SHORT_EXPRS),
+    e2=st.sampled_from(SHORT_EXPRS), c1=st.sampled_from(SHORT_CONDS), picks=PICKS,
+)
+def test_must_sets_with_short_circuits_and_arrays(tmp_path_factory, template, e1, e2, c1, picks):
+    check_pruning_and_must_sets(tmp_path_factory.mktemp("gen"), template, e1, e2, c1, picks)
+
+

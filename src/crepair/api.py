@@ -192,11 +192,13 @@ class RepairRun:
                     entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
                     timeout=budget,
                 )
-                for rep in search.repairs(self._start):
-                    stats.repairs += 1
-                    stats.outcome = RepairOutcome.REPAIRED
-                    yield rep
-                stats.checks += search.checks
+                try:
+                    for rep in search.repairs(self._start):
+                        stats.repairs += 1
+                        stats.outcome = RepairOutcome.REPAIRED
+                        yield rep
+                finally:
+                    stats.checks += search.checks
         finally:
             stats.seconds = time.monotonic() - t0
 

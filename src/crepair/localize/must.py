@@ -8,6 +8,9 @@ CAV'20, Sect. 5 and Appendix A:
   S_assign constraint defining ``v``; for a Φ-assignment
   ``v = ite(b, v1, v2)`` the edges ``v -> vars(b)``, ``v -> v1`` annotated
   ``b`` and ``v -> v2`` annotated ``¬b``;
+  operands that C evaluates conditionally (``&&``, ``||``, ``?:``) are
+  annotated alike, and array reads depend on the element the model reads
+  (``_Walk``);
 * ``important_vars`` (Algorithm 3): the variables of a partial model of the
   demand formula — negation normal form, every conjunct, the first
   disjunct the model satisfies;
@@ -19,7 +22,8 @@ CAV'20, Sect. 5 and Appendix A:
 The result F is an S_mut- and S_arb-must location set (Theorem 3): every
 repair changes at least one location of F.  The SDG depends only on the
 variables of each right-hand side, so one SDG serves every mutated program
-of the same program (I-FOSFL, Sect. 5.4): build it with the alternatives.
+of the same program (I-FOSFL, Sect. 5.4): build it with the alternatives;
+the walk follows the alternative the mutated program selects.
 
 >>> # F = fosfl(DependencyGraph(formula), formula, model).origins  # doctest: +SKIP
 """
@@ -44,62 +48,154 @@ class Origin:
     function: str | None
 
 
+Node = str | tuple[str, int]
+"""A slice node: a variable's name, or ``(array name, element index)``."""
+
+
 @dataclass(frozen=True, slots=True)
-class _Edge:
-    target: str
-    annotation: smt.Term | None  # None: true
+class _Definition:
+    origin: Origin | None  # None: a Φ-assignment
+    rhs: tuple[smt.Term, ...]  # the alternatives of a location copy, else one term
 
 
 class DependencyGraph:
     """The static dependency graph of a program formula (CAV'20 Def. 3).
 
-    Nodes are the names of the formula's variables; ``assign[v]`` is the
-    origin of the S_assign constraint defining ``v``.  The alternatives of
-    every location copy are all included, so the graph serves every mutated
-    program (I-FOSFL).  Built once in O(size of the formula).
+    ``definitions[v]`` holds the right-hand side(s) of the constraint
+    defining variable ``v`` and its origin (None for Φ).  The edges of
+    ``v`` go to the variables of that right-hand side; an edge is annotated
+    with the condition under which the operand is evaluated (``dependencies``
+    computes the edges a model satisfies).  The alternatives of every
+    location copy are kept, so the graph serves every mutated program
+    (I-FOSFL); a walk follows the alternative the mutated program selects.
+    Built once in O(number of constraints).
     """
 
     def __init__(self, formula: ProgramFormula):
-        self.edges: dict[str, list[_Edge]] = {}
-        self.assign: dict[str, Origin] = {}
+        self.definitions: dict[str, _Definition] = {}
         for c in formula.s_assign:
             lhs, rhs = smt.eq_sides(c.term)
-            self._add_assign(lhs, [rhs], Origin(None, c.span, c.function))
+            self.definitions[str(lhs)] = _Definition(Origin(None, c.span, c.function), (rhs,))
         for copy in formula.copies:
             loc = formula.locations[copy.location]
-            self._add_assign(copy.lhs, copy.alternatives, Origin(loc.index, loc.span, loc.function))
+            self.definitions[str(copy.lhs)] = _Definition(
+                Origin(loc.index, loc.span, loc.function), tuple(copy.alternatives)
+            )
+        self.copy_location = {str(copy.lhs): copy.location for copy in formula.copies}
         for c in formula.s_phi:
             lhs, rhs = smt.eq_sides(c.term)
-            self._add_phi(str(lhs), rhs)
+            self.definitions[str(lhs)] = _Definition(None, (rhs,))
+        self._shapes: dict[int, tuple[str, tuple[smt.Term, ...], str | None]] = {}
 
-    def _add_assign(self, lhs: smt.Term, rhs: Iterable[smt.Term], origin: Origin) -> None:
-        name = str(lhs)
-        self.assign[name] = origin
-        targets = sorted(smt.constant_names(list(rhs)))
-        self.edges.setdefault(name, []).extend(_Edge(t, None) for t in targets)
-
-    def _add_phi(self, name: str, term: smt.Term) -> None:
-        out = self.edges.setdefault(name, [])
-        path: list[smt.Term] = []
-        while smt.is_ite(term):
-            cond, then, other = term.children()
-            here = smt.conjunction(path) if path else None
-            out.extend(_Edge(t, here) for t in sorted(smt.constant_names([cond])))
-            taken = smt.conjunction(path + [cond])
-            out.extend(_Edge(t, taken) for t in sorted(smt.constant_names([then])))
-            path.append(smt.Not(cond))
-            term = other
-        last = smt.conjunction(path) if path else None
-        out.extend(_Edge(t, last) for t in sorted(smt.constant_names([term])))
+    def shape(self, term: smt.Term) -> tuple[str, tuple[smt.Term, ...], str | None]:
+        """``smt.shape`` of ``term`` and its name if it is a variable (cached)."""
+        key = term.get_id()
+        found = self._shapes.get(key)
+        if found is None:
+            kind, children = smt.shape(term)
+            found = self._shapes[key] = (kind, children, str(term) if kind == "var" else None)
+        return found
 
 
-def important_vars(demand: Iterable[smt.Term], model: smt.Model) -> set[str]:
+class _Walk:
+    """Model-based dependencies (the edges of Algorithm 1 whose annotation
+    the model satisfies), of terms and of array elements, memoized for one
+    model.
+
+    Def. 3 annotates the operands of a Φ-assignment with their branch
+    condition.  C evaluates ``a && b``, ``a || b`` and ``c ? x : y`` as
+    control flow (the paper's simplification turns them into conditionals),
+    so their operands get the same treatment wherever they occur: ``b``
+    depends on ``a``'s value, ``x`` on ``c``'s.  An array read ``A[i]``
+    depends on ``i`` and on element ``μ(i)`` of ``A`` only; an element of
+    ``store(A, j, v)`` is ``v`` if ``μ(j)`` is that element, else the element
+    of ``A`` (the index expressions are never repairable locations: only the
+    stored value is).  The values of the nodes returned determine the
+    term's value in every program that keeps them, which is what the must
+    property (Theorem 3) needs.
+    """
+
+    def __init__(self, sdg: DependencyGraph, model: smt.Model):
+        self._sdg = sdg
+        self._model = model
+        self._values: dict[int, object] = {}
+        self._memo: dict[int, frozenset[Node]] = {}
+        self._elements: dict[tuple[int, int], frozenset[Node]] = {}
+
+    def _value(self, term: smt.Term):
+        key = term.get_id()
+        if key not in self._values:
+            value = self._model.eval_term(term)
+            self._values[key] = value.as_signed_long() if smt.is_bv_value(value) else smt.is_true(value)
+        return self._values[key]
+
+    def term(self, root: smt.Term) -> frozenset[Node]:
+        """The nodes ``root``'s value depends on in the model."""
+        memo = self._memo
+        key = root.get_id()
+        if key in memo:
+            return memo[key]
+        kind, children, name = self._sdg.shape(root)
+        if kind == "var":
+            result = frozenset((name,))
+        elif kind == "value":
+            result = frozenset()
+        elif kind == "ite":
+            cond, then, other = children
+            result = self.term(cond) | self.term(then if self._value(cond) else other)
+        elif kind in ("and", "or", "implies"):
+            # operands left to right up to the first that decides the value
+            decisive = kind == "or"
+            nodes: set[Node] = set()
+            for i, child in enumerate(children):
+                nodes |= self.term(child)
+                value = self._value(child)
+                if kind == "implies" and i == 0:
+                    value = not value
+                if value == (decisive or kind == "implies"):
+                    break
+            result = frozenset(nodes)
+        elif kind == "select":
+            array, index = children
+            result = self.term(index) | self.element(array, self._value(index))
+        else:  # stores and other whole-array terms, arithmetic, comparisons
+            result = frozenset().union(*(self.term(c) for c in children)) if children else frozenset()
+        memo[key] = result
+        return result
+
+    def element(self, array: smt.Term, index: int) -> frozenset[Node]:
+        """The nodes element ``index`` of the array term depends on."""
+        key = (array.get_id(), index)
+        found = self._elements.get(key)
+        if found is not None:
+            return found
+        kind, children, name = self._sdg.shape(array)
+        if kind == "var":
+            result = frozenset(((name, index),))
+        elif kind == "store":
+            inner, at, value = children
+            here = self._value(at) == index
+            result = self.term(at) | (self.term(value) if here else self.element(inner, index))
+        elif kind == "ite":
+            cond, then, other = children
+            result = self.term(cond) | self.element(then if self._value(cond) else other, index)
+        elif kind == "const-array":
+            result = self.term(children[0])
+        else:
+            result = self.term(array)
+        self._elements[key] = result
+        return result
+
+
+def important_vars(demand: Iterable[smt.Term], model: smt.Model, walk: _Walk | None = None) -> set[Node]:
     """Variables of a partial model of ``∧ demand`` (CAV'20 Algorithm 3).
 
     The formula is walked in negation normal form: all conjuncts, and of a
-    disjunction only the first disjunct ``model`` satisfies.
+    disjunction only the first disjunct ``model`` satisfies.  The variables
+    of an atom are the nodes its value depends on (``_Walk.term``: array
+    reads give element nodes).
     """
-    result: set[str] = set()
+    result: set[Node] = set()
     seen: set[tuple[int, bool]] = set()  # shared subterms are walked once per polarity
     stack: list[tuple[smt.Term, bool]] = [(t, True) for t in demand]
     while stack:
@@ -122,9 +218,8 @@ def important_vars(demand: Iterable[smt.Term], model: smt.Model) -> set[str]:
                         break
         elif kind == "implies":
             a, b = term.children()  # a -> b  ==  ¬a ∨ b
-            disjuncts = [(a, not positive), (b, positive)] if positive else None
             if positive:
-                for c, pol in disjuncts:
+                for c, pol in ((a, False), (b, True)):
                     if model.eval_bool(c) == pol:
                         stack.append((c, pol))
                         break
@@ -138,44 +233,56 @@ def important_vars(demand: Iterable[smt.Term], model: smt.Model) -> set[str]:
                 stack.extend([(c, False), (e, positive)])
         elif kind in ("true", "false"):
             continue
-        else:  # an atom
+        elif walk is not None:  # an atom
+            result |= walk.term(term)
+        else:
             result |= smt.constant_names([term])
     return result
 
 
-def compute_slice(sdg: DependencyGraph, model: smt.Model, var: str, visited: set[str]) -> set[str]:
-    """Add to ``visited`` the variables reachable from ``var`` along edges
-    whose annotation ``model`` satisfies (CAV'20 Algorithm 1, ModelBasedDFS);
-    returns ``visited`` (InfluenceVars, mutated in place)."""
-    cache: dict[int, bool] = {}
-    stack = [var]
+def compute_slice(
+    sdg: DependencyGraph,
+    model: smt.Model,
+    var: Node,
+    visited: set[Node],
+    *,
+    selected: dict[int, int] | None = None,
+    walk: _Walk | None = None,
+) -> set[Node]:
+    """Add to ``visited`` the nodes reachable from ``var`` along edges whose
+    annotation ``model`` satisfies (CAV'20 Algorithm 1, ModelBasedDFS);
+    returns ``visited`` (InfluenceVars, mutated in place).
+
+    ``selected`` maps a location index to the alternative the program
+    selects there (default 0, the original expression); ``walk`` shares the
+    model's memo between calls.
+    """
+    walk = walk or _Walk(sdg, model)
+    selected = selected or {}
+    stack: list[Node] = [var]
     while stack:
-        v = stack.pop()
-        if v in visited:
+        node = stack.pop()
+        if node in visited:
             continue
-        visited.add(v)
-        for edge in sdg.edges.get(v, ()):
-            if edge.target in visited:
-                continue
-            if edge.annotation is not None:
-                key = edge.annotation.get_id()
-                ok = cache.get(key)
-                if ok is None:
-                    ok = cache[key] = model.eval_bool(edge.annotation)
-                if not ok:
-                    continue
-            stack.append(edge.target)
+        visited.add(node)
+        name, index = (node, None) if isinstance(node, str) else node
+        definition = sdg.definitions.get(name)
+        if definition is None:
+            continue  # an input
+        rhs = definition.rhs[selected.get(sdg.copy_location.get(name), 0) if len(definition.rhs) > 1 else 0]
+        targets = walk.term(rhs) if index is None else walk.element(rhs, index)
+        stack.extend(t for t in targets if t not in visited)
     return visited
 
 
 @dataclass(frozen=True, slots=True)
 class MustResult:
     """FOSFL's answer: ``origins`` (the must location set F, in source
-    order), the important variables and the variables of the slices."""
+    order), the important variables and the nodes of the slices."""
 
     origins: tuple[Origin, ...]
-    important: frozenset[str]
-    influence: frozenset[str]
+    important: frozenset[Node]
+    influence: frozenset[Node]
 
     @property
     def locations(self) -> frozenset[int]:
@@ -183,19 +290,40 @@ class MustResult:
         return frozenset(o.location for o in self.origins if o.location is not None)
 
 
-def fosfl(sdg: DependencyGraph, formula: ProgramFormula, model: smt.Model) -> MustResult:
+def fosfl(
+    sdg: DependencyGraph, formula: ProgramFormula, model: smt.Model, selected: dict[int, int] | None = None
+) -> MustResult:
     """The must location set of the bug ``model`` exhibits (CAV'20 Alg. 2).
 
     ``sdg`` must be the dependency graph of ``formula`` (or of a formula
     with the same variables: I-FOSFL); ``model`` satisfies the program
-    formula, i.e. it is a counterexample.  Nothing is mutated.
+    formula, i.e. it is a counterexample, of the mutated program that takes
+    alternative ``selected[i]`` at location ``i`` (default: the original
+    program).  An element node ``(A, k)`` contributes the origin of ``A``'s
+    definition only if that definition stores element ``k``.  Nothing is
+    mutated.
     """
+    walk = _Walk(sdg, model)
     demand = [c.term for c in formula.assumptions + formula.unwinding_assumptions]
     demand.append(formula.violation())
-    important = important_vars(demand, model)
-    influence: set[str] = set()
-    for v in sorted(important):
-        compute_slice(sdg, model, v, influence)
-    origins = {sdg.assign[v] for v in influence if v in sdg.assign}
+    important = important_vars(demand, model, walk)
+    influence: set[Node] = set()
+    for v in sorted(important, key=str):
+        compute_slice(sdg, model, v, influence, selected=selected, walk=walk)
+    origins = set()
+    for node in influence:
+        name = node if isinstance(node, str) else node[0]
+        definition = sdg.definitions.get(name)
+        if definition is None or definition.origin is None:
+            continue
+        if not isinstance(node, str) and not _stores(definition.rhs[0], node[1], walk):
+            continue
+        origins.add(definition.origin)
     ordered = tuple(sorted(origins, key=lambda o: (o.span.start, o.span.end, o.location is None)))
     return MustResult(ordered, frozenset(important), frozenset(influence))
+
+
+def _stores(rhs: smt.Term, index: int, walk: _Walk) -> bool:
+    """Whether the array definition ``rhs`` writes element ``index``."""
+    kind, children = smt.shape(rhs)
+    return kind == "store" and walk._value(children[1]) == index

@@ -204,7 +204,7 @@ class AllRepair:
             """FL-AllRepair (CAV'20 Fig. 4, Example 5): some location of the
             candidate's must set F must differ from the candidate."""
             t0 = time.monotonic()
-            must = fosfl(sdg, self._f, tau.model())
+            must = fosfl(sdg, self._f, tau.model(), chosen)
             stats.localizations += 1
             stats.localization_seconds += time.monotonic() - t0
             return [-sel[(i, chosen[i])] for i in sorted(must.locations & repairable)]

@@ -52,6 +52,10 @@ def is_true(term: z3.ExprRef) -> bool:
     return z3.is_true(term)
 
 
+def is_bv_value(term: z3.ExprRef) -> bool:
+    return z3.is_bv_value(term)
+
+
 def simplify(term: z3.ExprRef) -> z3.ExprRef:
     return z3.simplify(term)
 
@@ -180,6 +184,25 @@ def bool_kind(term: z3.ExprRef) -> str:
     if not z3.is_bool(term) or not z3.is_app(term):
         return "atom"
     return _BOOL_KINDS.get(term.decl().kind(), "atom")
+
+
+_SHAPES = {
+    z3.Z3_OP_ITE: "ite", z3.Z3_OP_AND: "and", z3.Z3_OP_OR: "or", z3.Z3_OP_IMPLIES: "implies",
+    z3.Z3_OP_SELECT: "select", z3.Z3_OP_STORE: "store", z3.Z3_OP_CONST_ARRAY: "const-array",
+}
+
+
+def shape(term: z3.ExprRef) -> tuple[str, tuple[z3.ExprRef, ...]]:
+    """The top of a term for dependency walks: ``("var", ())`` for an
+    uninterpreted constant, ``("value", ())`` for a literal, one of "ite",
+    "and", "or", "implies", "select", "store", "const-array" with the
+    children, or ``("app", children)`` for any other application."""
+    if z3.is_const(term):
+        kind = term.decl().kind()
+        return ("var", ()) if kind == z3.Z3_OP_UNINTERPRETED else ("value", ())
+    if not z3.is_app(term):
+        return "app", tuple(term.children())
+    return _SHAPES.get(term.decl().kind(), "app"), tuple(term.children())
 
 
 def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
