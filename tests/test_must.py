@@ -105,19 +105,7 @@ def test_localize_command_sarif_and_json(tmp_path, capsys):
 EXPRS = ["x + y", "x - 2", "y * 3", "x + 1", "y - x", "2 * x"]
 CONDS = ["x > y", "x <= 3", "y >= 0", "x < y + 1", "x == 2"]
 
-TEMPLATE = """
-int f(int x, int y) {{
-    int r = {e1};
-    if ({c1})
-        r = {e2};
-    return r;
-}}
-int AllRepair_correct_f(int x, int y) {{
-    int r = {e1};
-    if ({c1})
-        r = {e2};
-    return r;
-}}
+MAIN = """
 int main(void) {{
     int x = nondet_int(), y = nondet_int();
     __CPROVER_assume(x >= -8 && x <= 8 && y >= -8 && y <= 8);
@@ -126,13 +114,29 @@ int main(void) {{
     return 0;
 }}
 """
+
+
+def with_specification(f: str) -> str:
+    """A program: ``f``, its fault-free copy ``AllRepair_correct_f`` and a
+    ``main`` asserting that they agree (a ``str.format`` template)."""
+    return f + f.replace("int f(", "int AllRepair_correct_f(") + MAIN
+
+
+TEMPLATE = with_specification("""
+int f(int x, int y) {{
+    int r = {e1};
+    if ({c1})
+        r = {e2};
+    return r;
+}}
+""")
 
 # Conditionally evaluated operands and array elements: the must sets skip
 # the operands a model does not evaluate and the elements it does not read.
 SHORT_EXPRS = ["x > 0 ? y : x + 1", "(x < y) + 3", "y - 1", "x == y ? 2 : y", "x * 2"]
 SHORT_CONDS = ["x > y && y >= 0", "x <= 3 || y == 1", "x < 2 && (y > 0 || x == y)", "y != 4"]
 
-SHORT_TEMPLATE = """
+SHORT_TEMPLATE = with_specification("""
 int f(int x, int y) {{
     int p = {e1};
     int q = {e2};
@@ -141,24 +145,9 @@ int f(int x, int y) {{
         r = r ? p : q + 1;
     return r;
 }}
-int AllRepair_correct_f(int x, int y) {{
-    int p = {e1};
-    int q = {e2};
-    int r = p > 2 && q < 3;
-    if ({c1})
-        r = r ? p : q + 1;
-    return r;
-}}
-int main(void) {{
-    int x = nondet_int(), y = nondet_int();
-    __CPROVER_assume(x >= -8 && x <= 8 && y >= -8 && y <= 8);
-    /*PIN*/
-    assert(f(x, y) == AllRepair_correct_f(x, y));
-    return 0;
-}}
-"""
+""")
 
-ARRAY_TEMPLATE = """
+ARRAY_TEMPLATE = with_specification("""
 int f(int x, int y) {{
     int a[3];
     a[0] = {e1};
@@ -168,23 +157,7 @@ int f(int x, int y) {{
         a[0] = a[1] - y;
     return a[x > 0] + a[2];
 }}
-int AllRepair_correct_f(int x, int y) {{
-    int a[3];
-    a[0] = {e1};
-    a[1] = {e2};
-    a[2] = x;
-    if ({c1})
-        a[0] = a[1] - y;
-    return a[x > 0] + a[2];
-}}
-int main(void) {{
-    int x = nondet_int(), y = nondet_int();
-    __CPROVER_assume(x >= -8 && x <= 8 && y >= -8 && y <= 8);
-    /*PIN*/
-    assert(f(x, y) == AllRepair_correct_f(x, y));
-    return 0;
-}}
-"""
+""")
 
 
 def candidates(formula, mutants, size):

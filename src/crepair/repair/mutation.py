@@ -163,9 +163,6 @@ class AllRepair:
         finally:
             stats.seconds = time.monotonic() - start
 
-    def _remaining(self, deadline: float | None) -> float | None:
-        return None if deadline is None else max(deadline - time.monotonic(), 0.001)
-
     def _search(self, start: float, deadline: float | None) -> Iterator[Repair]:
         stats = self.stats
         pool = VarPool()
@@ -174,7 +171,7 @@ class AllRepair:
         }
         guards = {key: smt.Bool(f"sel_{key[0]}_{key[1]}") for key in sel}
 
-        tau = SmtSolver(timeout=self._remaining(deadline))
+        tau = SmtSolver(timeout=smt.seconds_left(deadline))
         tau.add(*self._f.hard(), self._f.violation())
         for copy in self._f.copies:
             if copy.location in self._mutants and (copy.location, 1) in sel:
@@ -184,7 +181,7 @@ class AllRepair:
                 tau.add(copy.lhs == copy.alternatives[0])
 
         originals = [guards[(i, 0)] for i in self._repairable]
-        tau.set_timeout(self._remaining(deadline) or 3600 * 24)
+        tau.set_timeout(smt.seconds_left(deadline) or 3600 * 24)
         verdict = tau.check(originals)
         stats.checks += 1
         if verdict == Verdict.UNSAT:
@@ -251,7 +248,7 @@ class AllRepair:
                 continue
             chosen = {i: j for (i, j), var in sel.items() if var in model}
             assumptions = [guards[(i, j)] for i, j in sorted(chosen.items())]
-            tau.set_timeout(self._remaining(deadline) or 3600 * 24)
+            tau.set_timeout(smt.seconds_left(deadline) or 3600 * 24)
             verdict = tau.check(assumptions)
             stats.checks += 1
             if self._progress:
@@ -284,7 +281,7 @@ class AllRepair:
 
     def _recheck(self, mutated: dict[int, int], deadline: float | None) -> Verdict:
         """Check a repaired sv with a fresh solver and no guard variables."""
-        solver = SmtSolver(timeout=self._remaining(deadline))
+        solver = SmtSolver(timeout=smt.seconds_left(deadline))
         solver.add(*self._f.hard(), self._f.violation())
         for copy in self._f.copies:
             solver.add(copy.lhs == copy.alternatives[mutated.get(copy.location, 0)])

@@ -193,13 +193,10 @@ class TemplateRepair:
         used = smt.constant_names([self._program, formula.violation()])
         self._inputs = [i for i in formula.inputs if str(i.term) in used]
 
-    def _remaining(self, deadline: float | None) -> float | None:
-        return None if deadline is None else max(deadline - time.monotonic(), 0.001)
-
     def repairs(self, start: float) -> Iterator[Repair]:
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
         found: list[dict[str, int]] = []
-        candidates = Optimizer(timeout=self._remaining(deadline))
+        candidates = Optimizer(timeout=smt.seconds_left(deadline))
         coefficients = [p for p in self._params if p.size() != 3]
         constants = [p for p in self._params if p.size() == 32]
         for p in self._params:
@@ -309,7 +306,7 @@ class TemplateRepair:
             smt.And(self._program, self._f.violation()),
             {str(p): smt.BitVecVal(values[str(p)], p.size()) for p in self._params},
         )
-        solver = SmtSolver(timeout=self._remaining(deadline))
+        solver = SmtSolver(timeout=smt.seconds_left(deadline))
         solver.add(fixed)
         self.checks += 1
         verdict = solver.check()
@@ -318,7 +315,7 @@ class TemplateRepair:
         if verdict == Verdict.UNKNOWN:
             return None
         scalars = [i for i in self._inputs if not i.is_array]
-        nasty = Optimizer(timeout=self._remaining(deadline))
+        nasty = Optimizer(timeout=smt.seconds_left(deadline))
         nasty.add(fixed)
         for i in scalars:
             big = smt.BitVecVal(LARGE, i.term.size()) if i.term.size() > 21 else None
@@ -335,7 +332,7 @@ class TemplateRepair:
             guess = guess if (not i.signed or self._random.random() < 0.5) else -guess
             trial = dict(cex)
             trial[str(i.term)] = smt.BitVecVal(guess, i.term.size())
-            check = SmtSolver(timeout=self._remaining(deadline))
+            check = SmtSolver(timeout=smt.seconds_left(deadline))
             check.add(fixed, *pin(self._f, trial))
             self.checks += 1
             if check.check() == Verdict.SAT:

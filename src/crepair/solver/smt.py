@@ -95,6 +95,12 @@ class Model:
         return self._model.eval(term, model_completion=True)
 
 
+def seconds_left(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (a ``time.monotonic()`` instant), at least
+    a millisecond so that a solver timeout stays positive; None for none."""
+    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
+
+
 class SmtSolver:
     """An incremental SMT solver with a fixed seed.
 
