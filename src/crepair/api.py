@@ -77,7 +77,8 @@ class RepairOptions:
     ``no_mutate``: extra specification functions, never mutated.
     Template scheme: ``components`` that may be abnormal, ``inputs`` (|J|)
     for diagnosis, ``max_refinements`` and ``repairs_per_diagnosis`` of the
-    refinement loop, ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds
+    refinement loop, ``max_terms`` (most parameters of a candidate outside
+    the simple range: a non-zero coefficient or a constant beyond ±1000), ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds
     spent on the templates of one diagnosis.
     """
 
@@ -94,6 +95,7 @@ class RepairOptions:
     inputs: int = 2
     max_refinements: int = 10
     repairs_per_diagnosis: int = 5
+    max_terms: int = 3
     max_diagnoses: int | None = 10
     diagnosis_timeout: float = 60.0
 
@@ -189,7 +191,7 @@ class RepairRun:
                 budget = o.diagnosis_timeout if remaining is None else min(remaining, o.diagnosis_timeout)
                 search = TemplateRepair(
                     formula, diagnosis, database, path=self.program.path, original=self.program.original,
-                    entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
+                    entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis, max_terms=o.max_terms,
                     timeout=budget,
                 )
                 try:

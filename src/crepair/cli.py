@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="template scheme: counterexample refinements per repair (default: 10)")
     r.add_argument("--repairs-per-diagnosis", type=int, default=5, metavar="N",
                    help="template scheme: repairs per diagnosis (default: 5)")
+    r.add_argument("--max-terms", type=int, default=3, metavar="N",
+                   help="template scheme: most non-zero coefficients of a repair, a constant beyond "
+                        "+-1000 counting as one (default: 3)")
     r.add_argument("--level", type=int, choices=[1, 2], default=1, help="mutation level (default: 1)")
     r.add_argument("--max-size", type=int, default=api.DEFAULT_MAX_SIZE, metavar="K",
                    help=f"largest repair size, in changed locations (default: {api.DEFAULT_MAX_SIZE})")
@@ -210,6 +213,7 @@ def _repair(args) -> int:
         inputs=args.inputs,
         max_refinements=args.max_refinements,
         repairs_per_diagnosis=args.repairs_per_diagnosis,
+        max_terms=args.max_terms,
         level=MutationLevel(args.level),
         unwind=args.unwind,
         entry=args.entry,

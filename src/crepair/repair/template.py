@@ -43,6 +43,10 @@ OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 SMALL = 1000  # M: "small" template parameters
 COEFFICIENT_BITS = 12  # coefficients of variables range over [-2048, 2047]
 LARGE = 1 << 20  # N: "large" counterexample values
+# A candidate check (Eq. 5) that takes longer gives up the diagnosis: such
+# checks are the UNSAT proofs of complex sparsity levels (tens of seconds
+# on TCAS with 12-variable templates), seldom a repair.
+CANDIDATE_SECONDS = 10.0
 
 
 @dataclass(slots=True)
@@ -153,7 +157,11 @@ class TemplateRepair:
     """Repairs of one diagnosis (see module docstring).
 
     ``database`` is the initial input database I (the failing inputs J);
-    ``timeout`` (seconds) bounds the whole search of this diagnosis.
+    ``max_terms`` bounds how complex a candidate may be: at most that many
+    parameters outside the simple range (a non-zero coefficient, or a
+    constant beyond ±M), counted by the sparsity levels of the simple-
+    candidate heuristic; ``timeout`` (seconds) bounds the whole search of
+    this diagnosis.
     """
 
     def __init__(
@@ -167,6 +175,7 @@ class TemplateRepair:
         entry: str,
         max_refinements: int = 10,
         repairs: int = 5,
+        max_terms: int = 3,
         timeout: float | None = None,
         seed: int = 0,
     ):
@@ -178,6 +187,7 @@ class TemplateRepair:
         self._entry = entry
         self._max_refinements = max_refinements
         self._repairs = repairs
+        self._max_terms = max_terms
         self._timeout = timeout
         self._random = random.Random(seed)
         self.checks = 0
@@ -209,7 +219,7 @@ class TemplateRepair:
             smt.Or(p > smt.BitVecVal(SMALL, 32), p < smt.BitVecVal(-SMALL, 32)) for p in constants
         ]
         sparsity = []
-        for m in range(len(violated) + 1):
+        for m in range(min(len(violated), self._max_terms) + 1):
             sparsity.append(smt.Bool(f"at_most_{m}_violated!{id(self)}"))
             candidates.add(smt.Implies(sparsity[m], smt.at_most(violated, m)))
         for p in coefficients:
@@ -226,7 +236,8 @@ class TemplateRepair:
                 verdict = Verdict.UNSAT
                 while level < len(sparsity):
                     self.checks += 1
-                    verdict = candidates.check([sparsity[level]], deadline)
+                    limit = time.monotonic() + CANDIDATE_SECONDS
+                    verdict = candidates.check([sparsity[level]], limit if deadline is None else min(deadline, limit))
                     if verdict != Verdict.UNSAT:
                         break
                     level += 1  # the database only grows: simpler candidates stay refuted
