@@ -371,7 +371,8 @@ def report(bench: TemplateBench, jobs: dict, meta: dict, mutation: dict, final: 
         f"* Options: `crepair.repair(spec, scheme=\"template\", max_size={o['max_size']}, timeout={o['timeout']:g}, "
         f"unwind={o['unwind']}, entry=\"main\", max_refinements={o['max_refinements']}, "
         f"repairs_per_diagnosis={o['repairs_per_diagnosis']}, max_diagnoses={o['max_diagnoses']}, "
-        f"inputs={o['inputs']}, components={{{', '.join(repr(c) for c in o['components'])}}})`, then "
+        f"inputs={o['inputs']}, components={{{', '.join(repr(c) for c in o['components'])}}})` (other options at "
+        "their defaults: `max_terms=3`, `diagnosis_timeout=60`), then "
         f"`crepair.localize(spec, method=\"diagnosis\", max_diagnoses={o['max_diagnoses']}, max_size={o['max_size']}, "
         f"unwind={o['unwind']}, timeout={o['timeout']:g})`, both in one worker process per version; "
         f"{o['jobs']} workers in parallel; versions: {'all 41' if sorted(versions) == ALL_VERSIONS else _vs(versions)}",

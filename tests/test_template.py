@@ -52,6 +52,34 @@ def test_example_2_repairs_of_c2_include_y(tmp_path):
         assert crepair.verify(fixed, entry="max").outcome == crepair.VerifyOutcome.VERIFIED
 
 
+# A wrong threshold (FMCAD'11 Sect. III-G, "least effort" counterexamples):
+# each counterexample lies just past the current candidate, so without
+# bisection of the constant ten refinements end near 0 + 10, far from 500.
+THRESHOLD = """\
+int alarm(int x) {
+    int limit = 550;
+    return x >= limit;
+}
+int AllRepair_correct_alarm(int x) {
+    return x >= 500;
+}
+int main(void) {
+    int x = nondet_int();
+    __CPROVER_assume(x >= 0 && x <= 100000);
+    assert(alarm(x) == AllRepair_correct_alarm(x));
+    return 0;
+}
+"""
+
+
+def test_a_wrong_constant_is_found_within_ten_refinements(tmp_path):
+    path = write_c(tmp_path, THRESHOLD)
+    run = crepair.repair(path, scheme="template", components={"rhs"}, max_size=1, max_refinements=10,
+                         repairs_per_diagnosis=1, timeout=120)
+    repairs = list(run)
+    assert [(c.location.span.line, c.original, c.replacement) for c in repairs[0].changes] == [(2, "550", "500")]
+
+
 def _template(names, op=False):
     loc = Location(0, LocationKind.CONDITION if op else LocationKind.ASSIGNMENT, "f", Span("f.c", 0, 1, 1, 1, 1, 1), "x", True)
     k = tuple(smt.BitVec(f"k_{i}", 32) for i in range(len(names) + 1))
