@@ -163,6 +163,11 @@ class _Walk:
         memo[key] = result
         return result
 
+    def stores(self, array: smt.Term, index: int) -> bool:
+        """Whether the array term is a store to element ``index``."""
+        kind, children, _ = self._sdg.shape(array)
+        return kind == "store" and self._value(children[1]) == index
+
     def element(self, array: smt.Term, index: int) -> frozenset[Node]:
         """The nodes element ``index`` of the array term depends on."""
         key = (array.get_id(), index)
@@ -316,14 +321,9 @@ def fosfl(
         definition = sdg.definitions.get(name)
         if definition is None or definition.origin is None:
             continue
-        if not isinstance(node, str) and not _stores(definition.rhs[0], node[1], walk):
+        if not isinstance(node, str) and not walk.stores(definition.rhs[0], node[1]):
             continue
         origins.add(definition.origin)
     ordered = tuple(sorted(origins, key=lambda o: (o.span.start, o.span.end, o.location is None)))
     return MustResult(ordered, frozenset(important), frozenset(influence))
 
-
-def _stores(rhs: smt.Term, index: int, walk: _Walk) -> bool:
-    """Whether the array definition ``rhs`` writes element ``index``."""
-    kind, children = smt.shape(rhs)
-    return kind == "store" and walk._value(children[1]) == index
