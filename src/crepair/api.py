@@ -78,8 +78,9 @@ class RepairOptions:
     Template scheme: ``components`` that may be abnormal, ``inputs`` (|J|)
     for diagnosis, ``max_refinements`` and ``repairs_per_diagnosis`` of the
     refinement loop, ``max_terms`` (most parameters of a candidate outside
-    the simple range: a non-zero coefficient or a constant beyond ±1000), ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds
-    spent on the templates of one diagnosis.
+    the simple range: a non-zero coefficient or a constant beyond ±1000),
+    ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds spent on the
+    templates of one diagnosis.
     """
 
     schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)

@@ -64,7 +64,7 @@ class DependencyGraph:
     ``definitions[v]`` holds the right-hand side(s) of the constraint
     defining variable ``v`` and its origin (None for Φ).  The edges of
     ``v`` go to the variables of that right-hand side; an edge is annotated
-    with the condition under which the operand is evaluated (``dependencies``
+    with the condition under which the operand is evaluated (``_Walk``
     computes the edges a model satisfies).  The alternatives of every
     location copy are kept, so the graph serves every mutated program
     (I-FOSFL); a walk follows the alternative the mutated program selects.
@@ -81,7 +81,6 @@ class DependencyGraph:
             self.definitions[str(copy.lhs)] = _Definition(
                 Origin(loc.index, loc.span, loc.function), tuple(copy.alternatives)
             )
-        self.copy_location = {str(copy.lhs): copy.location for copy in formula.copies}
         for c in formula.s_phi:
             lhs, rhs = smt.eq_sides(c.term)
             self.definitions[str(lhs)] = _Definition(None, (rhs,))
@@ -192,7 +191,7 @@ class _Walk:
         return result
 
 
-def important_vars(demand: Iterable[smt.Term], model: smt.Model, walk: _Walk | None = None) -> set[Node]:
+def important_vars(demand: Iterable[smt.Term], model: smt.Model, walk: _Walk) -> set[Node]:
     """Variables of a partial model of ``∧ demand`` (CAV'20 Algorithm 3).
 
     The formula is walked in negation normal form: all conjuncts, and of a
@@ -238,10 +237,8 @@ def important_vars(demand: Iterable[smt.Term], model: smt.Model, walk: _Walk | N
                 stack.extend([(c, False), (e, positive)])
         elif kind in ("true", "false"):
             continue
-        elif walk is not None:  # an atom
+        else:  # an atom
             result |= walk.term(term)
-        else:
-            result |= smt.constant_names([term])
     return result
 
 
@@ -274,7 +271,8 @@ def compute_slice(
         definition = sdg.definitions.get(name)
         if definition is None:
             continue  # an input
-        rhs = definition.rhs[selected.get(sdg.copy_location.get(name), 0) if len(definition.rhs) > 1 else 0]
+        location = definition.origin.location if definition.origin is not None else None
+        rhs = definition.rhs[selected.get(location, 0) if len(definition.rhs) > 1 else 0]
         targets = walk.term(rhs) if index is None else walk.element(rhs, index)
         stack.extend(t for t in targets if t not in visited)
     return visited
