@@ -146,6 +146,7 @@ def worker_main(params_json: str, out: str) -> int:
                     "complete": s.complete,
                     "repairs": s.repairs,
                     "checks": s.checks,
+                    "fresh_checks": s.fresh_checks,
                     "unknown_checks": s.unknown_checks,
                     "covered": {str(k): v for k, v in s.covered.items()},
                     "space": {str(k): v for k, v in s.space.items()},

@@ -111,12 +111,20 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
     return Counterexample(failed.span, tuple(inputs), tuple(lines))
 
 
-def check_bound(formula: ProgramFormula, timeout: float | None = None) -> BoundReport:
-    """Can a run satisfying the assumptions reach beyond the unwinding bound?"""
+def check_bound(
+    formula: ProgramFormula, timeout: float | None = None, selected: dict[int, int] | None = None
+) -> BoundReport:
+    """Can a run satisfying the assumptions reach beyond the unwinding bound?
+
+    Checks the original program, or the mutated one that takes alternative
+    ``selected[i]`` at location index i (a repair whose loops need more
+    iterations than the bound is correct only vacuously beyond it).
+    ``timeout`` in seconds; an UNKNOWN check gives ``too_small=None``.
+    """
     if not formula.cuts:
         return BoundReport(formula.bound, False)
     solver = SmtSolver(timeout=timeout)
-    solver.add(*formula.hard(with_unwinding=False), *formula.original_copies())
+    solver.add(*formula.hard(with_unwinding=False), *formula.selected_copies(selected or {}))
     solver.add(smt.disjunction(c.reached for c in formula.cuts))
     verdict = solver.check()
     if verdict == Verdict.UNKNOWN:

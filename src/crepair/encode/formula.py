@@ -162,4 +162,9 @@ class ProgramFormula:
 
     def original_copies(self) -> list[smt.Term]:
         """The location copies with their original expression."""
-        return [c.lhs == c.alternatives[0] for c in self.copies]
+        return self.selected_copies({})
+
+    def selected_copies(self, selected: dict[int, int]) -> list[smt.Term]:
+        """The location copies with alternative ``selected.get(i, 0)`` at
+        location index i (0 = the original expression)."""
+        return [c.lhs == c.alternatives[selected.get(c.location, 0)] for c in self.copies]

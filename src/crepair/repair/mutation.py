@@ -21,6 +21,14 @@ all candidates); the set of minimal repairs is the same (Proposition 1).
 k grows from 1 when no unexplored sv of size ≤ k remains.  Each repair is
 re-checked by a fresh solver before it is yielded; an UNKNOWN answer is
 neither a repair nor a refutation (the run's outcome becomes UNKNOWN).
+
+The check solver answers most svs in milliseconds, reusing what it learnt.
+It cannot preprocess with the assumptions, though: the guarded SSA
+definitions stay equations, so an sv whose program is equivalent to the
+specification by algebra (e.g. the same polynomial summed in another order)
+can take it minutes.  So an sv that τ does not decide within
+``INCREMENTAL_SECONDS`` is checked again by a fresh solver holding only the
+sv's own alternatives, which z3 inlines and simplifies (``fresh_checks``).
 """
 
 from __future__ import annotations
@@ -38,6 +46,9 @@ from crepair.patch import apply_edits, unified_diff
 from crepair.solver import smt
 from crepair.solver.sat import CardinalitySolver, VarPool
 from crepair.solver.smt import SmtSolver, Verdict
+from crepair.verify import BoundReport, check_bound
+
+INCREMENTAL_SECONDS = 2.0  # per sv on the check solver τ before the fresh-solver fallback
 
 
 class RepairOutcome(enum.Enum):
@@ -65,7 +76,10 @@ class Change:
 class Repair:
     """A verified repair: its changes (in source order), ``size`` (number of
     changed locations), the unified ``diff`` of the user's file, the full
-    ``patched`` text, ``seconds`` since the search started, and the scheme."""
+    ``patched`` text, ``seconds`` since the search started, the scheme, and
+    whether the unwinding bound cuts off runs of the *repaired* program
+    (``bound.too_small``: then it is correct only up to the bound; e.g. a
+    loop made to run longer than B passes vacuously)."""
 
     changes: tuple[Change, ...]
     size: int
@@ -73,6 +87,7 @@ class Repair:
     patched: str
     seconds: float
     scheme: str = "mutation"
+    bound: BoundReport | None = None
 
 
 @dataclass(slots=True)
@@ -84,6 +99,7 @@ class SearchStats:
     space: dict[int, int] = field(default_factory=dict)
     covered: dict[int, float] = field(default_factory=dict)
     checks: int = 0
+    fresh_checks: int = 0  # svs τ left undecided, checked again by a fresh solver
     unknown_checks: int = 0
     repairs: int = 0
     seconds: float = 0.0
@@ -180,10 +196,8 @@ class AllRepair:
             else:
                 tau.add(copy.lhs == copy.alternatives[0])
 
-        originals = [guards[(i, 0)] for i in self._repairable]
-        tau.set_timeout(smt.seconds_left(deadline) or 3600 * 24)
-        verdict = tau.check(originals)
-        stats.checks += 1
+        original = {i: 0 for i in self._repairable}
+        verdict, answered = self._check(tau, [guards[(i, 0)] for i in self._repairable], original, deadline)
         if verdict == Verdict.UNSAT:
             stats.outcome = RepairOutcome.ORIGINAL_CORRECT
             return
@@ -197,11 +211,12 @@ class AllRepair:
         sdg = DependencyGraph(self._f) if self._prune else None
         repairable = set(self._repairable)
 
-        def must_clause(chosen: dict[int, int]) -> list[int]:
+        def must_clause(chosen: dict[int, int], model: smt.Model) -> list[int]:
             """FL-AllRepair (CAV'20 Fig. 4, Example 5): some location of the
-            candidate's must set F must differ from the candidate."""
+            candidate's must set F (of counterexample ``model``) must differ
+            from the candidate."""
             t0 = time.monotonic()
-            must = fosfl(sdg, self._f, tau.model(), chosen)
+            must = fosfl(sdg, self._f, model, chosen)
             stats.localizations += 1
             stats.localization_seconds += time.monotonic() - t0
             return [-sel[(i, chosen[i])] for i in sorted(must.locations & repairable)]
@@ -215,7 +230,7 @@ class AllRepair:
         # the original sv itself is known to be unrepaired
         base.append([-sel[(i, 0)] for i in self._repairable])
         if self._prune:
-            base.append(must_clause({i: 0 for i in self._repairable}))
+            base.append(must_clause(original, answered.model()))
         changed = [-sel[(i, 0)] for i in self._repairable]
 
         k = 1
@@ -248,14 +263,12 @@ class AllRepair:
                 continue
             chosen = {i: j for (i, j), var in sel.items() if var in model}
             assumptions = [guards[(i, j)] for i, j in sorted(chosen.items())]
-            tau.set_timeout(smt.seconds_left(deadline) or 3600 * 24)
-            verdict = tau.check(assumptions)
-            stats.checks += 1
+            verdict, answered = self._check(tau, assumptions, chosen, deadline)
             if self._progress:
                 self._progress(Progress(k, stats.checks, found, time.monotonic() - start))
             if verdict == Verdict.SAT:
                 if self._prune and (deadline is None or time.monotonic() < deadline):
-                    map_solver.block(must_clause(chosen))
+                    map_solver.block(must_clause(chosen, answered.model()))
                 else:
                     map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
                 continue
@@ -274,21 +287,45 @@ class AllRepair:
                 continue
             found += 1
             stats.repairs = found
-            yield self._repair(mutated, time.monotonic() - start)
+            stats.checks += 1
+            bound = check_bound(self._f, smt.seconds_left(deadline), selected=mutated)
+            yield self._repair(mutated, time.monotonic() - start, bound)
             if self._max_repairs is not None and found >= self._max_repairs:
                 stats.outcome = RepairOutcome.REPAIRED
                 return
 
+    def _check(
+        self, tau: SmtSolver, assumptions: list, chosen: dict[int, int], deadline: float | None
+    ) -> tuple[Verdict, SmtSolver]:
+        """Check sv ``chosen`` (location -> alternative index, 0 = original):
+        on τ under ``assumptions`` for at most ``INCREMENTAL_SECONDS``, then,
+        if τ answered UNKNOWN and time is left, on a fresh solver.  Returns
+        the verdict and the solver that gave it (its model is the
+        counterexample when SAT)."""
+        left = smt.seconds_left(deadline)
+        tau.set_timeout(INCREMENTAL_SECONDS if left is None else min(left, INCREMENTAL_SECONDS))
+        verdict = tau.check(assumptions)
+        self.stats.checks += 1
+        if verdict != Verdict.UNKNOWN or (deadline is not None and time.monotonic() >= deadline):
+            return verdict, tau
+        self.stats.fresh_checks += 1
+        fresh = self._fresh_solver(chosen, deadline)
+        self.stats.checks += 1
+        return fresh.check(), fresh
+
+    def _fresh_solver(self, chosen: dict[int, int], deadline: float | None) -> SmtSolver:
+        """A new solver holding S_hard, the violation and alternative
+        ``chosen.get(i, 0)`` at every location i: no guard variables."""
+        solver = SmtSolver(timeout=smt.seconds_left(deadline))
+        solver.add(*self._f.hard(), self._f.violation(), *self._f.selected_copies(chosen))
+        return solver
+
     def _recheck(self, mutated: dict[int, int], deadline: float | None) -> Verdict:
         """Check a repaired sv with a fresh solver and no guard variables."""
-        solver = SmtSolver(timeout=smt.seconds_left(deadline))
-        solver.add(*self._f.hard(), self._f.violation())
-        for copy in self._f.copies:
-            solver.add(copy.lhs == copy.alternatives[mutated.get(copy.location, 0)])
         self.stats.checks += 1
-        return solver.check()
+        return self._fresh_solver(mutated, deadline).check()
 
-    def _repair(self, mutated: dict[int, int], seconds: float) -> Repair:
+    def _repair(self, mutated: dict[int, int], seconds: float, bound: BoundReport) -> Repair:
         changes = []
         edits = []
         for i in sorted(mutated, key=lambda i: self._f.locations[i].span.start):
@@ -299,4 +336,4 @@ class AllRepair:
             changes.append(Change(loc, mutation, loc.text, apply_edits(loc.text, [rel])))
         patched = apply_edits(self._original, edits)
         diff = unified_diff(self._path, self._original, patched)
-        return Repair(tuple(changes), len(changes), diff, patched, seconds)
+        return Repair(tuple(changes), len(changes), diff, patched, seconds, bound=bound)

@@ -37,7 +37,7 @@ from crepair.patch import apply_edits, unified_diff
 from crepair.repair.mutation import Change, Repair, RepairOutcome
 from crepair.solver import smt
 from crepair.solver.smt import Optimizer, SmtSolver, Verdict
-from crepair.verify import VerifyOutcome, verify
+from crepair.verify import BoundReport, VerifyOutcome, verify
 
 OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 SMALL = 1000  # M: "small" template parameters
@@ -362,19 +362,21 @@ class TemplateRepair:
             changes.append(Change(loc, mutation, loc.text, text))
             edits.append((loc.span.start, loc.span.end, text))
         patched = apply_edits(self._original, edits)
-        if not _verifies(patched, self._path, self._f.bound, self._entry):
+        bound = _verified_bound(patched, self._path, self._f.bound, self._entry)
+        if bound is None:
             return None
         diff = unified_diff(self._path, self._original, patched)
-        return Repair(tuple(changes), len(changes), diff, patched, seconds, scheme="template")
+        return Repair(tuple(changes), len(changes), diff, patched, seconds, scheme="template", bound=bound)
 
 
-def _verifies(text: str, path: str, bound: int, entry: str) -> bool:
-    """Re-check a patched program from its text with a fresh encoding."""
+def _verified_bound(text: str, path: str, bound: int, entry: str) -> BoundReport | None:
+    """Re-check a patched program from its text with a fresh encoding: the
+    repaired program's bound report if it verifies, else None."""
     with tempfile.TemporaryDirectory(prefix="crepair-") as tmp:
         candidate = Path(tmp) / Path(path).name
         candidate.write_text(text, encoding="utf-8", errors="surrogateescape")
         try:
             result = verify(candidate, unwind=bound, entry=entry)
         except CRepairError:
-            return False
-    return result.outcome == VerifyOutcome.VERIFIED
+            return None
+    return result.bound if result.outcome == VerifyOutcome.VERIFIED else None

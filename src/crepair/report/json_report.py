@@ -68,6 +68,7 @@ def repair_dict(repair: Repair) -> dict[str, Any]:
             }
             for c in repair.changes
         ],
+        "bound": None if repair.bound is None else bound_dict(repair.bound),
         "diff": repair.diff,
     }
 
@@ -91,6 +92,7 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
             "smt_checks": s.checks,
             "localizations": s.localizations,
             "localization_seconds": round(s.localization_seconds, 3),
+            "fresh_checks": s.fresh_checks,
             "unknown_checks": s.unknown_checks,
             "seconds": round(s.seconds, 3),
             "complete": s.complete,

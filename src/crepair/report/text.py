@@ -57,6 +57,8 @@ def render_repair(repair: Repair, index: int) -> str:
         out.append(
             f"  {loc.span.file}:{loc.span.line}: {m.old_text} -> {m.new_text}   in   {ch.original}  =>  {ch.replacement}"
         )
+    if repair.bound is not None and repair.bound.too_small is not False:
+        out.append(f"  warning: for the repaired program, {repair.bound.message()}")
     out.append(repair.diff.rstrip("\n"))
     return "\n".join(out)
 
@@ -112,7 +114,9 @@ def _mutation_summary(run: RepairRun, found: int) -> str:
     for k, n in stats.space.items():
         cov = stats.covered.get(k)
         out.append(f"  {k:<4}  {n:<12}  {'-' if cov is None else f'{cov:.2f} s'}")
-    out.append(f"  SMT checks: {stats.checks}" + (f" ({stats.unknown_checks} unknown)" if stats.unknown_checks else ""))
+    notes = [f"{stats.fresh_checks} by a fresh solver"] if stats.fresh_checks else []
+    notes += [f"{stats.unknown_checks} unknown"] if stats.unknown_checks else []
+    out.append(f"  SMT checks: {stats.checks}" + (f" ({', '.join(notes)})" if notes else ""))
     prune = run.options.prune.value
     if stats.localizations:
         out.append(
