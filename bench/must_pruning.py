@@ -122,6 +122,7 @@ def worker_main(params_json: str, out: str) -> int:
                         "index": n,
                         "size": r.size,
                         "seconds": r.seconds,
+                        "vacuous": None if r.bound is None else r.bound.too_small,
                         "diff": r.diff,
                         "changes": [
                             {
@@ -323,6 +324,14 @@ def timed_out(job: Job) -> bool:
         st.get("seconds", 0) >= job.timeout - 1
 
 
+def repairs_cell(job: Job | None) -> str:
+    """Number of repairs, and how many of them the bound cuts off (vacuous)."""
+    if job is None or job.status == "pending":
+        return ""
+    vacuous = sum(1 for r in job.repairs if r.get("vacuous") is not False and "vacuous" in r)
+    return str(len(job.repairs)) + (f" ({vacuous} vacuous)" if vacuous else "")
+
+
 def outcome_cell(job: Job | None) -> str:
     if job is None:
         return "not run"
@@ -454,8 +463,9 @@ def suite_table(pairs: list[Pair]) -> list[str]:
             first = min((r["seconds"] for r in j.repairs), default=None) if j else None
             cov = st.get("covered", {})
             checks = st.get("checks")
-            row += [outcome_cell(j), str(len(j.repairs)) if j and j.status != "pending" else "",
-                    "—" if checks is None else str(checks)]
+            fresh = f" ({st['fresh_checks']} fresh)" if st.get("fresh_checks") else ""
+            row += [outcome_cell(j), repairs_cell(j),
+                    "—" if checks is None else f"{checks}{fresh}"]
             if pr == "must":
                 row.append("—" if st.get("localizations") is None else str(st["localizations"]))
             row += [fmt_s(first), fmt_s(cov.get("1")), fmt_s(cov.get("2")), fmt_s(st.get("seconds"))]
@@ -556,7 +566,10 @@ def report(bench: Bench | None, jobs: dict, meta: dict, final: bool) -> str:
         "start of the search, as reported by crepair: *first repair*; *covered k*: every candidate of size ≤ k explored "
         "(— = not reached); *total*: the whole search (a timed-out run stops at the limit). *SMT checks* include the "
         "re-checks of repairs; *FL calls* are the must fault localizations. *bound too small*: the unwinding bound B cuts "
-        "off feasible runs of the original program (then results hold only up to B). *same repairs* compares the repair "
+        "off feasible runs of the original program (then results hold only up to B); *k vacuous* after a repair count: the bound "
+        "cuts off runs of k of the *repaired* programs (e.g. a loop made to run past B), so they are correct only up "
+        "to B. *fresh* in the checks count: candidates the incremental solver left undecided after "
+        "2 s, checked again by a fresh solver (counted twice). *same repairs* compares the repair "
         "sets (a repair = its set of (offset, new token) changes): *yes* when both runs completed with equal sets; "
         "*n/a (timeout)* when one did not complete, with the repairs found by one run only — each of them is of a size "
         "the other run did not finish exploring; **NO** when a run explored all candidates of some size (without "
