@@ -188,3 +188,64 @@ def test_truth_value_negation_is_a_level_2_mutation(tmp_path):
     assert not list(crepair.repair(path, level=1, max_size=1))
     repairs = list(crepair.repair(path, level=2, max_size=1))
     assert "return !flag ? b : a;" in {r.patched.splitlines()[0].split("{ ")[1].rstrip(" }") for r in repairs}
+
+
+def test_fresh_solver_checks_find_the_same_repairs(tmp_path):
+    # The fallback for svs the incremental solver leaves undecided checks a
+    # fresh solver and localizes on its model; forced for every sv, the
+    # minimal repairs must not change (with and without pruning).
+    from crepair.repair.mutation import AllRepair
+
+    path = write_c(tmp_path, TWO_BUGS)
+    program = load_program(path)
+    formula, mutants = encode(program, bound=2, entry="main", alternatives=MutationUnit(program, MutationLevel.LEVEL_2))
+
+    def repairs(incremental_seconds, prune):
+        search = AllRepair(
+            formula, mutants, path=str(path), original=program.original, max_size=2, timeout=None,
+            prune=prune, incremental_seconds=incremental_seconds,
+        )
+        return {frozenset((c.mutation.start, c.mutation.new_text) for c in r.changes) for r in search}, search.stats
+
+    for prune in (False, True):
+        incremental, inc_stats = repairs(2.0, prune)
+        fresh, fresh_stats = repairs(0, prune)
+        assert incremental and fresh == incremental
+        assert inc_stats.fresh_checks == 0
+        assert fresh_stats.fresh_checks > 0 and fresh_stats.complete
+
+
+# A loop that the mutation `i + 1 -> i - 1` makes run past any bound: that
+# mutant is "correct up to the bound" only because every run is cut off.
+VACUOUS = """
+    int twice(int n) {
+        int s = 0;
+        int i = 0;
+        while (i < n) {
+            s = s + 2;
+            i = i + 1;
+        }
+        return s;
+    }
+    int main(void) {
+        int n = nondet_int();
+        __CPROVER_assume(n >= 0 && n <= 3);
+        assert(twice(n) == -2 * n);
+        return 0;
+    }
+"""
+
+
+def test_a_repair_that_only_the_bound_makes_correct_is_flagged(tmp_path, capsys):
+    path = write_c(tmp_path, VACUOUS)
+    run = crepair.repair(path, level=1, max_size=1, unwind=4, timeout=None)
+    repairs = {changes_of(r): r for r in run}
+    real = frozenset({(5, "+", "-")})
+    vacuous = frozenset({(6, "+", "-")})
+    assert set(repairs) == {real, vacuous}
+    assert repairs[real].bound.too_small is False
+    assert repairs[vacuous].bound.too_small is True
+    assert run.bound.too_small is False  # the original program fits the bound
+    main(["repair", str(path), "--level", "1", "--max-size", "1", "--unwind", "4"])
+    out = capsys.readouterr().out
+    assert out.count("warning: for the repaired program, unwinding bound 4 is too small") == 1

@@ -136,7 +136,9 @@ class AllRepair:
     ``formula`` and ``mutants`` come from ``encode`` with a mutation unit;
     ``original`` is the user's file text.  ``max_size`` bounds the repair
     size; ``timeout`` (seconds) bounds the whole run; ``max_repairs`` stops
-    after that many.  Iterate to get :class:`Repair` records; ``stats`` is
+    after that many; ``incremental_seconds`` limits a check of the
+    incremental solver τ before the sv goes to a fresh solver (0: always a
+    fresh solver).  Iterate to get :class:`Repair` records; ``stats`` is
     final once the iteration ends.
     """
 
@@ -152,6 +154,7 @@ class AllRepair:
         max_repairs: int | None = None,
         progress: Callable[[Progress], None] | None = None,
         prune: bool = True,
+        incremental_seconds: float = INCREMENTAL_SECONDS,
     ):
         self._f = formula
         self._mutants = mutants
@@ -162,6 +165,7 @@ class AllRepair:
         self._max_repairs = max_repairs
         self._progress = progress
         self._prune = prune
+        self._incremental_seconds = incremental_seconds
         self.stats = SearchStats(max_size=max_size)
         self._repairable = [
             loc.index for loc in formula.locations if loc.mutable and len(mutants[loc.index]) > 1
@@ -298,16 +302,19 @@ class AllRepair:
         self, tau: SmtSolver, assumptions: list, chosen: dict[int, int], deadline: float | None
     ) -> tuple[Verdict, SmtSolver]:
         """Check sv ``chosen`` (location -> alternative index, 0 = original):
-        on τ under ``assumptions`` for at most ``INCREMENTAL_SECONDS``, then,
+        on τ under ``assumptions`` for at most ``incremental_seconds``, then,
         if τ answered UNKNOWN and time is left, on a fresh solver.  Returns
         the verdict and the solver that gave it (its model is the
-        counterexample when SAT)."""
-        left = smt.seconds_left(deadline)
-        tau.set_timeout(INCREMENTAL_SECONDS if left is None else min(left, INCREMENTAL_SECONDS))
-        verdict = tau.check(assumptions)
-        self.stats.checks += 1
-        if verdict != Verdict.UNKNOWN or (deadline is not None and time.monotonic() >= deadline):
-            return verdict, tau
+        counterexample when SAT).  With ``incremental_seconds`` 0 every sv
+        goes to a fresh solver (no incremental solving)."""
+        if self._incremental_seconds > 0:
+            left = smt.seconds_left(deadline)
+            limit = self._incremental_seconds
+            tau.set_timeout(limit if left is None else min(left, limit))
+            verdict = tau.check(assumptions)
+            self.stats.checks += 1
+            if verdict != Verdict.UNKNOWN or (deadline is not None and time.monotonic() >= deadline):
+                return verdict, tau
         self.stats.fresh_checks += 1
         fresh = self._fresh_solver(chosen, deadline)
         self.stats.checks += 1
