@@ -29,6 +29,9 @@ specification by algebra (e.g. the same polynomial summed in another order)
 can take it minutes.  So an sv that τ does not decide within
 ``INCREMENTAL_SECONDS`` is checked again by a fresh solver holding only the
 sv's own alternatives, which z3 inlines and simplifies (``fresh_checks``).
+That limit is wall-clock time, so the number of checks, and with pruning
+the order of the repairs of one size, can vary with machine load; the set
+of repairs does not (unless a check runs out of the run's time).
 """
 
 from __future__ import annotations
