@@ -27,36 +27,39 @@ See bench/README.md.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-import traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402  (bench/common.py)
-    REPO,
+    BenchBase,
+    add_output_option,
+    add_rerun_options,
+    benchmark_parser,
+    done_record,
     emit,
-    export_snapshot,
     fmt_s,
-    git_commit,
-    imported_from_snapshot,
-    machine,
+    job_from_record,
     md_escape,
-    pythonpath_env,
+    outcome_text,
+    output_paths,
+    pin_crepair,
     read_records,
-    resolve_commit,
+    record_worker,
+    repair_record,
+    resumable,
+    run_benchmark,
+    setup_meta,
+    stamp_meta,
+    start_record,
+    take_records,
     utc_now,
-    versions_info,
     write_atomic,
+    write_results,
 )
 
 PRUNES = ("none", "must")
@@ -91,85 +94,26 @@ class SuiteDef:
 # ---------------------------------------------------------------------------
 
 
+DONE_FIELDS = ("complete", "repairs", "checks", "fresh_checks", "unknown_checks", "covered", "space", "locations",
+               "localizations", "localization_seconds", "seconds")
+
+
 def worker_main(params_json: str, out: str) -> int:
     p = json.loads(params_json)
-    with open(out, "w", encoding="utf-8") as fh:
-        t0 = time.monotonic()
-        try:
-            import crepair
 
-            run = crepair.repair(
-                p["path"], level=p["level"], max_size=p["max_size"], unwind=p["unwind"], entry=p["entry"],
-                timeout=p["timeout"], prune=p["prune"],
-            )
-            emit(
-                fh,
-                {
-                    "type": "start",
-                    "setup_seconds": time.monotonic() - t0,
-                    "locations": run.stats.locations,
-                    "space": {str(k): v for k, v in run.stats.space.items()},
-                    "bound": run.bound.message(),
-                    "too_small": run.bound.too_small,
-                    "crepair_file": crepair.__file__,
-                },
-            )
-            for n, r in enumerate(run, 1):
-                emit(
-                    fh,
-                    {
-                        "type": "repair",
-                        "index": n,
-                        "size": r.size,
-                        "seconds": r.seconds,
-                        "vacuous": None if r.bound is None else r.bound.too_small,
-                        "diff": r.diff,
-                        "changes": [
-                            {
-                                "start": c.mutation.start,
-                                "end": c.mutation.end,
-                                "old_text": c.mutation.old_text,
-                                "new_text": c.mutation.new_text,
-                                "line": c.location.span.line,
-                                "original": c.original,
-                                "replacement": c.replacement,
-                            }
-                            for c in r.changes
-                        ],
-                    },
-                )
-            s = run.stats
-            emit(
-                fh,
-                {
-                    "type": "done",
-                    "outcome": s.outcome.value,
-                    "complete": s.complete,
-                    "repairs": s.repairs,
-                    "checks": s.checks,
-                    "fresh_checks": s.fresh_checks,
-                    "unknown_checks": s.unknown_checks,
-                    "covered": {str(k): v for k, v in s.covered.items()},
-                    "space": {str(k): v for k, v in s.space.items()},
-                    "locations": s.locations,
-                    "localizations": s.localizations,
-                    "localization_seconds": s.localization_seconds,
-                    "seconds": s.seconds,
-                    "wall_seconds": time.monotonic() - t0,
-                },
-            )
-        except BaseException as exc:  # noqa: BLE001 - record everything
-            emit(
-                fh,
-                {
-                    "type": "error",
-                    "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(),
-                    "wall_seconds": time.monotonic() - t0,
-                },
-            )
-            return 1
-    return 0
+    def search(fh, t0: float) -> None:
+        import crepair
+
+        run = crepair.repair(
+            p["path"], level=p["level"], max_size=p["max_size"], unwind=p["unwind"], entry=p["entry"],
+            timeout=p["timeout"], prune=p["prune"],
+        )
+        emit(fh, start_record(t0, run, crepair.__file__, too_small=run.bound.too_small))
+        for n, r in enumerate(run, 1):
+            emit(fh, repair_record(n, r, vacuous=None if r.bound is None else r.bound.too_small))
+        emit(fh, done_record(run.stats, DONE_FIELDS, t0))
+
+    return record_worker(out, search)
 
 
 # ---------------------------------------------------------------------------
@@ -210,29 +154,12 @@ class Job:
         return {k: getattr(self, k) for k in ("path", "level", "max_size", "unwind", "entry", "timeout", "prune")}
 
 
-class Bench:
+class Bench(BenchBase):
     def __init__(self, args):
-        self.args = args
-        self.shared = Path(args.shared).resolve()
-        self.lock = threading.Lock()
-        self.tmp = Path(tempfile.mkdtemp(prefix="must-bench-"))
-        self.env = dict(os.environ)
-        self.crepair_src: Path | None = None
-        self.commit = ""
+        super().__init__(args, "must-bench-")
         # the workers run a copy of this script (and common.py), so editing
         # bench/ during a long run does not change the runs still to come
-        scripts = self.tmp / "bench"
-        scripts.mkdir()
-        here = Path(__file__).resolve().parent
-        for name in (Path(__file__).name, "common.py"):
-            shutil.copy2(here / name, scripts / name)
-        self.worker_script = scripts / Path(__file__).name
-
-    def snapshot(self, rev: str) -> str:
-        commit, self.crepair_src = export_snapshot(rev, self.tmp / "crepair-snapshot")
-        self.env = pythonpath_env(self.env, self.crepair_src)
-        self.commit = commit
-        return commit
+        self.worker_script = self.copy_scripts(__file__)
 
     def watch(self, cmd: list[str], out: Path, timeout: float) -> str:
         """Run a worker; kill it GRACE s after its search's time limit (the
@@ -275,24 +202,7 @@ class Bench:
         job.wall = time.monotonic() - t0
         job.commit = self.commit
         job.finished = utc_now()
-        for rec in read_records(out):
-            if rec["type"] == "start":
-                job.start = rec
-                if not imported_from_snapshot(rec, self.crepair_src):
-                    crash = crash or f"worker imported crepair from {rec.get('crepair_file')}, not the snapshot"
-            elif rec["type"] == "repair":
-                job.repairs.append(rec)
-            elif rec["type"] == "done":
-                job.stats = rec
-                job.outcome = rec["outcome"]
-            elif rec["type"] == "error":
-                job.error = rec["error"]
-                job.stats.setdefault("traceback", rec.get("traceback", ""))
-        if not job.stats.get("outcome") and not job.error:
-            job.error = crash or "worker produced no result"
-        elif crash and not job.error:
-            job.error = crash
-        job.status = "error" if job.error else "done"
+        take_records(job, read_records(out), crash, self.crepair_src)
         return job
 
 
@@ -338,7 +248,7 @@ def outcome_cell(job: Job | None) -> str:
     if job.status in ("pending", "running"):
         return job.status
     if job.error:
-        return (job.outcome + "; " if job.outcome else "") + "error: " + job.error
+        return outcome_text(job)
     cell = job.outcome
     if timed_out(job):
         cell = "timeout" if job.outcome == "unknown" else f"{job.outcome} (timeout)"
@@ -678,9 +588,7 @@ def _file_order(name: str) -> tuple:
 def load_jobs(data: dict) -> dict:
     jobs = {}
     for rec in data.get("runs", []):
-        job = Job(**{k: rec[k] for k in rec if k in Job.__dataclass_fields__})
-        if job.status == "running":
-            job.status = "pending"
+        job = job_from_record(Job, rec)
         jobs[job.key] = job
     return jobs
 
@@ -712,9 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "--_worker":
         return worker_main(argv[1], argv[2])
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder holding benchmarks/ (default: ../shared)")
-    ap.add_argument("--timeout", type=float, default=600, help="seconds per crepair run (default 600)")
+    ap = benchmark_parser(__doc__, "benchmarks/")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (default 2)")
     ap.add_argument("--suite", default=",".join(SUITES), help="comma-separated subset of tcas,qlose,loops (default: all)")
     ap.add_argument("--interleave", action="store_true",
@@ -724,18 +630,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--unwind-tcas", type=int, default=8)
     ap.add_argument("--unwind-qlose", type=int, default=8)
     ap.add_argument("--unwind-loops", type=int, default=3)
-    ap.add_argument("--rev", default=None,
-                    help="run the crepair of this git commit, exported with git archive (default HEAD; with --resume, "
-                    "the commit recorded in the raw JSON)")
-    ap.add_argument("--live", action="store_true", help="run the installed crepair (working tree) instead of --rev")
-    ap.add_argument("--resume", action="store_true",
-                    help="keep the runs already in the raw JSON (same file, level, prune, unwind, entry, max_size, "
-                    "timeout) and run only the missing ones")
-    ap.add_argument("--retry-errors", action="store_true", help="with --resume, run again the runs that ended in an error")
-    ap.add_argument("--report-only", action="store_true",
-                    help="only rewrite the markdown report from the raw JSON (runs nothing)")
-    ap.add_argument("--output", default=str(REPO / "bench" / "results" / "must-pruning.md"),
-                    help="markdown report (default bench/results/must-pruning.md); raw JSON next to it")
+    add_rerun_options(
+        ap, "runs",
+        resume_help="keep the runs already in the raw JSON (same file, level, prune, unwind, entry, max_size, "
+        "timeout) and run only the missing ones",
+        report_only_help="only rewrite the markdown report from the raw JSON (runs nothing)",
+    )
+    add_output_option(ap, "must-pruning")
     args = ap.parse_args(argv)
     if args.report_only:
         return report_only(Path(args.output))
@@ -777,65 +678,30 @@ def main(argv: list[str] | None = None) -> int:
     if not jobs:
         ap.error("nothing to run")
 
-    out_md = Path(args.output)
-    out_json = out_md.with_suffix(".json")
-    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md, out_json = output_paths(args.output)
 
-    old_meta: dict = {}
+    old_meta: dict = {}  # only with --resume
     if args.resume and out_json.exists():
         data = json.loads(out_json.read_text(encoding="utf-8"))
         old_meta = data.get("meta", {})
-        kept = 0
-        extra: dict[tuple, Job] = {}
-        for rec in data.get("runs", []):
-            key = (rec["suite"], rec["file"], rec["level"], rec["prune"])
-            job = jobs.get(key)
-            if rec["status"] not in ("done", "error") or (job is not None and not job.same_setup(rec)):
-                continue
-            if rec["status"] == "error" and args.retry_errors and job is not None:
-                continue
-            restored = load_jobs({"runs": [rec]})[key]
-            restored.resumed = True
-            if job is None:  # not selected this time: keep it in the results
-                extra[key] = restored
-            else:
-                jobs[key] = restored
-            kept += 1
-        for key, job in sorted(extra.items(), key=lambda kv: sort_key(kv[1])):
-            jobs[key] = job
+        kept = resumable(data.get("runs", []), jobs, lambda rec: (rec["suite"], rec["file"], rec["level"], rec["prune"]),
+                         Job, args.retry_errors)
+        # the runs not selected this time stay in the results
+        selected = {key: job for key, job in kept.items() if key in jobs}
+        extra = {key: job for key, job in kept.items() if key not in jobs}
+        jobs.update(selected)
+        jobs.update(sorted(extra.items(), key=lambda kv: sort_key(kv[1])))
         jobs = dict(sorted(jobs.items(), key=lambda kv: sort_key(kv[1])))
-        print(f"resume: {kept} runs taken from {out_json} ({len(extra)} of them outside the current selection)",
+        print(f"resume: {len(kept)} runs taken from {out_json} ({len(extra)} of them outside the current selection)",
               file=sys.stderr)
 
     bench = Bench(args)
     t_start = time.monotonic()
-    if args.live:
-        commit = git_commit() + " — working tree (--live)"
-        bench.commit = commit
-    else:
-        rev = args.rev or (old_meta.get("commit_id") if args.resume else None) or "HEAD"
-        try:
-            cid = bench.snapshot(rev)
-            commit = cid + " (src/ exported with git archive; uncommitted edits not included)"
-        except Exception as exc:  # noqa: BLE001
-            print(f"cannot export crepair at {rev!r} ({exc}); use --live to run the installed crepair", file=sys.stderr)
-            shutil.rmtree(bench.tmp, ignore_errors=True)
-            return 2
-        if args.resume and old_meta.get("commit_id") and old_meta["commit_id"] != cid:
-            print(f"warning: resuming runs of {old_meta['commit_id']} with {cid}", file=sys.stderr)
-        try:
-            head = resolve_commit("HEAD")
-        except Exception:  # noqa: BLE001
-            head = ""
-        if head and head != cid:
-            commit += f"; HEAD at the start of this invocation: {head}"
+    commit = pin_crepair(bench, args, old_meta)
+    if commit is None:
+        return 2
     meta = {
-        "date": old_meta.get("date") if args.resume and old_meta.get("date") else utc_now(),
-        "commit": commit,
-        "commit_id": bench.commit if not args.live else "",
-        "machine": machine(),
-        "software": versions_info(),
-        "command": "python bench/must_pruning.py " + " ".join(argv),
+        **setup_meta(commit, "must_pruning.py", argv, old_meta, commit_id=bench.commit if not args.live else ""),
         "timeout": args.timeout,
         "jobs": args.jobs,
         "max_size": MAX_SIZE,
@@ -850,21 +716,10 @@ def main(argv: list[str] | None = None) -> int:
         meta["resumed_at"] = utc_now()
 
     def write(final: bool) -> str:
-        meta["wall"] = time.monotonic() - t_start
-        if final:
-            meta["finished"] = utc_now()
+        stamp_meta(meta, t_start, final)
         text = report(bench, jobs, meta, final)
-        write_atomic(out_md, text + "\n")
-        write_atomic(out_json, json.dumps(to_json(jobs, meta), indent=1) + "\n")
+        write_results(out_md, text, to_json(jobs, meta))
         return text
-
-    def guarded(job: Job) -> Job:
-        try:
-            return bench.run_job(job)
-        except Exception as exc:  # noqa: BLE001
-            job.error = f"{type(exc).__name__}: {exc}"
-            job.status = "error"
-            return job
 
     # runs go in the order of --suite, then file, level, prune (the two runs
     # of a (file, level) next to each other); --interleave takes the pairs
@@ -881,28 +736,7 @@ def main(argv: list[str] | None = None) -> int:
         todo.sort(key=lambda j: (suites.index(j.suite),) + sort_key(j))
     print(f"running {len(todo)} of {len(jobs)} crepair runs with {args.jobs} in parallel; report: {out_md}",
           file=sys.stderr)
-    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
-    try:
-        futures = [pool.submit(guarded, job) for job in todo]
-        for fut in as_completed(futures):
-            job = fut.result()
-            print(progress_line(job), file=sys.stderr, flush=True)
-            with bench.lock:
-                write(final=False)
-    except KeyboardInterrupt:
-        print("interrupted: writing partial results", file=sys.stderr)
-        pool.shutdown(wait=False, cancel_futures=True)
-        for j in jobs.values():
-            if j.status == "running":
-                j.status = "pending"
-        write(final=False)
-        shutil.rmtree(bench.tmp, ignore_errors=True)
-        return 130
-    pool.shutdown(wait=True)
-    text = write(final=True)
-    print(text)
-    shutil.rmtree(bench.tmp, ignore_errors=True)
-    return 0
+    return run_benchmark(bench, todo, bench.run_job, progress_line, write, jobs, args.jobs)
 
 
 if __name__ == "__main__":

@@ -20,36 +20,38 @@ See bench/README.md.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import difflib
-import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402  (bench/common.py)
-    REPO,
+    BenchBase,
+    add_output_option,
+    benchmark_parser,
+    done_record,
     emit as _emit,
-    export_snapshot,
     fmt_s as _fmt_s,
-    git_commit,
-    imported_from_snapshot,
-    machine,
     md_escape as _md_escape,
-    pythonpath_env,
+    outcome_text,
+    output_paths,
+    pin_crepair,
     read_records,
+    record_worker,
+    repair_record,
+    run_benchmark,
     run_worker,
-    versions_info,
+    setup_meta,
+    stamp_meta,
+    start_record,
+    take_records,
+    write_results,
 )
 ALL_VERSIONS = list(range(1, 42))
 LEVEL_MAX_SIZE = {1: 2, 2: 1}  # level -> max_size
@@ -74,76 +76,20 @@ NOTES = {
 # ---------------------------------------------------------------------------
 
 
-def worker_main(spec: str, level: int, max_size: int, timeout: float, unwind: int, out: str) -> int:
-    with open(out, "w", encoding="utf-8") as fh:
-        t0 = time.monotonic()
-        try:
-            import crepair
+DONE_FIELDS = ("repairs", "checks", "unknown_checks", "covered", "space", "locations", "seconds", "complete")
 
-            run = crepair.repair(spec, level=level, max_size=max_size, timeout=timeout, unwind=unwind, entry="main")
-            _emit(
-                fh,
-                {
-                    "type": "start",
-                    "setup_seconds": time.monotonic() - t0,
-                    "locations": run.stats.locations,
-                    "space": {str(k): v for k, v in run.stats.space.items()},
-                    "bound": run.bound.message(),
-                    "crepair_file": crepair.__file__,
-                },
-            )
-            for n, r in enumerate(run, 1):
-                _emit(
-                    fh,
-                    {
-                        "type": "repair",
-                        "index": n,
-                        "size": r.size,
-                        "seconds": r.seconds,
-                        "diff": r.diff,
-                        "changes": [
-                            {
-                                "start": c.mutation.start,
-                                "end": c.mutation.end,
-                                "old_text": c.mutation.old_text,
-                                "new_text": c.mutation.new_text,
-                                "line": c.location.span.line,
-                                "original": c.original,
-                                "replacement": c.replacement,
-                            }
-                            for c in r.changes
-                        ],
-                    },
-                )
-            s = run.stats
-            _emit(
-                fh,
-                {
-                    "type": "done",
-                    "outcome": s.outcome.value,
-                    "repairs": s.repairs,
-                    "checks": s.checks,
-                    "unknown_checks": s.unknown_checks,
-                    "covered": {str(k): v for k, v in s.covered.items()},
-                    "space": {str(k): v for k, v in s.space.items()},
-                    "locations": s.locations,
-                    "seconds": s.seconds,
-                    "complete": s.complete,
-                    "wall_seconds": time.monotonic() - t0,
-                },
-            )
-        except BaseException as exc:  # noqa: BLE001 - record everything
-            _emit(
-                fh,
-                {
-                    "type": "error",
-                    "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(),
-                    "wall_seconds": time.monotonic() - t0,
-                },
-            )
-            return 1
-    return 0
+
+def worker_main(spec: str, level: int, max_size: int, timeout: float, unwind: int, out: str) -> int:
+    def search(fh, t0: float) -> None:
+        import crepair
+
+        run = crepair.repair(spec, level=level, max_size=max_size, timeout=timeout, unwind=unwind, entry="main")
+        _emit(fh, start_record(t0, run, crepair.__file__))
+        for n, r in enumerate(run, 1):
+            _emit(fh, repair_record(n, r))
+        _emit(fh, done_record(run.stats, DONE_FIELDS, t0))
+
+    return record_worker(out, search)
 
 
 # ---------------------------------------------------------------------------
@@ -518,34 +464,28 @@ class Job:
     wall: float = 0.0
 
 
-class Bench:
+class Bench(BenchBase):
     def __init__(self, args):
-        self.args = args
-        self.shared = Path(args.shared).resolve()
+        super().__init__(args, "tcas-bench-")
         self.tcas = self.shared / "benchmarks" / "tcas"
         self.sir = self.tcas / "sir"
         self.script = self.sir / "check_universe.sh"
-        self.lock = threading.Lock()
         self.baseline: dict[int, dict] = {}
         self.baseline_events: dict[int, threading.Event] = {}
         self.have_gcc = shutil.which("gcc") is not None
-        self.tmp = Path(tempfile.mkdtemp(prefix="tcas-bench-"))
-        self.env = dict(os.environ)
-        self.crepair_src: Path | None = None  # snapshot's src/ (None: the installed crepair)
-
-    def snapshot(self, rev: str) -> str:
-        """Export ``rev``'s src/ with ``git archive`` and make the workers
-        import crepair from there, so edits to the working tree during the
-        run do not leak into it.  Returns the full commit id."""
-        commit, self.crepair_src = export_snapshot(rev, self.tmp / "crepair-snapshot")
-        self.env = pythonpath_env(self.env, self.crepair_src)
-        return commit
 
     def spec(self, v: int) -> Path:
         return self.tcas / "spec" / f"tcas_v{v}.c"
 
     def sir_file(self, v: int) -> Path:
         return self.sir / "versions" / f"v{v}" / "tcas.c"
+
+    def run_present(self, job: Job) -> Job:
+        """:meth:`run_job`, or a FileNotFoundError if the spec or the SIR
+        file of the job's version is missing."""
+        if not self.spec(job.version).exists() or not self.sir_file(job.version).exists():
+            raise FileNotFoundError(f"{self.spec(job.version)} or {self.sir_file(job.version)}")
+        return self.run_job(job)
 
     # -- one (version, level) job ----------------------------------------
     def run_job(self, job: Job) -> Job:
@@ -560,26 +500,14 @@ class Bench:
         ]
         crash = run_worker(cmd, hard, self.tmp, self.env)
         job.wall = time.monotonic() - t0
-        records = read_records(out)
-        for rec in records:
-            if rec["type"] == "start":
-                job.start = rec
-                if not imported_from_snapshot(rec, self.crepair_src):
-                    crash = crash or f"worker imported crepair from {rec.get('crepair_file')}, not the snapshot"
-            elif rec["type"] == "repair":
-                job.repairs.append(rec)
-            elif rec["type"] == "done":
-                job.stats = rec
-                job.outcome = rec["outcome"]
-            elif rec["type"] == "error":
-                job.error = rec["error"]
-                job.stats.setdefault("traceback", rec.get("traceback", ""))
-        if not job.stats.get("outcome") and not job.error:
-            job.error = crash or "worker produced no result"
-        elif crash and not job.error:
-            job.error = crash
-        job.status = "error" if job.error else "done"
-        # universe checks (after the search, so they do not eat its time budget)
+        take_records(job, read_records(out), crash, self.crepair_src)
+        self.check_job(job)
+        return job
+
+    def check_job(self, job: Job) -> None:
+        """Check the job's repairs on the SIR universe and make sure the
+        baseline of its version is there; after the search, so they do not
+        eat its time budget.  A failure is recorded, not raised."""
         try:
             self.check_repairs(job)
         except Exception as exc:  # noqa: BLE001
@@ -588,7 +516,6 @@ class Bench:
             self.ensure_baseline(job.version)
         except Exception as exc:  # noqa: BLE001
             self.baseline[job.version] = {"error": f"{type(exc).__name__}: {exc}"}
-        return job
 
     def ensure_baseline(self, v: int) -> None:
         with self.lock:
@@ -657,17 +584,117 @@ class Bench:
 # ---------------------------------------------------------------------------
 
 
-def _universe_cell(r: dict) -> str:
+def universe_cell(r: dict, why: bool = True) -> str:
+    """A repair's universe result, e.g. ``r2 pass 1608/1608``; with ``why``,
+    also the reason why it is unmapped or its check failed."""
     u = r.get("universe")
     tag = f"r{r['index']}"
     if u is None:
         return f"{tag} not checked"
     if "unmapped" in u:
-        return f"{tag} unmapped ({u['unmapped']})"
+        return f"{tag} unmapped ({u['unmapped']})" if why else f"{tag} unmapped"
     if "error" in u:
-        return f"{tag} error ({u['error']})"
+        return f"{tag} error ({u['error']})" if why else f"{tag} error"
     total = u["passed"] + u["failed"]
     return f"{tag} {'pass' if u['ok'] else 'FAIL'} {u['passed']}/{total}"
+
+
+def baseline_cell(base: dict | None) -> str:
+    """The unrepaired SIR program of a version on the universe
+    (``Bench.baseline``), as a table cell."""
+    if base is None:
+        return "—"
+    if "error" in base:
+        return f"error ({base['error']})"
+    return f"{'pass' if base['ok'] else 'fail'} {base['passed']}/{base['passed'] + base['failed']}"
+
+
+def failure_lines(r: dict, undecided: str = "") -> list[str]:
+    """Report lines on a repair ``r`` that fails the universe check: its diff
+    on the spec and on SIR, and the failing tests w.r.t. the spec's
+    assumptions (``r["failures"]``, see :func:`analyse_failures`) with an
+    example of each kind; ``undecided`` follows the count of undecided
+    tests."""
+    out = ["Repair (spec file):", "", "```diff", r["diff"].rstrip("\n"), "```", ""]
+    if r.get("sir_diff"):
+        out += ["Mapped onto the SIR program:", "", "```diff", r["sir_diff"].rstrip("\n"), "```", ""]
+    f = r.get("failures") or {}
+    if "error" in f:
+        out += [f"Failing-test analysis: error ({f['error']})", ""]
+    elif f:
+        conj = ", ".join(f"`{c}` {n}" for c, n in sorted(f["by_conjunct"].items(), key=lambda x: -x[1]))
+        out.append(
+            f"Failing tests: {f['failing']}; {f['outside']} violate the spec's `__CPROVER_assume` "
+            f"conditions, {f['inside']} satisfy them"
+            + (f", {f['undecided']} undecided{undecided}" if f["undecided"] else "")
+            + "."
+            + (f" Violated conditions (tests): {conj}." if conj else "")
+        )
+        for label, key in (("inside the assumptions", "example_inside"), ("outside the assumptions", "example_outside"),
+                           ("undecided", "example_undecided")):
+            ex = f.get(key)
+            if ex:
+                viol = f" — violates {', '.join(f'`{c}`' for c in ex['violates'])}" if ex["violates"] else ""
+                out.append(
+                    f"* Example {label}: test {ex['test']}, input `{ex['input']}`: expected `{ex['expected']}`, "
+                    f"patched program printed `{ex['got']}`{viol}"
+                )
+        out.append("")
+    return out
+
+
+def by_universe_result(repairs: list[tuple[str, int, dict]]) -> tuple[int, list, list, list]:
+    """Sort ``(label, version, repair)`` items by the repair's universe
+    result: the number of repairs that pass, and the items that fail, that
+    could not be mapped onto SIR, and whose check failed to run."""
+    n_pass = sum(1 for _, _, r in repairs if r.get("universe", {}).get("ok"))
+    failing = [x for x in repairs if "passed" in x[2].get("universe", {}) and not x[2]["universe"]["ok"]]
+    unmapped = [x for x in repairs if "unmapped" in x[2].get("universe", {})]
+    errors = [x for x in repairs if "error" in x[2].get("universe", {})]
+    return n_pass, failing, unmapped, errors
+
+
+def universe_sections(failing: list, unmapped: list, errors: list, explain, undecided: str = "") -> list[str]:
+    """The report sections on the repairs that fail the universe check
+    (:func:`failure_lines`, with ``undecided``, then the lines of
+    ``explain(version, repair)``), that could not be mapped onto SIR, and
+    whose check failed to run.  The items are those of
+    :func:`by_universe_result`; a repair is named "LABEL, rN"."""
+    out = ["## Repairs that fail the universe check", ""]
+    if not failing:
+        out += ["None.", ""]
+    for label, v, r in failing:
+        u = r["universe"]
+        note = f" († {NOTES[v]})" if v in NOTES else ""
+        out += [f"### {label}, r{r['index']}: FAIL {u['passed']}/{u['passed'] + u['failed']}{note}", ""]
+        out += failure_lines(r, undecided)
+        out += explain(v, r)
+    if unmapped:
+        out += ["## Repairs that could not be mapped onto the SIR program", ""]
+        for label, _, r in unmapped:
+            out += [f"### {label}, r{r['index']}", "", f"Reason: {r['universe']['unmapped']}", "",
+                    "```diff", r["diff"].rstrip("\n"), "```", ""]
+    if errors:
+        out += ["## Repairs whose universe check failed to run", ""]
+        out += [f"* {label}, r{r['index']}: {r['universe']['error']}" for label, _, r in errors] + [""]
+    return out
+
+
+def maintainer_note(v: int, r: dict) -> list[str]:
+    """The explanation placeholder after a repair that fails the universe
+    check, with a suggestion from the failing-test analysis."""
+    f = r.get("failures") or {}
+    if not f:
+        return ["Explanation (maintainer): _TODO_", ""]
+    if "error" in f:
+        return []
+    if f["inside"] == 0 and f["undecided"] == 0 and f["failing"]:
+        suggestion = ("bounded-equivalent to the spec but differs on universe inputs outside the spec's "
+                      "assumptions (every failing test violates a `__CPROVER_assume` condition)")
+    else:
+        suggestion = ("some failing tests satisfy the spec's assumptions — the spec (its `AllRepair_correct_*` "
+                      "reference or its encoding) does not constrain this behaviour; needs a look")
+    return [f"Explanation (maintainer): _TODO — suggested: {suggestion}._", ""]
 
 
 def level_table(bench: Bench, jobs: dict, level: int, versions: list[int]) -> list[str]:
@@ -680,21 +707,13 @@ def level_table(bench: Bench, jobs: dict, level: int, versions: list[int]) -> li
     for v in versions:
         job = jobs.get((v, level))
         name = f"v{v}" + (" †" if v in NOTES else "")
-        base = bench.baseline.get(v)
-        if base is None:
-            base_cell = "—"
-        elif "error" in base:
-            base_cell = f"error ({base['error']})"
-        else:
-            base_cell = f"{'pass' if base['ok'] else 'fail'} {base['passed']}/{base['passed'] + base['failed']}"
+        base_cell = baseline_cell(bench.baseline.get(v))
         if job is None or job.status in ("pending", "running"):
             row = [name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base_cell]
             lines.append("| " + " | ".join(row) + " |")
             continue
         st = job.stats
-        outcome = job.outcome or ""
-        if job.error:
-            outcome = (outcome + "; " if outcome else "") + "error: " + job.error
+        outcome = outcome_text(job)
         cov = st.get("covered", {})
         first = job.repairs[0]["seconds"] if job.repairs else None
         checks = st.get("checks")
@@ -704,7 +723,7 @@ def level_table(bench: Bench, jobs: dict, level: int, versions: list[int]) -> li
         row = [name, outcome, str(len(job.repairs)), _fmt_s(first), _fmt_s(cov.get("1"))]
         if max_size >= 2:
             row.append(_fmt_s(cov.get("2")))
-        univ = "; ".join(_universe_cell(r) for r in job.repairs) or "—"
+        univ = "; ".join(universe_cell(r) for r in job.repairs) or "—"
         row += [checks_cell, f"{job.wall:.0f}", univ, base_cell]
         lines.append("| " + " | ".join(_md_escape(c) for c in row) + " |")
     return lines
@@ -773,69 +792,15 @@ def report(bench: Bench, jobs: dict, meta: dict, final: bool) -> str:
     )
     out.append("")
 
-    all_repairs = [(j, r) for key, j in sorted(jobs.items()) for r in j.repairs]
-    n_pass = sum(1 for _, r in all_repairs if r.get("universe", {}).get("ok"))
-    failing = [(j, r) for j, r in all_repairs if "passed" in r.get("universe", {}) and not r["universe"]["ok"]]
-    unmapped = [(j, r) for j, r in all_repairs if "unmapped" in r.get("universe", {})]
-    errors = [(j, r) for j, r in all_repairs if "error" in r.get("universe", {})]
+    all_repairs = [(f"v{j.version}, level {j.level}", j.version, r) for key, j in sorted(jobs.items()) for r in j.repairs]
+    n_pass, failing, unmapped, errors = by_universe_result(all_repairs)
     out.append(
         f"Universe: {len(all_repairs)} repairs in total; {n_pass} pass all tests, {len(failing)} FAIL, "
         f"{len(unmapped)} unmapped, {len(errors)} could not be checked."
     )
     out.append("")
 
-    out += ["## Repairs that fail the universe check", ""]
-    if not failing:
-        out += ["None.", ""]
-    for j, r in failing:
-        u = r["universe"]
-        note = f" († {NOTES[j.version]})" if j.version in NOTES else ""
-        out += [f"### v{j.version}, level {j.level}, r{r['index']}: FAIL {u['passed']}/{u['passed'] + u['failed']}{note}", ""]
-        out += ["Repair (spec file):", "", "```diff", r["diff"].rstrip("\n"), "```", ""]
-        if r.get("sir_diff"):
-            out += ["Mapped onto the SIR program:", "", "```diff", r["sir_diff"].rstrip("\n"), "```", ""]
-        f = r.get("failures") or {}
-        if "error" in f:
-            out += [f"Failing-test analysis: error ({f['error']})", ""]
-        elif f:
-            conj = ", ".join(f"`{c}` {n}" for c, n in sorted(f["by_conjunct"].items(), key=lambda x: -x[1]))
-            out.append(
-                f"Failing tests: {f['failing']}; {f['outside']} violate the spec's `__CPROVER_assume` "
-                f"conditions, {f['inside']} satisfy them"
-                + (f", {f['undecided']} undecided (too few arguments)" if f["undecided"] else "")
-                + "."
-                + (f" Violated conditions (tests): {conj}." if conj else "")
-            )
-            for label, key in (("inside the assumptions", "example_inside"), ("outside the assumptions", "example_outside"),
-                               ("undecided", "example_undecided")):
-                ex = f.get(key)
-                if ex:
-                    viol = f" — violates {', '.join(f'`{c}`' for c in ex['violates'])}" if ex["violates"] else ""
-                    out.append(
-                        f"* Example {label}: test {ex['test']}, input `{ex['input']}`: expected `{ex['expected']}`, "
-                        f"patched program printed `{ex['got']}`{viol}"
-                    )
-            out.append("")
-            if f["inside"] == 0 and f["undecided"] == 0 and f["failing"]:
-                suggestion = ("bounded-equivalent to the spec but differs on universe inputs outside the spec's "
-                              "assumptions (every failing test violates a `__CPROVER_assume` condition)")
-            else:
-                suggestion = ("some failing tests satisfy the spec's assumptions — the spec (its `AllRepair_correct_*` "
-                              "reference or its encoding) does not constrain this behaviour; needs a look")
-            out += [f"Explanation (maintainer): _TODO — suggested: {suggestion}._", ""]
-        else:
-            out += ["Explanation (maintainer): _TODO_", ""]
-
-    if unmapped:
-        out += ["## Repairs that could not be mapped onto the SIR program", ""]
-        for j, r in unmapped:
-            out += [f"### v{j.version}, level {j.level}, r{r['index']}", "", f"Reason: {r['universe']['unmapped']}", "",
-                    "```diff", r["diff"].rstrip("\n"), "```", ""]
-    if errors:
-        out += ["## Repairs whose universe check failed to run", ""]
-        for j, r in errors:
-            out.append(f"* v{j.version}, level {j.level}, r{r['index']}: {r['universe']['error']}")
-        out.append("")
+    out += universe_sections(failing, unmapped, errors, maintainer_note, undecided=" (too few arguments)")
     errs = [j for j in jobs.values() if j.error]
     if errs:
         out += ["## Run errors", ""]
@@ -864,7 +829,7 @@ def progress_line(job: Job) -> str:
     st = job.stats
     cov = st.get("covered", {})
     first = job.repairs[0]["seconds"] if job.repairs else None
-    univ = "; ".join(_universe_cell(r) for r in job.repairs) or "-"
+    univ = "; ".join(universe_cell(r) for r in job.repairs) or "-"
     status = job.outcome or "?"
     if job.error:
         status += f" error: {job.error}"
@@ -873,6 +838,15 @@ def progress_line(job: Job) -> str:
         + ", ".join(f"covered{k} {_fmt_s(cov.get(str(k)))} s" for k in range(1, job.max_size + 1))
         + f", checks {st.get('checks', '-')}, wall {job.wall:.0f} s | {univ}"
     )
+
+
+def tcas_parser(doc: str) -> argparse.ArgumentParser:
+    """The argument parser of a TCAS bench script (:func:`common.benchmark_parser`)
+    with ``--unwind`` and ``--versions``."""
+    ap = benchmark_parser(doc, "benchmarks/tcas")
+    ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
+    ap.add_argument("--versions", type=parse_versions, default=ALL_VERSIONS, help="e.g. 1,2,10-12 (default: 1-41)")
+    return ap
 
 
 def parse_versions(s: str) -> list[int]:
@@ -898,11 +872,7 @@ def main(argv: list[str] | None = None) -> int:
         spec, level, max_size, timeout, unwind, out = argv[1:7]
         return worker_main(spec, int(level), int(max_size), float(timeout), int(unwind), out)
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder holding benchmarks/tcas (default: ../shared)")
-    ap.add_argument("--timeout", type=float, default=600, help="seconds per crepair run (default 600)")
-    ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
-    ap.add_argument("--versions", type=parse_versions, default=ALL_VERSIONS, help="e.g. 1,2,10-12 (default: 1-41)")
+    ap = tcas_parser(__doc__)
     ap.add_argument("--levels", type=lambda s: sorted({int(x) for x in s.split(",")}), default=[1, 2],
                     help="mutation levels to run (default 1,2)")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (default 2)")
@@ -910,8 +880,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="run the crepair of this git commit, exported with git archive (default HEAD)")
     ap.add_argument("--live", action="store_true",
                     help="run the installed crepair (the working tree, with any uncommitted edits) instead of --rev")
-    ap.add_argument("--output", default=str(REPO / "bench" / "results" / "tcas-mutation.md"),
-                    help="markdown report (default bench/results/tcas-mutation.md); raw JSON next to it")
+    add_output_option(ap, "tcas-mutation")
     args = ap.parse_args(argv)
     if any(lv not in LEVEL_MAX_SIZE for lv in args.levels):
         ap.error("levels must be 1 and/or 2")
@@ -927,26 +896,13 @@ def main(argv: list[str] | None = None) -> int:
     if not bench.have_gcc:
         print("warning: gcc not found, universe checks skipped", file=sys.stderr)
 
-    out_md = Path(args.output)
-    out_json = out_md.with_suffix(".json")
-    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md, _ = output_paths(args.output)
     t_start = time.monotonic()
-    if args.live:
-        commit = git_commit() + " — working tree (--live)"
-    else:
-        try:
-            commit = bench.snapshot(args.rev) + " (src/ exported with git archive; uncommitted edits not included)"
-        except (subprocess.CalledProcessError, OSError) as exc:
-            print(f"cannot export crepair at {args.rev!r} ({exc}); use --live to run the installed crepair",
-                  file=sys.stderr)
-            shutil.rmtree(bench.tmp, ignore_errors=True)
-            return 2
+    commit = pin_crepair(bench, args, note_head=False)
+    if commit is None:
+        return 2
     meta = {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit,
-        "machine": machine(),
-        "software": versions_info(),
-        "command": "python bench/tcas_mutation.py " + " ".join(argv),
+        **setup_meta(commit, "tcas_mutation.py", argv),
         "versions": args.versions,
         "levels": args.levels,
         "timeout": args.timeout,
@@ -959,44 +915,14 @@ def main(argv: list[str] | None = None) -> int:
             jobs[(v, lv)] = Job(v, lv, LEVEL_MAX_SIZE[lv])
 
     def write(final: bool) -> str:
-        meta["wall"] = time.monotonic() - t_start
-        if final:
-            meta["finished"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        stamp_meta(meta, t_start, final)
         text = report(bench, jobs, meta, final)
-        out_md.write_text(text + "\n", encoding="utf-8")
-        out_json.write_text(json.dumps(to_json(jobs, meta, bench), indent=1) + "\n", encoding="utf-8")
+        write_results(out_md, text, to_json(jobs, meta, bench))
         return text
 
-    def guarded(job: Job) -> Job:
-        try:
-            if not bench.spec(job.version).exists() or not bench.sir_file(job.version).exists():
-                raise FileNotFoundError(f"{bench.spec(job.version)} or {bench.sir_file(job.version)}")
-            return bench.run_job(job)
-        except Exception as exc:  # noqa: BLE001
-            job.error = f"{type(exc).__name__}: {exc}"
-            job.status = "error"
-            return job
-
     print(f"running {len(jobs)} crepair runs with {args.jobs} in parallel; report: {out_md}", file=sys.stderr)
-    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
-    try:
-        futures = [pool.submit(guarded, job) for job in jobs.values()]
-        for fut in as_completed(futures):
-            job = fut.result()
-            print(progress_line(job), file=sys.stderr, flush=True)
-            with bench.lock:
-                write(final=False)
-    except KeyboardInterrupt:
-        print("interrupted: writing partial results", file=sys.stderr)
-        pool.shutdown(wait=False, cancel_futures=True)
-        write(final=False)
-        shutil.rmtree(bench.tmp, ignore_errors=True)
-        return 130
-    pool.shutdown(wait=True)
-    text = write(final=True)
-    print(text)
-    shutil.rmtree(bench.tmp, ignore_errors=True)
-    return 0
+    return run_benchmark(bench, list(jobs.values()), bench.run_present, progress_line, write, jobs, args.jobs,
+                         reset_running=False)
 
 
 if __name__ == "__main__":

@@ -21,36 +21,54 @@ See bench/README.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import sys
 import time
-import traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402  (bench/common.py)
     REPO,
+    add_output_option,
+    add_rerun_options,
+    done_record,
     emit,
     fmt_s,
-    git_commit,
-    imported_from_snapshot,
-    machine,
+    job_from_record,
     md_escape,
+    outcome_text,
+    output_paths,
+    pin_crepair,
     read_records,
-    resolve_commit,
+    record_worker,
+    repair_record,
+    resumable,
+    run_benchmark,
     run_worker,
+    setup_meta,
+    stamp_meta,
+    take_records,
     utc_now,
-    versions_info,
     write_atomic,
+    write_results,
 )
 import re  # noqa: E402
 
-from tcas_mutation import ALL_VERSIONS, NOTES, Assumptions, Bench, parse_versions  # noqa: E402  (bench/tcas_mutation.py)
+from tcas_mutation import (  # noqa: E402  (bench/tcas_mutation.py)
+    ALL_VERSIONS,
+    NOTES,
+    Assumptions,
+    Bench,
+    _vs,
+    baseline_cell,
+    by_universe_result,
+    tcas_parser,
+    universe_cell,
+    universe_sections,
+)
 
 # Versions whose faults the FMCAD'11 paper repaired with right-hand-side
 # components (Table I; no diagnosis was found for v36 there).
@@ -71,42 +89,29 @@ def _location(loc) -> dict:
             "kind": getattr(loc.kind, "value", str(loc.kind)), "function": loc.function}
 
 
+def _change_fields(c) -> dict:
+    return {"kind": getattr(c.location.kind, "value", ""), "function": c.location.function}
+
+
 def worker_main(params_json: str, out: str) -> int:
     p = json.loads(params_json)
-    with open(out, "w", encoding="utf-8") as fh:
-        t0 = time.monotonic()
-        try:
-            import crepair
 
-            run = crepair.repair(
-                p["path"], scheme="template", max_size=p["max_size"], timeout=p["timeout"], unwind=p["unwind"],
-                entry="main", max_refinements=p["max_refinements"], repairs_per_diagnosis=p["repairs_per_diagnosis"],
-                max_diagnoses=p["max_diagnoses"], components=set(p["components"]), inputs=p["inputs"],
-            )
-            emit(fh, {"type": "start", "setup_seconds": time.monotonic() - t0, "bound": run.bound.message(),
-                      "bound_too_small": bool(getattr(run.bound, "too_small", False)),
-                      "crepair_file": crepair.__file__})
-            for n, r in enumerate(run, 1):
-                emit(fh, {
-                    "type": "repair", "index": n, "size": r.size, "seconds": r.seconds, "scheme": r.scheme,
-                    "diff": r.diff,
-                    "changes": [
-                        {"start": c.mutation.start, "end": c.mutation.end, "old_text": c.mutation.old_text,
-                         "new_text": c.mutation.new_text, "line": c.location.span.line, "original": c.original,
-                         "replacement": c.replacement, "kind": getattr(c.location.kind, "value", ""),
-                         "function": c.location.function}
-                        for c in r.changes
-                    ],
-                })
-            t = run.template_stats
-            emit(fh, {"type": "done", "outcome": t.outcome.value, "diagnoses": t.diagnoses, "repairs": t.repairs,
-                      "checks": t.checks, "seconds": t.seconds, "diagnosis_seconds": t.diagnosis_seconds,
-                      "wall_seconds": time.monotonic() - t0})
-        except BaseException as exc:  # noqa: BLE001 - record everything
-            emit(fh, {"type": "error", "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(),
-                      "wall_seconds": time.monotonic() - t0})
-            return 1
-        # the diagnoses on their own (time to diagnose), after the repair run
+    def search(fh, t0: float) -> None:
+        import crepair
+
+        run = crepair.repair(
+            p["path"], scheme="template", max_size=p["max_size"], timeout=p["timeout"], unwind=p["unwind"],
+            entry="main", max_refinements=p["max_refinements"], repairs_per_diagnosis=p["repairs_per_diagnosis"],
+            max_diagnoses=p["max_diagnoses"], components=set(p["components"]), inputs=p["inputs"],
+        )
+        emit(fh, {"type": "start", "setup_seconds": time.monotonic() - t0, "bound": run.bound.message(),
+                  "bound_too_small": bool(getattr(run.bound, "too_small", False)),
+                  "crepair_file": crepair.__file__})
+        for n, r in enumerate(run, 1):
+            emit(fh, repair_record(n, r, _change_fields, scheme=r.scheme))
+        emit(fh, done_record(run.template_stats, ("diagnoses", "repairs", "checks", "seconds", "diagnosis_seconds"), t0))
+        # the diagnoses on their own (time to diagnose), after the repair run;
+        # an error here is recorded in the localize record
         t1 = time.monotonic()
         try:
             loc = crepair.localize(p["path"], method="diagnosis", max_diagnoses=p["max_diagnoses"],
@@ -120,7 +125,8 @@ def worker_main(params_json: str, out: str) -> int:
             })
         except BaseException as exc:  # noqa: BLE001
             emit(fh, {"type": "localize", "error": f"{type(exc).__name__}: {exc}", "wall_seconds": time.monotonic() - t1})
-    return 0
+
+    return record_worker(out, search)
 
 
 # ---------------------------------------------------------------------------
@@ -166,13 +172,7 @@ class TemplateBench(Bench):
 
     def __init__(self, args):
         super().__init__(args)
-        scripts = self.tmp / "bench"
-        scripts.mkdir()
-        here = Path(__file__).resolve().parent
-        for name in (Path(__file__).name, "tcas_mutation.py", "common.py"):
-            shutil.copy2(here / name, scripts / name)
-        self.worker_script = scripts / Path(__file__).name
-        self.commit = ""
+        self.worker_script = self.copy_scripts(__file__, "tcas_mutation.py")
 
     def run_job(self, job: Job) -> Job:  # type: ignore[override]
         job.status = "running"
@@ -185,36 +185,12 @@ class TemplateBench(Bench):
         job.wall = time.monotonic() - t0
         job.commit = self.commit
         job.finished = utc_now()
-        for rec in read_records(out):
-            if rec["type"] == "start":
-                job.start = rec
-                if not imported_from_snapshot(rec, self.crepair_src):
-                    crash = crash or f"worker imported crepair from {rec.get('crepair_file')}, not the snapshot"
-            elif rec["type"] == "repair":
-                job.repairs.append(rec)
-            elif rec["type"] == "done":
-                job.stats = rec
-                job.outcome = rec["outcome"]
-            elif rec["type"] == "localize":
+        for rec in take_records(job, read_records(out), crash, self.crepair_src):
+            if rec["type"] == "localize":
                 job.localize = rec
-            elif rec["type"] == "error":
-                job.error = rec["error"]
-                job.stats.setdefault("traceback", rec.get("traceback", ""))
-        if not job.stats.get("outcome") and not job.error:
-            job.error = crash or "worker produced no result"
-        elif crash and not job.error:
-            job.error = crash
         if job.error and job.repairs and not job.outcome:
             job.outcome = "repaired (partial)"
-        job.status = "error" if job.error else "done"
-        try:
-            self.check_repairs(job)  # type: ignore[arg-type]  # maps with Mapper.map_span
-        except Exception as exc:  # noqa: BLE001
-            job.error = (job.error + "; " if job.error else "") + f"universe check: {type(exc).__name__}: {exc}"
-        try:
-            self.ensure_baseline(job.version)
-        except Exception as exc:  # noqa: BLE001
-            self.baseline[job.version] = {"error": f"{type(exc).__name__}: {exc}"}
+        self.check_job(job)  # type: ignore[arg-type]  # maps with Mapper.map_span
         return job
 
 
@@ -244,22 +220,6 @@ def load_mutation(path: Path) -> dict:
 # ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
-
-
-def _vs(s) -> str:
-    return " ".join(f"v{v}" for v in sorted(s)) or "none"
-
-
-def _universe_cell(r: dict) -> str:
-    u = r.get("universe")
-    tag = f"r{r['index']}"
-    if u is None:
-        return f"{tag} not checked"
-    if "unmapped" in u:
-        return f"{tag} unmapped"
-    if "error" in u:
-        return f"{tag} error"
-    return f"{tag} {'pass' if u['ok'] else 'FAIL'} {u['passed']}/{u['passed'] + u['failed']}"
 
 
 def _change_text(c: dict) -> str:
@@ -305,6 +265,31 @@ def init_reads_inputs(spec_text: str, repair: dict) -> list[str]:
     return out
 
 
+def explanation(bench: TemplateBench, v: int, r: dict) -> list[str]:
+    """The explanation after a repair of version ``v`` that fails the
+    universe check, from the failing-test analysis (none without one)."""
+    f = r.get("failures") or {}
+    if not f or "error" in f:
+        return []
+    spec_text = bench.spec(v).read_text(encoding="utf-8", errors="surrogateescape") if bench.spec(v).exists() else ""
+    init = init_reads_inputs(spec_text, r) if spec_text else []
+    if init:
+        expl = (f"the repair makes `initialize()` read an input ({'; '.join(init)}). The spec's `main` reads "
+                "the inputs and then calls `initialize()`, so crepair verified the repair with the inputs "
+                "set; the SIR `main` calls `initialize()` before it reads the inputs, when every input "
+                "global is still 0, so in SIR the repaired constant is evaluated with the input 0 — a "
+                "difference between the spec and SIR, not a wrong verification")
+    elif f["failing"] and f["inside"] == 0 and f["undecided"] == 0:
+        expl = ("the repair is correct on every input the spec allows (crepair verified it up to the bound); "
+                "all failing tests violate a `__CPROVER_assume` condition of the spec, i.e. they lie outside "
+                "the input domain the repair was verified on")
+    else:
+        expl = ("some failing tests satisfy the spec's assumptions: the spec does not constrain this behaviour "
+                "as the SIR oracle does (e.g. the unwinding bound, or a difference between the spec's "
+                "reference `AllRepair_correct_*` and the SIR oracle) — needs a look")
+    return [f"Explanation: {expl}.", ""]
+
+
 def version_table(bench: TemplateBench, jobs: dict, mutation: dict) -> list[str]:
     head = ["version", "outcome", "diagnoses (localize)", "time to diagnose (s)", "diagnoses tried", "repairs",
             "first repair (s)", "total (s)", "wall (s)", "SMT checks", "universe per repair", "unrepaired SIR",
@@ -313,13 +298,7 @@ def version_table(bench: TemplateBench, jobs: dict, mutation: dict) -> list[str]
     mlev = mutation.get("levels", {})
     for v, job in jobs.items():
         name = f"v{v}" + (" †" if v in NOTES else "") + (" ‡" if v in PAPER else "")
-        base = bench.baseline.get(v)
-        if base is None:
-            base_cell = "—"
-        elif "error" in base:
-            base_cell = f"error ({base['error']})"
-        else:
-            base_cell = f"{'pass' if base['ok'] else 'fail'} {base['passed']}/{base['passed'] + base['failed']}"
+        base_cell = baseline_cell(bench.baseline.get(v))
         if "error" in mutation or v not in mutation.get("run", set()):
             mcell = "not run"
         else:
@@ -329,9 +308,7 @@ def version_table(bench: TemplateBench, jobs: dict, mutation: dict) -> list[str]
             lines.append("| " + " | ".join(row) + " |")
             continue
         st = job.stats
-        outcome = job.outcome or ""
-        if job.error:
-            outcome = (outcome + "; " if outcome else "") + "error: " + job.error
+        outcome = outcome_text(job)
         lz = job.localize
         if not lz:
             dcell, tdiag = "—", "—"
@@ -344,7 +321,7 @@ def version_table(bench: TemplateBench, jobs: dict, mutation: dict) -> list[str]
         first = job.repairs[0]["seconds"] if job.repairs else None
         row = [name, outcome, dcell, tdiag, str(st.get("diagnoses", "—")), str(len(job.repairs)), fmt_s(first),
                fmt_s(st.get("seconds")), f"{job.wall:.0f}", str(st.get("checks", "—")),
-               "; ".join(_universe_cell(r) for r in job.repairs) or "—", base_cell, mcell]
+               "; ".join(universe_cell(r, why=False) for r in job.repairs) or "—", base_cell, mcell]
         lines.append("| " + " | ".join(md_escape(c) for c in row) + " |")
     return lines
 
@@ -428,11 +405,8 @@ def report(bench: TemplateBench, jobs: dict, meta: dict, mutation: dict, final: 
         f"* Original program correct up to the bound (no failing input): {_vs(orig_ok)}",
         f"* Failing program but no diagnosis of size ≤ {meta['options']['max_size']} found by localize: {_vs(no_diag)}",
     ]
-    all_repairs = [(v, r) for v, j in fin.items() for r in j.repairs]
-    npass = sum(1 for _, r in all_repairs if universe_ok(r))
-    failing = [(v, r) for v, r in all_repairs if "passed" in r.get("universe", {}) and not r["universe"]["ok"]]
-    unmapped = [(v, r) for v, r in all_repairs if "unmapped" in r.get("universe", {})]
-    uerr = [(v, r) for v, r in all_repairs if "error" in r.get("universe", {})]
+    all_repairs = [(f"v{v}", v, r) for v, j in fin.items() for r in j.repairs]
+    npass, failing, unmapped, uerr = by_universe_result(all_repairs)
     out += [
         f"* Universe: {len(all_repairs)} repairs in total; {npass} pass all 1608 tests, {len(failing)} FAIL, "
         f"{len(unmapped)} could not be mapped onto SIR, {len(uerr)} could not be checked",
@@ -456,7 +430,8 @@ def report(bench: TemplateBench, jobs: dict, meta: dict, mutation: dict, final: 
                 where = f" (SIR line {m['sir_line']}" + (f", `{m['dropped']}` dropped" if m.get("dropped") else "") + ")" \
                     if m.get("ok") else ""
                 parts.append(f"`{_change_text(c)}`{where}")
-            out.append(f"  * r{r['index']} ({r['seconds']:.1f} s): " + "; ".join(parts) + f" — {_universe_cell(r)}")
+            out.append(f"  * r{r['index']} ({r['seconds']:.1f} s): " + "; ".join(parts)
+                       + f" — {universe_cell(r, why=False)}")
     if not any_rep:
         out.append("None.")
     out.append("")
@@ -477,58 +452,7 @@ def report(bench: TemplateBench, jobs: dict, meta: dict, mutation: dict, final: 
             out.append(f"* v{v} ({lz['seconds']:.1f} s in all): {ds}")
     out.append("")
 
-    out += ["## Repairs that fail the universe check", ""]
-    if not failing:
-        out += ["None.", ""]
-    for v, r in failing:
-        u = r["universe"]
-        note = f" († {NOTES[v]})" if v in NOTES else ""
-        out += [f"### v{v}, r{r['index']}: FAIL {u['passed']}/{u['passed'] + u['failed']}{note}", ""]
-        out += ["Repair (spec file):", "", "```diff", r["diff"].rstrip("\n"), "```", ""]
-        if r.get("sir_diff"):
-            out += ["Mapped onto the SIR program:", "", "```diff", r["sir_diff"].rstrip("\n"), "```", ""]
-        f = r.get("failures") or {}
-        if "error" in f:
-            out += [f"Failing-test analysis: error ({f['error']})", ""]
-        elif f:
-            conj = ", ".join(f"`{c}` {n}" for c, n in sorted(f["by_conjunct"].items(), key=lambda x: -x[1]))
-            out.append(
-                f"Failing tests: {f['failing']}; {f['outside']} violate the spec's `__CPROVER_assume` conditions, "
-                f"{f['inside']} satisfy them" + (f", {f['undecided']} undecided" if f["undecided"] else "") + "."
-                + (f" Violated conditions (tests): {conj}." if conj else ""))
-            for label, key in (("inside the assumptions", "example_inside"),
-                               ("outside the assumptions", "example_outside"), ("undecided", "example_undecided")):
-                ex = f.get(key)
-                if ex:
-                    viol = f" — violates {', '.join(f'`{c}`' for c in ex['violates'])}" if ex["violates"] else ""
-                    out.append(f"* Example {label}: test {ex['test']}, input `{ex['input']}`: expected "
-                               f"`{ex['expected']}`, patched program printed `{ex['got']}`{viol}")
-            out.append("")
-            spec_text = bench.spec(v).read_text(encoding="utf-8", errors="surrogateescape") if bench.spec(v).exists() else ""
-            init = init_reads_inputs(spec_text, r) if spec_text else []
-            if init:
-                expl = (f"the repair makes `initialize()` read an input ({'; '.join(init)}). The spec's `main` reads "
-                        "the inputs and then calls `initialize()`, so crepair verified the repair with the inputs "
-                        "set; the SIR `main` calls `initialize()` before it reads the inputs, when every input "
-                        "global is still 0, so in SIR the repaired constant is evaluated with the input 0 — a "
-                        "difference between the spec and SIR, not a wrong verification")
-            elif f["failing"] and f["inside"] == 0 and f["undecided"] == 0:
-                expl = ("the repair is correct on every input the spec allows (crepair verified it up to the bound); "
-                        "all failing tests violate a `__CPROVER_assume` condition of the spec, i.e. they lie outside "
-                        "the input domain the repair was verified on")
-            else:
-                expl = ("some failing tests satisfy the spec's assumptions: the spec does not constrain this behaviour "
-                        "as the SIR oracle does (e.g. the unwinding bound, or a difference between the spec's "
-                        "reference `AllRepair_correct_*` and the SIR oracle) — needs a look")
-            out += [f"Explanation: {expl}.", ""]
-    if unmapped:
-        out += ["## Repairs that could not be mapped onto the SIR program", ""]
-        for v, r in unmapped:
-            out += [f"### v{v}, r{r['index']}", "", f"Reason: {r['universe']['unmapped']}", "",
-                    "```diff", r["diff"].rstrip("\n"), "```", ""]
-    if uerr:
-        out += ["## Repairs whose universe check failed to run", ""]
-        out += [f"* v{v}, r{r['index']}: {r['universe']['error']}" for v, r in uerr] + [""]
+    out += universe_sections(failing, unmapped, uerr, lambda v, r: explanation(bench, v, r))
     errs = [j for j in fin.values() if j.error]
     if errs:
         out += ["## Run errors", ""]
@@ -559,7 +483,7 @@ def progress_line(job: Job) -> str:
     return (f"v{job.version}: {status}, diagnoses {len(ds) if ds is not None else '-'}, tried {st.get('diagnoses', '-')}, "
             f"repairs {len(job.repairs)}, first {fmt_s(first)} s, total {fmt_s(st.get('seconds'))} s, "
             f"checks {st.get('checks', '-')}, wall {job.wall:.0f} s | "
-            + ("; ".join(_universe_cell(r) for r in job.repairs) or "-"))
+            + ("; ".join(universe_cell(r, why=False) for r in job.repairs) or "-"))
 
 
 def priority_order(versions: list[int], mutation: dict) -> list[int]:
@@ -573,11 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "--_worker":
         return worker_main(argv[1], argv[2])
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder holding benchmarks/tcas (default: ../shared)")
-    ap.add_argument("--timeout", type=float, default=600, help="seconds per crepair run (default 600)")
-    ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
-    ap.add_argument("--versions", type=parse_versions, default=ALL_VERSIONS, help="e.g. 1,2,10-12 (default: 1-41)")
+    ap = tcas_parser(__doc__)
     ap.add_argument("--jobs", type=int, default=2, help="versions in parallel (default 2)")
     ap.add_argument("--max-size", type=int, default=2, help="largest diagnosis (default 2)")
     ap.add_argument("--components", default="rhs,cond", help="diagnosis components (default rhs,cond)")
@@ -588,18 +508,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--order", choices=("priority", "numeric"), default="priority",
                     help="priority (default): the FMCAD'11 versions first, then versions the mutation scheme did "
                     "not repair, then the rest; numeric: v1, v2, ...")
-    ap.add_argument("--rev", default=None, help="run the crepair of this git commit, exported with git archive "
-                    "(default HEAD; with --resume, the commit recorded in the raw JSON)")
-    ap.add_argument("--live", action="store_true", help="run the installed crepair (working tree) instead of --rev")
-    ap.add_argument("--resume", action="store_true", help="keep the versions already in the raw JSON (same options) "
-                    "and run only the missing ones")
-    ap.add_argument("--retry-errors", action="store_true", help="with --resume, run again the versions that ended in an error")
-    ap.add_argument("--report-only", action="store_true",
-                    help="run nothing: rewrite the markdown report from the raw JSON (e.g. after editing this script)")
+    add_rerun_options(
+        ap, "versions",
+        resume_help="keep the versions already in the raw JSON (same options) and run only the missing ones",
+        report_only_help="run nothing: rewrite the markdown report from the raw JSON (e.g. after editing this script)",
+    )
     ap.add_argument("--mutation-json", default=str(REPO / "bench" / "results" / "tcas-mutation.json"),
                     help="mutation-scheme results to compare with (default bench/results/tcas-mutation.json)")
-    ap.add_argument("--output", default=str(REPO / "bench" / "results" / "tcas-template.md"),
-                    help="markdown report (default bench/results/tcas-template.md); raw JSON next to it")
+    add_output_option(ap, "tcas-template")
     args = ap.parse_args(argv)
     components = sorted({c.strip() for c in args.components.split(",") if c.strip()})
     if not components or any(c not in ("rhs", "cond") for c in components):
@@ -616,19 +532,14 @@ def main(argv: list[str] | None = None) -> int:
     if "error" in mutation:
         print(f"warning: {mutation['error']}; the union uses the template results only", file=sys.stderr)
 
-    out_md = Path(args.output)
-    out_json = out_md.with_suffix(".json")
-    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md, out_json = output_paths(args.output)
 
     if args.report_only:
         if not out_json.exists():
             ap.error(f"--report-only: {out_json} not found")
         data = json.loads(out_json.read_text(encoding="utf-8"))
-        jobs_ro = {rec["version"]: Job(**{k: rec[k] for k in rec if k in Job.__dataclass_fields__})
-                   for rec in data.get("runs", [])}
-        for j in jobs_ro.values():
-            if j.status == "running":  # a run that was in progress when the JSON was written
-                j.status = "pending"
+        # a run that was in progress when the JSON was written is pending
+        jobs_ro = {rec["version"]: job_from_record(Job, rec) for rec in data.get("runs", [])}
         for v, b in data.get("baseline", {}).items():
             bench.baseline[int(v)] = b
         meta_ro = data["meta"]
@@ -648,52 +559,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and out_json.exists():
         data = json.loads(out_json.read_text(encoding="utf-8"))
         old_meta = data.get("meta", {})
-        kept = 0
-        for rec in data.get("runs", []):
-            v = rec["version"]
-            job = jobs.get(v)
-            if rec["status"] not in ("done", "error") or (job is not None and not job.same_setup(rec)):
-                continue
-            if rec["status"] == "error" and args.retry_errors and job is not None:
-                continue
-            restored = Job(**{k: rec[k] for k in rec if k in Job.__dataclass_fields__})
-            restored.resumed = True
-            jobs[v] = restored  # versions outside the selection stay in the results
-            kept += 1
+        # versions outside the selection stay in the results
+        kept = resumable(data.get("runs", []), jobs, lambda rec: rec["version"], Job, args.retry_errors)
+        jobs.update(kept)
         for v, b in data.get("baseline", {}).items():
             bench.baseline[int(v)] = b
-        print(f"resume: {kept} versions taken from {out_json}", file=sys.stderr)
+        print(f"resume: {len(kept)} versions taken from {out_json}", file=sys.stderr)
     jobs = dict(sorted(jobs.items()))
 
     t_start = time.monotonic()
-    if args.live:
-        commit = git_commit() + " — working tree (--live)"
-        bench.commit = commit
-    else:
-        rev = args.rev or (old_meta.get("commit_id") if args.resume else None) or "HEAD"
-        try:
-            cid = bench.snapshot(rev)
-            bench.commit = cid
-            commit = cid + " (src/ exported with git archive; uncommitted edits not included)"
-        except Exception as exc:  # noqa: BLE001
-            print(f"cannot export crepair at {rev!r} ({exc}); use --live to run the installed crepair", file=sys.stderr)
-            shutil.rmtree(bench.tmp, ignore_errors=True)
-            return 2
-        if args.resume and old_meta.get("commit_id") and old_meta["commit_id"] != cid:
-            print(f"warning: resuming runs of {old_meta['commit_id']} with {cid}", file=sys.stderr)
-        try:
-            head = resolve_commit("HEAD")
-        except Exception:  # noqa: BLE001
-            head = ""
-        if head and head != cid:
-            commit += f"; HEAD at the start of this invocation: {head}"
+    commit = pin_crepair(bench, args, old_meta)
+    if commit is None:
+        return 2
     meta = {
-        "date": old_meta.get("date") if args.resume and old_meta.get("date") else utc_now(),
-        "commit": commit,
-        "commit_id": bench.commit if not args.live else "",
-        "machine": machine(),
-        "software": versions_info(),
-        "command": "python bench/tcas_template.py " + " ".join(argv),
+        **setup_meta(commit, "tcas_template.py", argv, old_meta, commit_id=bench.commit if not args.live else ""),
         "versions": sorted(set(args.versions) | set(jobs)),
         "options": {"timeout": args.timeout, "unwind": args.unwind, "max_size": args.max_size,
                     "components": components, "max_refinements": args.max_refinements,
@@ -705,50 +584,17 @@ def main(argv: list[str] | None = None) -> int:
         meta["resumed_at"] = utc_now()
 
     def write(final: bool) -> str:
-        meta["wall"] = time.monotonic() - t_start
+        stamp_meta(meta, t_start, final)
         if final:
-            meta["finished"] = utc_now()
             meta["load_end"] = f"{os.getloadavg()[0]:.2f}"
         text = report(bench, jobs, meta, mutation, final)
-        write_atomic(out_md, text + "\n")
-        write_atomic(out_json, json.dumps(to_json(jobs, meta, bench), indent=1) + "\n")
+        write_results(out_md, text, to_json(jobs, meta, bench))
         return text
-
-    def guarded(job: Job) -> Job:
-        try:
-            if not bench.spec(job.version).exists() or not bench.sir_file(job.version).exists():
-                raise FileNotFoundError(f"{bench.spec(job.version)} or {bench.sir_file(job.version)}")
-            return bench.run_job(job)
-        except Exception as exc:  # noqa: BLE001
-            job.error = f"{type(exc).__name__}: {exc}"
-            job.status = "error"
-            return job
 
     todo = [jobs[v] for v in order if jobs[v].status == "pending"]
     print(f"running {len(todo)} of {len(jobs)} versions with {args.jobs} in parallel "
           f"(order: {' '.join(f'v{j.version}' for j in todo)}); report: {out_md}", file=sys.stderr)
-    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
-    try:
-        futures = [pool.submit(guarded, job) for job in todo]
-        for fut in as_completed(futures):
-            job = fut.result()
-            print(progress_line(job), file=sys.stderr, flush=True)
-            with bench.lock:
-                write(final=False)
-    except KeyboardInterrupt:
-        print("interrupted: writing partial results", file=sys.stderr)
-        pool.shutdown(wait=False, cancel_futures=True)
-        for j in jobs.values():
-            if j.status == "running":
-                j.status = "pending"
-        write(final=False)
-        shutil.rmtree(bench.tmp, ignore_errors=True)
-        return 130
-    pool.shutdown(wait=True)
-    text = write(final=all(j.status in ("done", "error") for j in jobs.values()))
-    print(text)
-    shutil.rmtree(bench.tmp, ignore_errors=True)
-    return 0
+    return run_benchmark(bench, todo, bench.run_present, progress_line, write, jobs, args.jobs)
 
 
 if __name__ == "__main__":
