@@ -235,11 +235,17 @@ def timed_out(job: Job) -> bool:
         st.get("seconds", 0) >= job.timeout - 1
 
 
+def is_vacuous(repair: dict) -> bool:
+    """Whether the bound cut off runs of this repaired program (or that was
+    unknown); False for records written before crepair reported it."""
+    return "vacuous" in repair and repair["vacuous"] is not False
+
+
 def repairs_cell(job: Job | None) -> str:
     """Number of repairs, and how many of them the bound cuts off (vacuous)."""
     if job is None or job.status == "pending":
         return ""
-    vacuous = sum(1 for r in job.repairs if r.get("vacuous") is not False and "vacuous" in r)
+    vacuous = sum(1 for r in job.repairs if is_vacuous(r))
     return str(len(job.repairs)) + (f" ({vacuous} vacuous)" if vacuous else "")
 
 
@@ -536,7 +542,7 @@ def report(bench: Bench | None, jobs: dict, meta: dict, final: bool) -> str:
 
     out += ["## Repairs found", "",
             "Each repair as its changes {line `old`→`new`}, with the time at which each run found it "
-            "(— = not found).", ""]
+            "(— = not found); *vacuous*: the unwinding bound cuts off runs of the repaired program.", ""]
     for p in pairs_all:
         if not p.finished():
             continue
@@ -548,7 +554,8 @@ def report(bench: Bench | None, jobs: dict, meta: dict, final: bool) -> str:
         if not found:
             continue
         out.append(f"* {p.suite}/{p.file} L{p.level}: " + "; ".join(
-            f"{md_escape(repair_label(v['r']))} (none {fmt_s(v.get('none'))} s, must {fmt_s(v.get('must'))} s)"
+            f"{md_escape(repair_label(v['r']))}{' *vacuous*' if is_vacuous(v['r']) else ''} "
+            f"(none {fmt_s(v.get('none'))} s, must {fmt_s(v.get('must'))} s)"
             for v in sorted(found.values(), key=lambda v: repair_sort_key(v["r"]))))
     out.append("")
 
