@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -282,22 +282,13 @@ class TemplateRepair:
                 verdict = opt.check(fixed + pinned + [extra], deadline, soft=False)
                 return None if verdict == Verdict.UNKNOWN else verdict == Verdict.SAT
 
-            lo, hi = -(1 << 31), current  # the least feasible value is in [lo, hi]
-            while lo < hi:
-                mid = (lo + hi) // 2
-                ok = feasible(p <= smt.BitVecVal(mid, 32))
-                if ok is None:
-                    return values
-                lo, hi = (lo, mid) if ok else (mid + 1, hi)
-            least = lo
-            lo, hi = current, (1 << 31) - 1  # the greatest feasible value is in [lo, hi]
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                ok = feasible(p >= smt.BitVecVal(mid, 32))
-                if ok is None:
-                    return values
-                lo, hi = (mid, hi) if ok else (lo, mid - 1)
-            centre = (least + lo) // 2
+            least = _farthest(lambda v: feasible(p <= smt.BitVecVal(v, 32)), current, -(1 << 31))
+            if least is None:
+                return values
+            greatest = _farthest(lambda v: feasible(p >= smt.BitVecVal(v, 32)), current, (1 << 31) - 1)
+            if greatest is None:
+                return values
+            centre = (least + greatest) // 2
             if centre != current and feasible(p == smt.BitVecVal(centre, 32)):
                 values[str(p)] = centre
         return values
@@ -367,6 +358,22 @@ class TemplateRepair:
             return None
         diff = unified_diff(self._path, self._original, patched)
         return Repair(tuple(changes), len(changes), diff, patched, seconds, scheme="template", bound=bound)
+
+
+def _farthest(reaches: Callable[[int], bool | None], known: int, limit: int) -> int | None:
+    """Binary search: the value v from ``known`` to ``limit`` (inclusive)
+    nearest ``limit`` with ``reaches(v)`` true, for a ``reaches`` that holds
+    at ``known`` and, wherever it holds, at every value between there and
+    ``known``.  None if ``reaches`` answers None (unknown).  At most
+    log2(|limit − known| + 1) + 1 calls."""
+    good, bad = known, limit + (1 if limit > known else -1)  # bad: just past the range
+    while abs(bad - good) > 1:
+        mid = (good + bad) // 2  # strictly between good and bad
+        ok = reaches(mid)
+        if ok is None:
+            return None
+        good, bad = (mid, bad) if ok else (good, mid)
+    return good
 
 
 def _verified_bound(text: str, path: str, bound: int, entry: str) -> BoundReport | None:
