@@ -694,11 +694,8 @@ def main(argv: list[str] | None = None) -> int:
         old_meta = data.get("meta", {})
         kept = resumable(data.get("runs", []), jobs, lambda rec: (rec["suite"], rec["file"], rec["level"], rec["prune"]),
                          Job, args.retry_errors)
-        # the runs not selected this time stay in the results
-        selected = {key: job for key, job in kept.items() if key in jobs}
-        extra = {key: job for key, job in kept.items() if key not in jobs}
-        jobs.update(selected)
-        jobs.update(sorted(extra.items(), key=lambda kv: sort_key(kv[1])))
+        extra = [key for key in kept if key not in jobs]  # not selected this time: they stay in the results
+        jobs.update(kept)
         jobs = dict(sorted(jobs.items(), key=lambda kv: sort_key(kv[1])))
         print(f"resume: {len(kept)} runs taken from {out_json} ({len(extra)} of them outside the current selection)",
               file=sys.stderr)

@@ -9,7 +9,7 @@ from crepair.encode import encode
 from crepair.frontend import load_program
 from crepair.mutation import MutationLevel, MutationUnit
 from crepair.patch import apply_edits
-from crepair.repair.mutation import search_space
+from crepair.repair.mutation import AllRepair, search_space
 from cprog import write_c
 
 # AllRepair FM'16, Fig. 2(a): sum of 1..n, with i starting at 0 and `i < n`.
@@ -194,8 +194,6 @@ def test_fresh_solver_checks_find_the_same_repairs(tmp_path):
     # The fallback for svs the incremental solver leaves undecided checks a
     # fresh solver and localizes on its model; forced for every sv, the
     # minimal repairs must not change (with and without pruning).
-    from crepair.repair.mutation import AllRepair
-
     path = write_c(tmp_path, TWO_BUGS)
     program = load_program(path)
     formula, mutants = encode(program, bound=2, entry="main", alternatives=MutationUnit(program, MutationLevel.LEVEL_2))

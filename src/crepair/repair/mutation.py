@@ -287,7 +287,9 @@ class AllRepair:
             # UNSAT: repaired; block all supersets
             mutated = {i: j for i, j in chosen.items() if j != 0}
             map_solver.block([-sel[(i, j)] for i, j in mutated.items()])
-            recheck = self._recheck(mutated, deadline)
+            # an UNSAT from τ (guards, assumptions) is re-checked without them;
+            # one from the fresh solver already was that check
+            recheck = self._recheck(mutated, deadline) if answered is tau else verdict
             if recheck != Verdict.UNSAT:
                 stats.unknown_checks += 1
                 unknown = True
