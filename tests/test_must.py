@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import crepair
 from crepair.encode import encode
 from crepair.frontend import load_program
-from crepair.localize.must import DependencyGraph, compute_slice, fosfl
+from crepair.localization.must import DependencyGraph, compute_slice, fosfl
 from crepair.mutation import MutationLevel, MutationUnit
 from crepair.patch import apply_edits
 from crepair.solver import smt

@@ -9,7 +9,7 @@ from crepair.encode import encode
 from crepair.frontend import load_program
 from crepair.mutation import MutationLevel, MutationUnit
 from crepair.patch import apply_edits
-from crepair.repair.mutation import AllRepair, search_space
+from crepair.schemes.mutation import AllRepair, search_space
 from cprog import write_c
 
 # AllRepair FM'16, Fig. 2(a): sum of 1..n, with i starting at 0 and `i < n`.

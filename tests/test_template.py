@@ -7,7 +7,7 @@ import pytest
 import crepair
 from crepair.encode.formula import Location, LocationKind
 from crepair.frontend import Span
-from crepair.repair.template import Template, render
+from crepair.schemes.template import Template, render
 from crepair.solver import smt
 from cprog import SHARED, write_c
 

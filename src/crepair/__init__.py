@@ -12,8 +12,8 @@ Bounded verification (SSA + SMT), all minimal mutation-based repairs
 from crepair.api import LocalizeResult, Method, Prune, RepairOptions, RepairRun, Scheme, localize, repair
 from crepair.errors import BadInput, CRepairError, MissingTool, UnsupportedConstruct
 from crepair.mutation import MutationLevel
-from crepair.repair import Change, Repair, RepairOutcome
-from crepair.verify import Counterexample, VerifyOutcome, VerifyResult, verify
+from crepair.schemes import Change, Repair, RepairOutcome
+from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult, verify
 
 __version__ = "0.1.0"
 

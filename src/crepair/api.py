@@ -18,14 +18,14 @@ import time
 
 from crepair.encode import encode
 from crepair.frontend import CProgram, load_program
-from crepair.localize.must import DependencyGraph, Origin, fosfl
+from crepair.localization.must import DependencyGraph, Origin, fosfl
 from crepair.mutation import MutationLevel, MutationUnit
 from crepair.mutation.operators import is_specification
-from crepair.localize.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnosis, diagnose, failing_inputs, pin
-from crepair.repair.mutation import AllRepair, Progress, Repair, RepairOutcome, SearchStats
-from crepair.repair.template import TemplateRepair, TemplateStats
+from crepair.localization.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnosis, diagnose, failing_inputs, pin
+from crepair.schemes.mutation import AllRepair, Progress, Repair, RepairOutcome, SearchStats
+from crepair.schemes.template import TemplateRepair, TemplateStats
 from crepair.solver.smt import SmtSolver, Verdict
-from crepair.verify import (
+from crepair.bmc import (
     DEFAULT_UNWIND,
     BoundReport,
     Counterexample,

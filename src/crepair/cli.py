@@ -19,9 +19,9 @@ from crepair import api
 from crepair.errors import BadInput, CRepairError, MissingTool
 from crepair.mutation import MutationLevel
 from crepair.patch import apply_to_file
-from crepair.repair.mutation import Progress, RepairOutcome
+from crepair.schemes.mutation import Progress, RepairOutcome
 from crepair.report import json_report, text
-from crepair.verify import DEFAULT_UNWIND, VerifyOutcome, verify
+from crepair.bmc import DEFAULT_UNWIND, VerifyOutcome, verify
 
 
 class ExitCode(enum.IntEnum):

@@ -16,6 +16,21 @@ from crepair.frontend.spans import Span
 from crepair.solver import smt
 
 
+class Unwinding(enum.Enum):
+    """What a run that the unwinding bound cuts off means.
+
+    ASSERTIONS (the default of ``repair``; CBMC's ``--unwinding-assertions``):
+    at the innermost unwound copy the loop condition (or recursion) must be
+    false, so a run the bound cuts off *violates* the specification and a
+    bounded proof covers every run.  ASSUMPTIONS (AllRepair FM'16, Sect.
+    3.1): the innermost copy gets ``assume(!cond)``, cut-off runs are
+    dropped, and a result is vacuous beyond the bound.
+    """
+
+    ASSERTIONS = "assertions"
+    ASSUMPTIONS = "assumptions"
+
+
 class LocationKind(enum.Enum):
     """What a repairable location is in the source."""
 
@@ -131,12 +146,15 @@ class ProgramFormula:
     repairable locations (their alternatives selected by guards);
     ``s_phi``: Φ-assignments; ``assumptions``: user assumptions;
     ``unwinding_assumptions``: the ``assume(!cond)`` of innermost copies;
-    ``assertions``: every assertion copy.  ``locations`` is indexed by
+    ``assertions``: every assertion copy; ``cuts``: where the bound cut
+    paths.  ``unwinding`` says whether a cut is an assumption (FM'16) or
+    a violation (unwinding assertion).  ``locations`` is indexed by
     ``Location.index``.
     """
 
     bound: int
     entry: str
+    unwinding: Unwinding = Unwinding.ASSUMPTIONS
     locations: list[Location] = field(default_factory=list)
     s_assign: list[Constraint] = field(default_factory=list)
     copies: list[LocationCopy] = field(default_factory=list)
@@ -149,16 +167,38 @@ class ProgramFormula:
     trace: list[TraceStep] = field(default_factory=list)
 
     def violation(self) -> smt.Term:
-        """The negated disjunction of assertions (true iff some assertion fails)."""
-        return smt.disjunction(smt.And(a.guard, smt.Not(a.cond)) for a in self.assertions)
+        """True iff some assertion fails, or, with unwinding assertions, a
+        run reaches beyond the bound."""
+        failures = [smt.And(a.guard, smt.Not(a.cond)) for a in self.assertions]
+        if self.unwinding == Unwinding.ASSERTIONS:
+            failures += [c.reached for c in self.cuts]
+        return smt.disjunction(failures)
 
     def hard(self, with_unwinding: bool = True) -> list[smt.Term]:
         """S_assign ∪ S_phi ∪ assumptions, and the unwinding assumptions
-        unless ``with_unwinding`` is false."""
+        when they are assumptions (``unwinding`` ASSUMPTIONS) unless
+        ``with_unwinding`` is false."""
         groups = [self.s_assign, self.s_phi, self.assumptions]
-        if with_unwinding:
+        if with_unwinding and self.unwinding == Unwinding.ASSUMPTIONS:
             groups.append(self.unwinding_assumptions)
         return [c.term for group in groups for c in group]
+
+    def demand(self) -> list[smt.Term]:
+        """S_demand: the assumptions (with the unwinding assumptions when
+        they are assumptions) and :meth:`violation`."""
+        groups = [self.assumptions]
+        if self.unwinding == Unwinding.ASSUMPTIONS:
+            groups.append(self.unwinding_assumptions)
+        return [c.term for group in groups for c in group] + [self.violation()]
+
+    def failed_cut(self, model: smt.Model) -> "UnwindingCut | None":
+        """With unwinding assertions, the first cut ``model`` reaches while
+        no assertion fails (the violated unwinding assertion), else None."""
+        if self.unwinding != Unwinding.ASSERTIONS:
+            return None
+        if any(model.eval_bool(smt.And(a.guard, smt.Not(a.cond))) for a in self.assertions):
+            return None
+        return next((c for c in self.cuts if model.eval_bool(c.reached)), None)
 
     def original_copies(self) -> list[smt.Term]:
         """The location copies with their original expression."""

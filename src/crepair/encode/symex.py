@@ -33,6 +33,7 @@ from crepair.encode.formula import (
     ProgramFormula,
     ScopeValue,
     TraceStep,
+    Unwinding,
     UnwindingCut,
 )
 from crepair.encode.ops import Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool
@@ -133,6 +134,7 @@ class Encoder:
         entry: str,
         alternatives: AlternativesFn,
         split_ternaries: bool = False,
+        unwinding: Unwinding = Unwinding.ASSUMPTIONS,
     ):
         if entry not in program.functions:
             raise BadInput(f"{program.path}: entry function '{entry}' is not defined (use --entry)")
@@ -141,7 +143,7 @@ class Encoder:
         self._entry = entry
         self._alternatives = alternatives
         self._split_ternaries = split_ternaries
-        self.formula = ProgramFormula(bound=bound, entry=entry)
+        self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
         self._locations: dict[c_ast.Node, int] = {}
         self._ssa = itertools.count()
@@ -829,17 +831,23 @@ def encode(
     entry: str = "main",
     alternatives: AlternativesFn = no_alternatives,
     split_ternaries: bool = False,
+    unwinding: Unwinding = Unwinding.ASSUMPTIONS,
 ) -> tuple[ProgramFormula, dict[int, tuple[Overrides, ...]]]:
     """The program formula of ``program`` (see module docstring).
 
     Returns the formula and, per location index, the mutants whose terms are
     the location copies' alternatives (index 0 = original).  With
     ``split_ternaries`` a located ``c ? a : b`` (without side effects in its
-    arms) becomes three locations: the condition and both arms.  Raises
+    arms) becomes three locations: the condition and both arms.
+    ``unwinding`` chooses what a run cut off by the bound means (see
+    :class:`~crepair.encode.formula.Unwinding`).  Raises
     ``UnsupportedConstruct``/``BadInput`` for code the encoder does not model.
     """
     if bound < 0:
         raise ValueError("the unwinding bound must be >= 0")
-    encoder = Encoder(program, bound=bound, entry=entry, alternatives=alternatives, split_ternaries=split_ternaries)
+    encoder = Encoder(
+        program, bound=bound, entry=entry, alternatives=alternatives, split_ternaries=split_ternaries,
+        unwinding=unwinding,
+    )
     formula = encoder.run()
     return formula, encoder.mutants

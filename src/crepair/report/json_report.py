@@ -7,8 +7,8 @@ from typing import Any
 
 from crepair.api import LocalizeResult, RepairRun
 from crepair.frontend import Span
-from crepair.repair.mutation import Repair
-from crepair.verify import VerifyResult
+from crepair.schemes.mutation import Repair
+from crepair.bmc import VerifyResult
 
 
 def span_dict(span: Span) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from crepair.api import LocalizeResult, RepairRun
-from crepair.repair.mutation import Repair, RepairOutcome, SearchStats
-from crepair.verify import VerifyOutcome, VerifyResult
+from crepair.schemes.mutation import Repair, RepairOutcome, SearchStats
+from crepair.bmc import VerifyOutcome, VerifyResult
 
 
 def _source_line(original: str, line: int) -> str:

@@ -31,13 +31,13 @@ from pathlib import Path
 
 from crepair.encode.formula import Location, LocationKind, ProgramFormula
 from crepair.errors import CRepairError
-from crepair.localize.diagnosis import Diagnosis, pin
+from crepair.localization.diagnosis import Diagnosis, pin
 from crepair.mutation.operators import Mutation
 from crepair.patch import apply_edits, unified_diff
-from crepair.repair.mutation import Change, Repair, RepairOutcome
+from crepair.schemes.mutation import Change, Repair, RepairOutcome
 from crepair.solver import smt
 from crepair.solver.smt import Optimizer, SmtSolver, Verdict
-from crepair.verify import BoundReport, VerifyOutcome, verify
+from crepair.bmc import BoundReport, VerifyOutcome, verify
 
 OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 SMALL = 1000  # M: "small" template parameters

@@ -307,9 +307,7 @@ def fosfl(
     mutated.
     """
     walk = _Walk(sdg, model)
-    demand = [c.term for c in formula.assumptions + formula.unwinding_assumptions]
-    demand.append(formula.violation())
-    important = important_vars(demand, model, walk)
+    important = important_vars(formula.demand(), model, walk)
     influence: set[Node] = set()
     for v in sorted(important, key=str):
         compute_slice(sdg, model, v, influence, selected=selected, walk=walk)

@@ -43,13 +43,13 @@ from dataclasses import dataclass, field
 
 from crepair.encode import Location, ProgramFormula
 from crepair.encode.symex import Overrides
-from crepair.localize.must import DependencyGraph, fosfl
+from crepair.localization.must import DependencyGraph, fosfl
 from crepair.mutation import Mutation
 from crepair.patch import apply_edits, unified_diff
 from crepair.solver import smt
 from crepair.solver.sat import CardinalitySolver, VarPool
 from crepair.solver.smt import SmtSolver, Verdict
-from crepair.verify import BoundReport, check_bound
+from crepair.bmc import BoundReport, check_bound
 
 INCREMENTAL_SECONDS = 2.0  # per sv on the check solver τ before the fresh-solver fallback
 

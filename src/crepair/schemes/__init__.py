@@ -1,5 +1,5 @@
 """Repair schemes; each yields verified :class:`Repair` records."""
 
-from crepair.repair.mutation import AllRepair, Change, RepairOutcome, Repair, SearchStats
+from crepair.schemes.mutation import AllRepair, Change, RepairOutcome, Repair, SearchStats
 
 __all__ = ["AllRepair", "Change", "Repair", "RepairOutcome", "SearchStats"]
