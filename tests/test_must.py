@@ -190,7 +190,7 @@ def check_pruning_and_must_sets(tmp, template, e1, e2, c1, picks):
     assume(verdict.outcome == crepair.VerifyOutcome.VIOLATED)
 
     # Proposition 1: the same minimal repairs with and without pruning.
-    key = lambda r: frozenset((c.mutation.start, c.mutation.new_text) for c in r.changes)
+    key = lambda r: frozenset((e.span.start, e.new) for e in r.edits)
     none = {key(r) for r in crepair.repair(buggy, level=2, max_size=2, unwind=1, timeout=None, prune="none")}
     must = {key(r) for r in crepair.repair(buggy, level=2, max_size=2, unwind=1, timeout=None, prune="must")}
     assert none == must

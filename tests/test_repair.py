@@ -28,13 +28,17 @@ PAPER_SUM = """
 
 
 def changes_of(repair):
-    return frozenset((c.location.span.line, c.mutation.old_text, c.mutation.new_text) for c in repair.changes)
+    return frozenset((c.span.line, e.old, e.new) for c in repair.changes for e in c.edits)
 
 
 def test_paper_example_sum_level_2(tmp_path):
+    # FM'16 semantics (unwinding assumptions): n is unbounded, so every
+    # repair is correct only on the runs within the bound: all are vacuous.
     path = write_c(tmp_path, PAPER_SUM)
-    run = crepair.repair(path, entry="sum", level=2, max_size=2, unwind=3, timeout=None)
+    run = crepair.repair(path, entry="sum", level=2, max_size=2, unwind=3, timeout=None, unwinding="assumptions")
     repairs = list(run)
+    assert repairs and all(r.vacuous for r in repairs)
+    assert run.outcome == crepair.RepairOutcome.VACUOUS_ONLY
     found = [changes_of(r) for r in repairs]
     assert frozenset({(5, "<", "<=")}) in found
     for a, b in itertools.permutations(found, 2):
@@ -45,7 +49,21 @@ def test_paper_example_sum_level_2(tmp_path):
     pair = PAPER_SUM.replace("i = 0;", "i = 1;").replace("i < n", "i <= n")
     assert crepair.verify(write_c(tmp_path, pair, "pair.c"), entry="sum", unwind=3).outcome == crepair.VerifyOutcome.VERIFIED
     assert frozenset({(5, "0", "1"), (5, "<", "<=")}) not in found
-    assert run.stats.outcome == crepair.RepairOutcome.REPAIRED and run.stats.complete
+    assert run.stats.complete
+
+
+def test_paper_example_sum_with_bounded_input_has_a_real_repair(tmp_path):
+    # With n bounded the same repair is proved for every run (unwinding
+    # assertions, the default): not vacuous, counted as repaired.
+    path = write_c(tmp_path, PAPER_SUM.replace("n >= 1", "n >= 1 && n <= 3"))
+    # i <= n runs the loop n + 1 = 4 times: at bound 3 its runs are cut off
+    assert not list(crepair.repair(path, entry="sum", level=2, max_size=1, unwind=3, timeout=None))
+    run = crepair.repair(path, entry="sum", level=2, max_size=1, unwind=4, timeout=None)
+    repairs = list(run)
+    assert frozenset({(5, "<", "<=")}) in [changes_of(r) for r in repairs]
+    assert not any(r.vacuous for r in repairs)
+    assert all(r.evidence.unwinding_assertions for r in repairs)
+    assert run.outcome == crepair.RepairOutcome.REPAIRED
 
 
 def test_search_space_counts_selection_vectors():
@@ -96,7 +114,7 @@ def test_all_minimal_repairs_equal_brute_force(tmp_path, level):
     path = write_c(tmp_path, TWO_BUGS)
     expected = brute_force_minimal_repairs(path, level, 2)
     run = crepair.repair(path, level=level, max_size=2, unwind=2, timeout=None)
-    got = [frozenset((c.mutation.start, c.mutation.new_text) for c in r.changes) for r in run]
+    got = [frozenset((e.span.start, e.new) for e in r.edits) for r in run]
     assert len(got) == len(set(got))
     assert set(got) == expected
     if level == MutationLevel.LEVEL_2:
@@ -138,7 +156,7 @@ def test_macro_constant_is_repaired_through_its_name(tmp_path):
     """
     path = write_c(tmp_path, src)
     repairs = list(crepair.repair(path, level=2, max_size=1))
-    texts = {c.replacement for r in repairs for c in r.changes}
+    texts = {c.after for r in repairs for c in r.changes}
     assert "a >= (LIMIT + 1)" in texts and "a > LIMIT" in texts
     for r in repairs:
         fixed = write_c(tmp_path, r.patched, "fixed.c")
@@ -152,7 +170,7 @@ def test_generator_can_stop_early_and_specification_is_never_mutated(tmp_path):
     run.close()
     assert first.size >= 1
     for r in crepair.repair(path, level=2, max_size=2, unwind=2):
-        assert all(c.location.function == "clamp" for c in r.changes)
+        assert all(c.function == "clamp" for c in r.changes)
     assert not list(crepair.repair(path, level=2, max_size=2, unwind=2, no_mutate={"clamp"}))
 
 
@@ -166,7 +184,7 @@ def test_cli_outcomes_and_apply(tmp_path, capsys):
     capsys.readouterr()
     assert main(["repair", str(buggy), "--json", "--level", "2", "--unwind", "2"]) == ExitCode.OK
     data = json.loads(capsys.readouterr().out)
-    assert data["stats"]["outcome"] == "repaired" and data["repairs"][0]["diff"].startswith("---")
+    assert data["outcome"] == "repaired" and data["schemes"][0]["outcome"] == "repaired" and data["repairs"][0]["diff"].startswith("---")
     assert buggy.read_text() == original  # nothing written without --apply
     assert main(["repair", str(buggy), "--first", "--apply", "--quiet", "--level", "2"]) == ExitCode.OK
     assert (tmp_path / "bug.c.orig").read_text() == original
@@ -200,10 +218,10 @@ def test_fresh_solver_checks_find_the_same_repairs(tmp_path):
 
     def repairs(incremental_seconds, prune):
         search = AllRepair(
-            formula, mutants, path=str(path), original=program.original, max_size=2, timeout=None,
+            formula, mutants, path=str(path), original=program.original, max_size=2,
             prune=prune, incremental_seconds=incremental_seconds,
         )
-        return {frozenset((c.mutation.start, c.mutation.new_text) for c in r.changes) for r in search}, search.stats
+        return {frozenset((e.span.start, e.new) for e in r.edits) for r in search}, search.stats
 
     for prune in (False, True):
         incremental, inc_stats = repairs(2.0, prune)
@@ -234,16 +252,40 @@ VACUOUS = """
 """
 
 
-def test_a_repair_that_only_the_bound_makes_correct_is_flagged(tmp_path, capsys):
+def test_a_repair_that_only_the_bound_makes_correct_is_not_a_repair(tmp_path, capsys):
     path = write_c(tmp_path, VACUOUS)
-    run = crepair.repair(path, level=1, max_size=1, unwind=4, timeout=None)
-    repairs = {changes_of(r): r for r in run}
     real = frozenset({(5, "+", "-")})
     vacuous = frozenset({(6, "+", "-")})
-    assert set(repairs) == {real, vacuous}
-    assert repairs[real].bound.too_small is False
-    assert repairs[vacuous].bound.too_small is True
+    # default: unwinding assertions, so the endless loop fails like any bug
+    run = crepair.repair(path, level=1, max_size=1, unwind=4, timeout=None)
+    repairs = [r for r in run]
+    assert [changes_of(r) for r in repairs] == [real]
+    assert repairs[0].evidence.unwinding_assertions and not repairs[0].vacuous
     assert run.bound.too_small is False  # the original program fits the bound
-    main(["repair", str(path), "--level", "1", "--max-size", "1", "--unwind", "4"])
+    # FM'16 semantics: both, the vacuous one labelled and ranked last
+    run = crepair.repair(path, level=1, max_size=1, unwind=4, timeout=None, unwinding="assumptions")
+    repairs = list(run)
+    assert [changes_of(r) for r in repairs] == [real, vacuous]
+    assert not repairs[0].vacuous and repairs[1].vacuous
+    assert repairs[1].bound.too_small is True
+    assert run.outcome == crepair.RepairOutcome.REPAIRED and run.found == 1
+    main(["repair", str(path), "--level", "1", "--max-size", "1", "--unwind", "4", "--unwinding-assumptions"])
     out = capsys.readouterr().out
-    assert out.count("warning: for the repaired program, unwinding bound 4 is too small") == 1
+    assert out.count("VACUOUS") == 2  # the label and the warning of repair 2
+    assert "vacuous repairs (not counted): 1" in out
+
+
+def test_only_vacuous_repairs_are_no_repair_and_never_applied(tmp_path, capsys):
+    # no level-1 mutation gives -3n; the endless loop passes vacuously
+    path = write_c(tmp_path, VACUOUS.replace("-2 * n", "-3 * n"))
+    before = path.read_bytes()
+    assert not list(crepair.repair(path, level=1, max_size=1, unwind=4, timeout=None))
+    run = crepair.repair(path, level=1, max_size=1, unwind=4, timeout=None, unwinding="assumptions")
+    repairs = list(run)
+    assert [changes_of(r) for r in repairs] == [frozenset({(6, "+", "-")})] and repairs[0].vacuous
+    assert run.outcome == crepair.RepairOutcome.VACUOUS_ONLY
+    code = main(["repair", str(path), "--max-size", "1", "--unwind", "4", "--unwinding-assumptions", "--apply"])
+    assert code == ExitCode.NO_REPAIR
+    assert path.read_bytes() == before and not (tmp_path / "prog.c.orig").exists()
+    err = capsys.readouterr().err
+    assert "nothing applied" in err

@@ -36,9 +36,9 @@ def test_published_versions_are_repaired(version, level, line, old, new):
     assert repairs, run.stats
     if version == 10:
         assert [r.size for r in repairs] == [2]
-        assert {(c.location.span.line, c.mutation.old_text, c.mutation.new_text) for c in repairs[0].changes} == {
+        assert {(c.span.line, e.old, e.new) for c in repairs[0].changes for e in c.edits} == {
             (134, "<=", "<"), (140, "<=", "<")}
     else:
-        assert (line, old, new) in {(c.location.span.line, c.mutation.old_text, c.mutation.new_text) for r in repairs for c in r.changes}
+        assert (line, old, new) in {(c.span.line, e.old, e.new) for r in repairs for c in r.changes for e in c.edits}
     for r in repairs:  # every reported repair verifies on its own
         assert r.patched != (TCAS / f"tcas_v{version}.c").read_text()

@@ -43,9 +43,9 @@ def test_example_2_repairs_of_c2_include_y(tmp_path):
     run = crepair.repair(path, scheme="template", entry="max", components={"rhs"}, unwind=1, max_size=1,
                          repairs_per_diagnosis=2, timeout=120)
     repairs = list(run)
-    assert repairs and all(r.scheme == "template" for r in repairs)
+    assert repairs and all(r.scheme == crepair.Scheme.TEMPLATE for r in repairs)
     first = repairs[0]
-    assert [(c.location.span.line, c.original, c.replacement) for c in first.changes] == [(4, "x", "y")]
+    assert [(c.span.line, c.before, c.after) for c in first.changes] == [(4, "x", "y")]
     assert "-        r = x;" in first.diff and "+        r = y;" in first.diff
     for r in repairs:  # every reported repair verifies from its text
         fixed = write_c(tmp_path, r.patched, "fixed.c")
@@ -77,7 +77,7 @@ def test_a_wrong_constant_is_found_within_ten_refinements(tmp_path):
     run = crepair.repair(path, scheme="template", components={"rhs"}, max_size=1, max_refinements=10,
                          repairs_per_diagnosis=1, timeout=120)
     repairs = list(run)
-    assert [(c.location.span.line, c.original, c.replacement) for c in repairs[0].changes] == [(2, "550", "500")]
+    assert [(c.span.line, c.before, c.after) for c in repairs[0].changes] == [(2, "550", "500")]
 
 
 def _template(names, op=False):
@@ -130,5 +130,5 @@ def test_tcas_v2_template_repair_of_inhibit_biased_climb():
     path = TCAS / "tcas_v2.c"
     run = crepair.repair(path, scheme="template", components={"rhs"}, max_size=1, max_diagnoses=1,
                          repairs_per_diagnosis=1, max_refinements=20, diagnosis_timeout=240, timeout=300)
-    fixes = [[(c.location.span.line, c.original, c.replacement) for c in r.changes] for r in run]
+    fixes = [[(c.span.line, c.before, c.after) for c in r.changes] for r in run]
     assert fixes == [[(92, "Up_Separation + MINSEP", "(Up_Separation + 100)")]]

@@ -1,7 +1,8 @@
 """crepair: find and fix bugs in C programs.
 
-Bounded verification (SSA + SMT), all minimal mutation-based repairs
-(AllRepair, FM'16).  Python API::
+Bounded verification (SSA + SMT), must fault localization, model-based
+diagnosis, and all minimal verified repairs (AllRepair FM'16, FL-AllRepair
+CAV'20, FMCAD'11 templates).  Python API::
 
     import crepair
     result = crepair.verify("prog.c", unwind=8)
@@ -9,30 +10,41 @@ Bounded verification (SSA + SMT), all minimal mutation-based repairs
         print(r.diff)
 """
 
-from crepair.api import LocalizeResult, Method, Prune, RepairOptions, RepairRun, Scheme, localize, repair
-from crepair.errors import BadInput, CRepairError, MissingTool, UnsupportedConstruct
+from crepair.api import localize, repair, verify
+from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult
+from crepair.encode.formula import Unwinding
+from crepair.errors import BadInput, CRepairError, MissingTool, UnsupportedConstruct, UsageError
+from crepair.localization.result import LocalizeResult
 from crepair.mutation import MutationLevel
-from crepair.schemes import Change, Repair, RepairOutcome
-from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult, verify
+from crepair.options import Component, Method, Prune, RepairOptions
+from crepair.records import BoundedProof, Change, Edit, Evidence, Repair, RepairOutcome, Scheme, StopReason
+from crepair.schemes.run import RepairRun
 
-__version__ = "0.1.0"
+from crepair.version import __version__
 
 __all__ = [
     "BadInput",
+    "BoundedProof",
     "CRepairError",
     "Change",
+    "Component",
     "Counterexample",
+    "Edit",
+    "Evidence",
     "LocalizeResult",
     "Method",
-    "Prune",
     "MissingTool",
     "MutationLevel",
+    "Prune",
     "Repair",
     "RepairOptions",
     "RepairOutcome",
     "RepairRun",
     "Scheme",
+    "StopReason",
+    "Unwinding",
     "UnsupportedConstruct",
+    "UsageError",
     "VerifyOutcome",
     "VerifyResult",
     "localize",

@@ -1,5 +1,6 @@
-"""The Python API: ``crepair.localize`` and ``crepair.repair`` (``crepair.verify``
-lives in :mod:`crepair.verify`).
+"""The Python API: the verbs ``crepair.verify``, ``crepair.localize`` and
+``crepair.repair`` (the packages are nouns: ``bmc``, ``localization``,
+``schemes``).
 
 >>> import crepair
 >>> for r in crepair.repair("prog.c", level=1):      # doctest: +SKIP
@@ -8,242 +9,56 @@ lives in :mod:`crepair.verify`).
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-import time
-
+from crepair.bmc import VerifyOutcome, VerifyResult, check_bound, check_original, counterexample_of, verify_program
 from crepair.encode import encode
-from crepair.frontend import CProgram, load_program
-from crepair.localization.must import DependencyGraph, Origin, fosfl
-from crepair.mutation import MutationLevel, MutationUnit
+from crepair.errors import UsageError
+from crepair.frontend import load_program
+from crepair.localization.diagnosis import Diagnoser, diagnose, failing_inputs, pin
+from crepair.localization.must import DependencyGraph, fosfl
+from crepair.localization.result import LocalizeResult
 from crepair.mutation.operators import is_specification
-from crepair.localization.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnosis, diagnose, failing_inputs, pin
-from crepair.schemes.mutation import AllRepair, Progress, Repair, RepairOutcome, SearchStats
-from crepair.schemes.template import TemplateRepair, TemplateStats
-from crepair.solver.smt import SmtSolver, Verdict
-from crepair.bmc import (
-    DEFAULT_UNWIND,
-    BoundReport,
-    Counterexample,
-    VerifyOutcome,
-    check_bound,
-    counterexample_of,
-)
-
-DEFAULT_MAX_SIZE = 2
-DEFAULT_TIMEOUT = 60.0
-DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
+from crepair.options import DEFAULT_UNWIND, Component, Method, RepairOptions, _enum
+from crepair.schemes.mutation import Progress
+from crepair.schemes.run import RepairRun
+from crepair.schemes.template_scheme import component_kinds
+from crepair.solver import Limits, smt_solver
+from crepair.solver.smt import Verdict
 
 
-class Scheme(enum.Enum):
-    """Repair schemes."""
-
-    MUTATION = "mutation"  # all minimal mutation repairs (AllRepair, FM'16)
-    TEMPLATE = "template"  # diagnosis + linear templates (Könighofer & Bloem, FMCAD'11)
-
-
-class Component(enum.Enum):
-    """What may be a component in model-based diagnosis."""
-
-    RHS = "rhs"  # right-hand sides, returned expressions, arguments
-    COND = "cond"  # branch and loop conditions
+def _limits(timeout: float | None, rlimit: int | None = None) -> Limits:
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, or 0 for none (got {timeout:g})")
+    return Limits.after(timeout, rlimit)
 
 
-class Prune(enum.Enum):
-    """Pruning of the mutation search when a candidate is buggy."""
-
-    NONE = "none"  # block only the candidate (AllRepair, FM'16)
-    MUST = "must"  # block every candidate equal on its must location set (FL-AllRepair, CAV'20)
+def _check_unwind(unwind: int) -> None:
+    if unwind < 0:
+        raise UsageError(f"--unwind must be at least 0 (got {unwind})")
 
 
-class Method(enum.Enum):
-    """Fault-localization methods."""
+def verify(
+    path: str | Path,
+    *,
+    unwind: int = DEFAULT_UNWIND,
+    entry: str = "main",
+    timeout: float | None = None,
+    rlimit: int | None = None,
+) -> VerifyResult:
+    """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
-    MUST = "must"  # must location set (FOSFL, CAV'20)
-    DIAGNOSIS = "diagnosis"  # minimal diagnoses (model-based diagnosis, FMCAD'11)
-
-
-@dataclass(frozen=True, slots=True)
-class RepairOptions:
-    """Options of a repair run.
-
-    ``unwind``: unwinding bound B (≥ 0); ``max_size``: largest repair size
-    (number of changed locations, ≥ 1); ``timeout``: seconds for the whole
-    run (None: none); ``max_repairs``: stop after that many (None: all);
-    ``no_mutate``: extra specification functions, never mutated.
-    Template scheme: ``components`` that may be abnormal, ``inputs`` (|J|)
-    for diagnosis, ``max_refinements`` and ``repairs_per_diagnosis`` of the
-    refinement loop, ``max_terms`` (most parameters of a candidate outside
-    the simple range: a non-zero coefficient or a constant beyond ±1000),
-    ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds spent on the
-    templates of one diagnosis.
+    ``timeout`` in seconds (None: none); ``rlimit``: z3 resource units per
+    check.  Raises ``BadInput``/``UnsupportedConstruct`` for programs
+    crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
+    outcome with ``result.bound.too_small`` true is vacuous beyond the bound.
+    Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
-
-    schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)
-    level: MutationLevel = MutationLevel.LEVEL_1
-    unwind: int = DEFAULT_UNWIND
-    entry: str = "main"
-    max_size: int = DEFAULT_MAX_SIZE
-    timeout: float | None = DEFAULT_TIMEOUT
-    max_repairs: int | None = None
-    no_mutate: frozenset[str] = frozenset()
-    prune: Prune = Prune.MUST
-    components: frozenset[Component] = frozenset({Component.RHS, Component.COND})
-    inputs: int = 2
-    max_refinements: int = 10
-    repairs_per_diagnosis: int = 5
-    max_terms: int = 3
-    max_diagnoses: int | None = 10
-    diagnosis_timeout: float = 60.0
-
-    @property
-    def scheme(self) -> Scheme:
-        """The first scheme (kept for callers that run one scheme)."""
-        return self.schemes[0]
-
-
-class RepairRun:
-    """An iterator of verified :class:`Repair` records, smallest first.
-
-    Stop iterating at any time.  ``stats`` (search-space sizes, SMT checks,
-    coverage times, outcome) is complete once the iterator is exhausted;
-    ``bound`` tells whether the unwinding bound cut off feasible runs of the
-    original program (then repairs are correct only up to the bound).
-    """
-
-    def __init__(self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None):
-        self.program = program
-        self.options = options
-        self._progress = progress
-        self._start = time.monotonic()
-        self.template_stats = TemplateStats()
-        self._search: AllRepair | None = None
-        if Scheme.MUTATION in options.schemes:
-            unit = MutationUnit(program, options.level, options.no_mutate)
-            self.formula, mutants = encode(program, bound=options.unwind, entry=options.entry, alternatives=unit)
-            self._search = AllRepair(
-                self.formula,
-                mutants,
-                path=program.path,
-                original=program.original,
-                max_size=options.max_size,
-                timeout=options.timeout,
-                max_repairs=options.max_repairs,
-                progress=progress,
-                prune=options.prune == Prune.MUST,
-            )
-        else:
-            self.formula, _ = encode(program, bound=options.unwind, entry=options.entry, split_ternaries=True)
-        self.bound: BoundReport = check_bound(self.formula, timeout=options.timeout)
-        self._found = 0
-        self._iter: Iterator[Repair] = self._run()
-
-    def _run(self) -> Iterator[Repair]:
-        for scheme in self.options.schemes:
-            if self.options.max_repairs is not None and self._found >= self.options.max_repairs:
-                return
-            runner = self._mutation() if scheme == Scheme.MUTATION else self._template()
-            for rep in runner:
-                self._found += 1
-                yield rep
-                if self.options.max_repairs is not None and self._found >= self.options.max_repairs:
-                    return
-
-    def _remaining(self) -> float | None:
-        if self.options.timeout is None:
-            return None
-        return max(self.options.timeout - (time.monotonic() - self._start), 0.0)
-
-    def _mutation(self) -> Iterator[Repair]:
-        assert self._search is not None
-        yield from self._search
-
-    def _template(self) -> Iterator[Repair]:
-        o = self.options
-        stats = self.template_stats
-        t0 = time.monotonic()
-        formula, _ = encode(self.program, bound=o.unwind, entry=o.entry, split_ternaries=True)
-        kinds = _component_kinds(o.components)
-        components = [
-            l.index for l in formula.locations if l.kind in kinds and not is_specification(l.function, o.no_mutate)
-        ]
-        try:
-            # J for diagnosis; a larger seed of the input database for repair
-            database = failing_inputs(formula, max(o.inputs, DATABASE_SEED), timeout=self._remaining())
-            inputs = database[: o.inputs]
-            if not inputs:
-                stats.outcome = RepairOutcome.ORIGINAL_CORRECT
-                return
-            stats.outcome = RepairOutcome.NO_REPAIR
-            for diagnosis in diagnose(
-                formula, components, inputs, max_size=o.max_size, max_diagnoses=o.max_diagnoses,
-                timeout=self._remaining(),
-            ):
-                stats.diagnoses += 1
-                stats.diagnosis_seconds = diagnosis.seconds
-                remaining = self._remaining()
-                if remaining is not None and remaining <= 0:
-                    stats.outcome = RepairOutcome.REPAIRED if stats.repairs else RepairOutcome.UNKNOWN
-                    return
-                budget = o.diagnosis_timeout if remaining is None else min(remaining, o.diagnosis_timeout)
-                search = TemplateRepair(
-                    formula, diagnosis, database, path=self.program.path, original=self.program.original,
-                    entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis, max_terms=o.max_terms,
-                    timeout=budget,
-                )
-                try:
-                    for rep in search.repairs(self._start):
-                        stats.repairs += 1
-                        stats.outcome = RepairOutcome.REPAIRED
-                        yield rep
-                finally:
-                    stats.checks += search.checks
-        finally:
-            stats.seconds = time.monotonic() - t0
-
-    @property
-    def stats(self) -> SearchStats:
-        """Statistics of the mutation scheme (or of the template scheme if
-        it ran alone: outcome, repairs, seconds)."""
-        if self._search is not None:
-            return self._search.stats
-        t = self.template_stats
-        return SearchStats(repairs=t.repairs, seconds=t.seconds, outcome=t.outcome, checks=t.checks)
-
-    @property
-    def outcome(self) -> RepairOutcome:
-        """The outcome over all schemes run."""
-        outcomes = []
-        if self._search is not None:
-            outcomes.append(self._search.stats.outcome)
-        if Scheme.TEMPLATE in self.options.schemes:
-            outcomes.append(self.template_stats.outcome)
-        for o in (RepairOutcome.REPAIRED, RepairOutcome.ORIGINAL_CORRECT, RepairOutcome.UNKNOWN):
-            if o in outcomes:
-                return o
-        return outcomes[0] if outcomes else RepairOutcome.UNKNOWN
-
-    def __iter__(self) -> "RepairRun":
-        return self
-
-    def __next__(self) -> Repair:
-        return next(self._iter)
-
-    def close(self) -> None:
-        self._iter.close()
-
-
-def _component_kinds(components: frozenset[Component]) -> frozenset:
-    kinds = set()
-    if Component.RHS in components:
-        kinds |= VALUE_KINDS
-    if Component.COND in components:
-        kinds |= CONDITION_KINDS
-    return frozenset(kinds)
+    _check_unwind(unwind)
+    limits = _limits(timeout, rlimit)
+    return verify_program(load_program(path), unwind=unwind, entry=entry, limits=limits)
 
 
 def repair(
@@ -253,52 +68,17 @@ def repair(
     progress: Callable[[Progress], None] | None = None,
     **overrides,
 ) -> RepairRun:
-    """All minimal verified repairs of the C file at ``path``, smallest first.
+    """All minimal checked repairs of the C file at ``path``, smallest first.
 
-    ``options`` (or keyword ``overrides`` of its fields, e.g. ``level=2``)
-    select the scheme and limits.  Raises ``BadInput``/``UnsupportedConstruct``
-    for programs crepair cannot take.  The file is only read.
-    Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4.
+    ``options`` (or keyword ``overrides`` of its fields, e.g. ``level=2``,
+    ``scheme="template"``, ``unwinding="assumptions"``) select the schemes
+    and limits.  Raises ``BadInput``/``UnsupportedConstruct`` for programs
+    crepair cannot take and ``UsageError`` for bad options.  The file is
+    only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;
+    FMCAD'11 Sect. III for the template scheme.
     """
-    options = options or RepairOptions()
-    if overrides:
-        fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
-        fields.update(overrides)
-        if isinstance(fields["level"], int):
-            fields["level"] = MutationLevel(fields["level"])
-        if isinstance(fields["prune"], str):
-            fields["prune"] = Prune(fields["prune"])
-        if "scheme" in fields:
-            fields["schemes"] = fields.pop("scheme")
-        if isinstance(fields["schemes"], (str, Scheme)):
-            fields["schemes"] = (fields["schemes"],)
-        fields["schemes"] = tuple(Scheme(x) for x in fields["schemes"])
-        fields["components"] = frozenset(Component(x) for x in fields["components"])
-        fields["no_mutate"] = frozenset(fields["no_mutate"])
-        options = RepairOptions(**fields)
-    if options.max_size < 1:
-        raise ValueError("max_size must be at least 1")
+    options = RepairOptions.of(options, **overrides).check()
     return RepairRun(load_program(path), options, progress)
-
-
-@dataclass(frozen=True, slots=True)
-class LocalizeResult:
-    """Where the bug can be.
-
-    ``outcome`` is the verification outcome of the program; when VIOLATED,
-    ``counterexample`` is the bug localized and ``locations`` its must
-    location set (outside the specification), in source order.
-    """
-
-    path: str
-    entry: str
-    method: Method
-    outcome: VerifyOutcome
-    bound: BoundReport
-    counterexample: Counterexample | None
-    locations: tuple[Origin, ...]
-    seconds: float
-    diagnoses: tuple[Diagnosis, ...] = ()
 
 
 def localize(
@@ -308,7 +88,9 @@ def localize(
     unwind: int = DEFAULT_UNWIND,
     entry: str = "main",
     no_mutate: frozenset[str] | set[str] = frozenset(),
+    mutate_main: bool = False,
     timeout: float | None = None,
+    rlimit: int | None = None,
     components: frozenset[Component] | set[str] = frozenset({Component.RHS, Component.COND}),
     inputs: int = 2,
     max_diagnoses: int | None = 10,
@@ -319,70 +101,67 @@ def localize(
     ``method`` MUST gives the must location set of FOSFL (CAV'20, Alg. 2):
     every repair in the mutation or arbitrary-expression scheme changes at
     least one of the returned locations.  Locations in the specification
-    (``main``, ``AllRepair_correct_*``, ``no_mutate``) are left out, since no
-    repair changes them.
+    (``main`` unless ``mutate_main``, ``AllRepair_correct_*``,
+    ``no_mutate``) are left out, since no repair changes them.
 
-    ``method`` DIAGNOSIS gives minimal diagnoses (FMCAD'11, Sect. III-C/D) in
-    increasing size, at most ``max_diagnoses`` of size ≤ ``max_size``, over
-    ``inputs`` failing inputs, with the chosen ``components``.  Raises
-    ``BadInput`` for programs crepair cannot take.
+    ``method`` DIAGNOSIS gives minimal diagnoses (FMCAD'11, Sect. III-C/D)
+    in increasing size, at most ``max_diagnoses`` of size ≤ ``max_size``,
+    over ``inputs`` failing inputs, with the chosen ``components``.
+
+    Any UNKNOWN solver answer gives outcome UNKNOWN (or, for diagnoses
+    after the first, ``complete`` false) with the ``reason``.  Raises
+    ``BadInput`` for programs crepair cannot take, ``UsageError`` for bad
+    options.
     """
-    method = Method(method)
-    if method == Method.DIAGNOSIS:
-        return _localize_diagnosis(
-            path, unwind=unwind, entry=entry, no_mutate=frozenset(no_mutate), timeout=timeout,
-            components=frozenset(Component(c) for c in components), inputs=inputs,
-            max_diagnoses=max_diagnoses, max_size=max_size,
-        )
+    method = _enum(Method, method, "method")
+    components = frozenset(_enum(Component, c, "components") for c in components)
+    _check_unwind(unwind)
+    for name, value in (("--inputs", inputs), ("--max-size", max_size), ("--max-diagnoses", max_diagnoses)):
+        if value is not None and value < 1:
+            raise UsageError(f"{name} must be at least 1 (got {value})")
+    if not components:
+        raise UsageError("--components needs at least one of rhs, cond")
+    limits = _limits(timeout, rlimit)
     start = time.monotonic()
     program = load_program(path)
-    formula, _ = encode(program, bound=unwind, entry=entry)
-    bound = check_bound(formula, timeout)
-    solver = SmtSolver(timeout=timeout)
-    solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
-    verdict = solver.check()
+    spec = frozenset(no_mutate)
+    formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=method == Method.DIAGNOSIS)
+    bound = check_bound(formula, limits)
+    verdict, model, reason = check_original(formula, limits)
     outcome = {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
         verdict, VerifyOutcome.UNKNOWN
     )
-    cex, locations = None, ()
-    if verdict == Verdict.SAT:
-        model = solver.model()
+
+    def result(**fields) -> LocalizeResult:
+        return LocalizeResult(program.path, entry, method, outcome, bound, fields.pop("cex", None),
+                              fields.pop("locations", ()), time.monotonic() - start, **fields)
+
+    if verdict != Verdict.SAT:
+        return result(reason=f"check of the program: {reason}" if verdict == Verdict.UNKNOWN else "")
+    if method == Method.MUST:
         cex = counterexample_of(formula, model)
         must = fosfl(DependencyGraph(formula), formula, model)
-        spec = frozenset(no_mutate)
-        kept = [o for o in must.origins if not (o.function and is_specification(o.function, spec))]
+        in_spec = [o for o in must.origins if o.function and is_specification(o.function, spec, mutate_main)]
+        kept = [o for o in must.origins if o not in in_spec]
         # an array store and its right-hand side are one statement: show it once
         located = [o.span for o in kept if o.location is not None]
         locations = tuple(
-            o
-            for o in kept
-            if o.location is not None
-            or not any(o.span.start <= l.start and l.end <= o.span.end for l in located)
+            o for o in kept
+            if o.location is not None or not any(o.span.start <= l.start and l.end <= o.span.end for l in located)
         )
-    return LocalizeResult(
-        program.path, entry, method, outcome, bound, cex, locations, time.monotonic() - start
-    )
-
-
-def _localize_diagnosis(
-    path, *, unwind, entry, no_mutate, timeout, components, inputs, max_diagnoses, max_size
-) -> LocalizeResult:
-    start = time.monotonic()
-    program = load_program(path)
-    formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=True)
-    bound = check_bound(formula, timeout)
-    failing = failing_inputs(formula, inputs, timeout=timeout)
+        return result(cex=cex, locations=locations, in_specification=len(in_spec))
+    failing, unknown = failing_inputs(formula, inputs, limits)
     if not failing:
-        return LocalizeResult(
-            program.path, entry, Method.DIAGNOSIS, VerifyOutcome.VERIFIED, bound, None, (), time.monotonic() - start
-        )
-    solver = SmtSolver(timeout=timeout)
+        return result(cex=counterexample_of(formula, model), complete=False, reason=f"failing-input search: {unknown}")
+    solver = smt_solver(limits)
     solver.add(*formula.hard(), *formula.original_copies(), formula.violation(), *pin(formula, failing[0]))
-    solver.check()
-    cex = counterexample_of(formula, solver.model())
-    kinds = _component_kinds(components)
-    comps = [l.index for l in formula.locations if l.kind in kinds and not is_specification(l.function, no_mutate)]
-    found = tuple(diagnose(formula, comps, failing, max_size=max_size, max_diagnoses=max_diagnoses, timeout=timeout))
-    return LocalizeResult(
-        program.path, entry, Method.DIAGNOSIS, VerifyOutcome.VIOLATED, bound, cex, (), time.monotonic() - start, found
-    )
+    cex = counterexample_of(formula, model if solver.check() != Verdict.SAT else solver.model())
+    kinds = component_kinds(components)
+    comps = [
+        l.index for l in formula.locations if l.kind in kinds and not is_specification(l.function, spec, mutate_main)
+    ]
+    engine = Diagnoser(formula, comps, failing, limits)
+    found = tuple(diagnose(formula, comps, failing, max_size=max_size, max_diagnoses=max_diagnoses, engine=engine))
+    why = engine.unknown or (f"failing-input search: {unknown}" if unknown else "")
+    return result(cex=cex, diagnoses=found, complete=not engine.unknown and not unknown, reason=why,
+                  in_specification=sum(1 for l in formula.locations if l.kind in kinds) - len(comps))

@@ -1,26 +1,34 @@
 """Bounded verification: "verified up to bound B" or a counterexample.
 
 The program formula (``encode``) with the negated assertions is checked by
-z3: unsatisfiable means every assertion holds on every run that goes
-through each loop (and recursion) at most B times.  A second check asks
-whether the bound cut off a feasible path (the innermost copy's condition
-can hold); if so the result is vacuous beyond B and crepair says so.
+z3 (Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1):
+unsatisfiable means every assertion holds on every run that goes through
+each loop (and recursion) at most B times.  A second check asks whether
+the bound cut off a feasible run (the innermost copy's condition can hold);
+if so the result is vacuous beyond B, and :func:`needed_bound` looks for the
+smallest bound that covers every run.
+
+Bound convention: ``--unwind B`` lets a loop body run B times (CBMC's
+``--unwind B`` lets it run B − 1 times and checks the B-th loop head).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from crepair.encode import ProgramFormula, encode
-from crepair.encode.formula import UnwindingCut
-from crepair.frontend import CProgram, Span, load_program
-from crepair.solver import smt
-from crepair.solver.smt import SmtSolver, Verdict
+from crepair.encode.formula import Unwinding
+from crepair.frontend import CProgram, Span
+from crepair.records import BoundReport, Cut
+from crepair.solver import Limits, smt, smt_solver
+from crepair.solver.smt import Verdict
 
 DEFAULT_UNWIND = 8
+NEEDED_BOUND_SECONDS = 5.0  # time spent looking for the smallest sufficient bound
+NEEDED_BOUND_LIMIT = 1024  # the largest bound tried
 
 
 class VerifyOutcome(enum.Enum):
@@ -28,51 +36,53 @@ class VerifyOutcome(enum.Enum):
 
     VERIFIED = "verified"  # no assertion fails on runs within the bound
     VIOLATED = "violated"  # a counterexample was found
-    UNKNOWN = "unknown"  # the solver gave up (time-out or unknown)
+    UNKNOWN = "unknown"  # the solver gave up (time-out, resource limit, unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayValue:
+    """The value of an array input of unknown size: ``entries`` (index ->
+    value) where it differs from ``default``; every other element is
+    ``default``.  Together they give every element."""
+
+    entries: dict[int, int]
+    default: int
+
+    def __str__(self) -> str:
+        items = [f"[{i}] = {v}" for i, v in sorted(self.entries.items())]
+        return "{" + ", ".join(items + [f"every other element = {self.default}"]) + "}"
 
 
 @dataclass(frozen=True, slots=True)
 class InputValue:
     """The value of one input in a counterexample; ``line`` is 1-based;
-    ``value`` is an int, or a list of ints for an array (first elements)."""
+    ``value`` is an int, a list of every element of a sized array (index
+    0 first), or an :class:`ArrayValue` for an array of unknown size."""
 
     label: str
     line: int
-    value: "int | list[int]"
+    value: "int | list[int] | ArrayValue"
 
 
 @dataclass(frozen=True, slots=True)
 class Counterexample:
-    """A failing run: the violated assertion, every input, executed lines."""
+    """A failing run: what it violates, every input, executed lines.
+
+    ``assertion`` is the span of the violated assertion or, for a violated
+    unwinding assertion (``violated == "unwinding assertion"``), of the
+    loop or recursive call the bound cuts; ``lines`` are 1-based.
+    """
 
     assertion: Span
     inputs: tuple[InputValue, ...]
     lines: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class BoundReport:
-    """Whether the unwinding bound cut off a feasible path, and where."""
-
-    bound: int
-    too_small: bool | None  # None: the check was unknown
-    cut: UnwindingCut | None = None
-
-    def message(self) -> str:
-        if self.too_small is None:
-            return f"could not decide whether unwinding bound {self.bound} is large enough"
-        if not self.too_small:
-            return f"every run fits within unwinding bound {self.bound}"
-        where = f" ({self.cut.what} at {self.cut.span})" if self.cut else ""
-        return (
-            f"unwinding bound {self.bound} is too small{where}: "
-            f"result is vacuous beyond bound {self.bound}; try --unwind {max(2 * self.bound, self.bound + 1)}"
-        )
+    violated: str = "assertion"
 
 
 @dataclass(frozen=True, slots=True)
 class VerifyResult:
-    """Outcome of :func:`verify`; ``seconds`` is wall-clock time."""
+    """Outcome of :func:`verify`; ``seconds`` is wall-clock time;
+    ``reason`` says why an UNKNOWN outcome is unknown."""
 
     path: str
     entry: str
@@ -82,25 +92,27 @@ class VerifyResult:
     seconds: float = 0.0
     locations: int = 0
     warnings: tuple[str, ...] = field(default=())
+    reason: str = ""
+
+
+def _array_value(model: smt.Model, inp, signed: bool) -> "list[int] | ArrayValue":
+    if inp.size is not None:
+        n = model.eval_int(inp.size, signed=False) if not isinstance(inp.size, int) else inp.size
+        if 0 <= n <= 1 << 16:
+            return [model.eval_int(smt.Select(inp.term, smt.BitVecVal(i, 32)), signed) for i in range(n)]
+    entries, default = smt.array_entries(model, inp.term, signed)
+    return ArrayValue(entries, default)
 
 
 def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexample:
-    """Read the violated assertion, the inputs and the executed lines."""
-    failed = next(
-        (a for a in formula.assertions if model.eval_bool(smt.And(a.guard, smt.Not(a.cond)))),
-        formula.assertions[0],
-    )
-    used = smt.constant_names(
-        formula.hard() + formula.original_copies() + [formula.violation()]
-    )
+    """Read what is violated, the inputs and the executed lines of ``model``."""
+    used = smt.constant_names(formula.hard() + formula.original_copies() + [formula.violation()])
     inputs = []
     for inp in formula.inputs:
         if str(inp.term) not in used:
             continue
         if inp.is_array:
-            value: int | list[int] = [
-                model.eval_int(smt.Select(inp.term, smt.BitVecVal(i, 32)), inp.signed) for i in range(8)
-            ]
+            value: int | list[int] | ArrayValue = _array_value(model, inp, inp.signed)
         else:
             value = model.eval_int(inp.term, inp.signed)
         inputs.append(InputValue(inp.label, inp.line, value))
@@ -108,22 +120,27 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
     for step in formula.trace:
         if model.eval_bool(step.guard) and (not lines or lines[-1] != step.line):
             lines.append(step.line)
+    cut = formula.failed_cut(model)
+    if cut is not None:
+        return Counterexample(cut.span, tuple(inputs), tuple(lines), "unwinding assertion")
+    failed = next(
+        (a for a in formula.assertions if model.eval_bool(smt.And(a.guard, smt.Not(a.cond)))),
+        formula.assertions[0],
+    )
     return Counterexample(failed.span, tuple(inputs), tuple(lines))
 
 
-def check_bound(
-    formula: ProgramFormula, timeout: float | None = None, selected: dict[int, int] | None = None
-) -> BoundReport:
+def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int] | None = None) -> BoundReport:
     """Can a run satisfying the assumptions reach beyond the unwinding bound?
 
     Checks the original program, or the mutated one that takes alternative
     ``selected[i]`` at location index i (a repair whose loops need more
-    iterations than the bound is correct only vacuously beyond it).
-    ``timeout`` in seconds; an UNKNOWN check gives ``too_small=None``.
+    iterations than the bound is correct only vacuously beyond it).  An
+    UNKNOWN check gives ``too_small=None``.
     """
     if not formula.cuts:
         return BoundReport(formula.bound, False)
-    solver = SmtSolver(timeout=timeout)
+    solver = smt_solver(limits)
     solver.add(*formula.hard(with_unwinding=False), *formula.selected_copies(selected or {}))
     solver.add(smt.disjunction(c.reached for c in formula.cuts))
     verdict = solver.check()
@@ -133,43 +150,76 @@ def check_bound(
         return BoundReport(formula.bound, False)
     model = solver.model()
     cut = next((c for c in formula.cuts if model.eval_bool(c.reached)), formula.cuts[0])
-    return BoundReport(formula.bound, True, cut)
+    return BoundReport(formula.bound, True, Cut(cut.what, cut.span))
+
+
+def needed_bound(program: CProgram, report: BoundReport, entry: str, limits: Limits) -> BoundReport:
+    """``report`` with ``needed`` set to the smallest bound > ``report.bound``
+    under which no run is cut off, when one ≤ ``NEEDED_BOUND_LIMIT`` is found
+    within ``NEEDED_BOUND_SECONDS`` (doubling, then bisection); else as is."""
+    if not report.too_small:
+        return report
+    limits = limits.within(NEEDED_BOUND_SECONDS)
+
+    def fits(bound: int) -> bool | None:
+        if limits.expired():
+            return None
+        formula, _ = encode(program, bound=bound, entry=entry)
+        return {True: False, False: True, None: None}[check_bound(formula, limits).too_small]
+
+    low, high = report.bound, max(report.bound + 1, 2 * report.bound)
+    while True:
+        ok = fits(high)
+        if ok is None:
+            return report
+        if ok:
+            break
+        low, high = high, 2 * high
+        if low >= NEEDED_BOUND_LIMIT:
+            return report
+    while high - low > 1:  # low is cut off, high fits
+        mid = (low + high) // 2
+        ok = fits(mid)
+        if ok is None:
+            return dataclasses.replace(report, needed=None)
+        low, high = (low, mid) if ok else (mid, high)
+    return dataclasses.replace(report, needed=high)
+
+
+def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:
+    """Does the original program (alternative 0 everywhere) violate the
+    specification of ``formula``?  Returns the verdict, the counterexample
+    model when SAT, and the solver's reason when UNKNOWN."""
+    solver = smt_solver(limits)
+    solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
+    verdict = solver.check()
+    model = solver.model() if verdict == Verdict.SAT else None
+    return verdict, model, solver.reason_unknown
 
 
 def verify_program(
-    program: CProgram, *, unwind: int = DEFAULT_UNWIND, entry: str = "main", timeout: float | None = None
+    program: CProgram, *, unwind: int = DEFAULT_UNWIND, entry: str = "main", limits: Limits | None = None
 ) -> VerifyResult:
-    """Bounded check of a loaded program (see :func:`verify`)."""
+    """Bounded check of a loaded program (see :func:`crepair.verify`):
+    assertions on the runs within the bound (unwinding assumptions), then
+    whether the bound cuts off runs."""
+    limits = limits or Limits()
     start = time.monotonic()
-    formula, _ = encode(program, bound=unwind, entry=entry)
+    formula, _ = encode(program, bound=unwind, entry=entry, unwinding=Unwinding.ASSUMPTIONS)
     warnings = []
     if not formula.assertions:
         warnings.append("the program has no assertion reachable from the entry function")
-    solver = SmtSolver(timeout=timeout)
-    solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
-    verdict = solver.check()
-    bound = check_bound(formula, timeout)
+    verdict, model, reason = check_original(formula, limits)
+    bound = check_bound(formula, limits)
+    if verdict == Verdict.UNSAT:
+        bound = needed_bound(program, bound, entry, limits)
     cex = None
-    if verdict == Verdict.SAT:
-        outcome = VerifyOutcome.VIOLATED
-        cex = counterexample_of(formula, solver.model())
-    elif verdict == Verdict.UNSAT:
-        outcome = VerifyOutcome.VERIFIED
-    else:
-        outcome = VerifyOutcome.UNKNOWN
-    return VerifyResult(
-        program.path, entry, outcome, bound, cex, time.monotonic() - start, len(formula.locations), tuple(warnings)
+    outcome = {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
+        verdict, VerifyOutcome.UNKNOWN
     )
-
-
-def verify(
-    path: str | Path, *, unwind: int = DEFAULT_UNWIND, entry: str = "main", timeout: float | None = None
-) -> VerifyResult:
-    """Check the assertions of the C file at ``path`` up to bound ``unwind``.
-
-    ``timeout`` is in seconds.  Raises ``BadInput``/``UnsupportedConstruct``
-    for programs crepair cannot take.  A VERIFIED outcome with
-    ``result.bound.too_small`` true is vacuous beyond the bound.
-    Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
-    """
-    return verify_program(load_program(path), unwind=unwind, entry=entry, timeout=timeout)
+    if model is not None:
+        cex = counterexample_of(formula, model)
+    return VerifyResult(
+        program.path, entry, outcome, bound, cex, time.monotonic() - start, len(formula.locations),
+        tuple(warnings), reason if outcome == VerifyOutcome.UNKNOWN else "",
+    )

@@ -51,3 +51,8 @@ class MissingTool(CRepairError):
 
 class InternalError(CRepairError):
     """An invariant of crepair itself was violated: a bug in crepair."""
+
+
+class UsageError(CRepairError):
+    """An option has a value crepair cannot use (exit code 2): says which
+    option and what it accepts."""

@@ -28,9 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from crepair.encode.formula import Location, LocationKind, ProgramFormula
-from crepair.solver import smt
-from crepair.solver.sat import CardinalitySolver
-from crepair.solver.smt import SmtSolver, Verdict
+from crepair.solver import Limits, cardinality_solver, smt, smt_solver
+from crepair.solver.smt import Verdict
 
 VALUE_KINDS = frozenset({LocationKind.ASSIGNMENT, LocationKind.RETURN, LocationKind.ARGUMENT})
 CONDITION_KINDS = frozenset({LocationKind.CONDITION})
@@ -50,23 +49,31 @@ class Diagnosis:
         return len(self.components)
 
 
-def failing_inputs(formula: ProgramFormula, count: int, timeout: float | None = None) -> list[dict[str, smt.Term]]:
+def failing_inputs(
+    formula: ProgramFormula, count: int, limits: Limits = Limits()
+) -> tuple[list[dict[str, smt.Term]], str]:
     """Up to ``count`` distinct failing inputs (counterexamples), each a map
-    from input variable name to its value term.  Empty if the program is
-    correct up to the bound (or the solver gives up)."""
-    solver = SmtSolver(timeout=timeout)
+    from input variable name to its value term, and the reason when the
+    search ended on an UNKNOWN answer ("" otherwise).  No inputs and no
+    reason means the program is correct up to the bound."""
+    solver = smt_solver(limits)
     solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
     used = smt.constant_names(formula.hard() + formula.original_copies() + [formula.violation()])
     inputs = [i for i in formula.inputs if str(i.term) in used]
     out: list[dict[str, smt.Term]] = []
-    while len(out) < count and solver.check() == Verdict.SAT:
+    while len(out) < count:
+        verdict = solver.check()
+        if verdict == Verdict.UNKNOWN:
+            return out, solver.reason_unknown
+        if verdict == Verdict.UNSAT:
+            break
         model = solver.model()
         values = {str(i.term): smt.value_of(model, i.term) for i in inputs}
         out.append(values)
         if not inputs:
             break
         solver.add(smt.disjunction(i.term != values[str(i.term)] for i in inputs))
-    return out
+    return out, ""
 
 
 def pin(formula: ProgramFormula, values: dict[str, smt.Term]) -> list[smt.Term]:
@@ -78,9 +85,9 @@ class Diagnoser:
     """Minimal diagnoses of ``formula`` over failing inputs ``inputs`` (J).
 
     ``components`` are location indices that may be abnormal; every other
-    location keeps its original expression.  ``timeout`` bounds each check
-    in seconds; an UNKNOWN answer stops the enumeration (``complete`` stays
-    false) rather than being taken as either answer.
+    location keeps its original expression.  ``limits`` bound each check;
+    an UNKNOWN answer stops the enumeration (``complete`` stays false,
+    ``unknown`` holds the reason) rather than being taken as either answer.
     """
 
     def __init__(
@@ -88,13 +95,13 @@ class Diagnoser:
         formula: ProgramFormula,
         components: list[int],
         inputs: list[dict[str, smt.Term]],
-        timeout: float | None = None,
+        limits: Limits = Limits(),
     ):
         self._f = formula
         self.components = sorted(components)
-        self._timeout = timeout
         self.checks = 0
         self.complete = False
+        self.unknown = ""
         self._normal = {c: smt.Bool(f"normal_{c}") for c in self.components}
         comp_set = set(self.components)
         fixed = [c.lhs == c.alternatives[0] for c in formula.copies if c.location not in comp_set]
@@ -104,7 +111,7 @@ class Diagnoser:
                 per_comp[copy.location].append(copy.lhs == copy.alternatives[0])
         base = smt.conjunction(formula.hard() + fixed + [smt.Not(formula.violation())])
         comp_terms = {c: smt.conjunction(per_comp[c]) for c in self.components}
-        self._solver = SmtSolver(timeout=timeout)
+        self._solver = smt_solver(limits)
         for j, values in enumerate(inputs):
             rename = smt.renamer([base, *comp_terms.values()], f"J{j}")
             self._solver.add(rename(base))
@@ -116,7 +123,10 @@ class Diagnoser:
     def repairable(self, normal: list[int]) -> Verdict:
         """``repairable'(Q)`` for Q = ``normal``: SAT means repairable."""
         self.checks += 1
-        return self._solver.check([self._normal[c] for c in sorted(normal)])
+        verdict = self._solver.check([self._normal[c] for c in sorted(normal)])
+        if verdict == Verdict.UNKNOWN:
+            self.unknown = self._solver.reason_unknown
+        return verdict
 
     def minimal_conflict(self, candidates: list[int]) -> list[int] | None:
         """A minimal conflict within ``candidates`` (None if none exists or
@@ -143,7 +153,10 @@ class Diagnoser:
         """Minimal diagnoses (lists of location indices), smallest first."""
         n = len(self.components)
         var = {c: i + 1 for i, c in enumerate(self.components)}
-        hitting = CardinalitySolver([], [], [var[c] for c in self.components], 0)
+        with cardinality_solver([], [], [var[c] for c in self.components], 0) as hitting:
+            yield from self._enumerate(hitting, var, n, max_size, max_diagnoses)
+
+    def _enumerate(self, hitting, var: dict[int, int], n: int, max_size: int, max_diagnoses: int | None):
         k, found = 0, 0
         level: list[list[int]] = []  # diagnoses of size k, yielded in a fixed order
         while True:
@@ -168,10 +181,9 @@ class Diagnoser:
                 level.append(chosen)
                 hitting.block([-var[c] for c in chosen])
                 continue
-            if verdict == Verdict.UNKNOWN:
-                return
-            conflict = self.minimal_conflict(normal)
-            if conflict is None:
+            conflict = None if verdict == Verdict.UNKNOWN else self.minimal_conflict(normal)
+            if conflict is None:  # unknown: the diagnoses of this size found so far are still diagnoses
+                yield from sorted(level, key=self._order)[: None if max_diagnoses is None else max_diagnoses - found]
                 return
             hitting.block([var[c] for c in conflict])
 
@@ -191,15 +203,18 @@ def diagnose(
     *,
     max_size: int,
     max_diagnoses: int | None = None,
-    timeout: float | None = None,
+    limits: Limits = Limits(),
+    engine: "Diagnoser | None" = None,
 ) -> Iterator[Diagnosis]:
     """Minimal diagnoses as :class:`Diagnosis` records, in increasing size.
 
     FMCAD'11 Sect. III-C/D with repairable' over ``inputs`` (Theorem 2: no
     diagnosis is missed, some may be false positives for other inputs).
+    Pass ``engine`` (a :class:`Diagnoser` of the same arguments) to read
+    its ``complete`` and ``unknown`` afterwards.
     """
     start = time.monotonic()
-    engine = Diagnoser(formula, components, inputs, timeout)
+    engine = engine or Diagnoser(formula, components, inputs, limits)
     for chosen in engine.diagnoses(max_size, max_diagnoses):
         locs = sorted((formula.locations[c] for c in chosen), key=lambda l: l.span.start)
         yield Diagnosis(tuple(locs), time.monotonic() - start)

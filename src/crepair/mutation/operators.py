@@ -37,10 +37,13 @@ from crepair.encode.symex import NEGATE, Site
 from crepair.frontend.parse import CProgram
 
 
-def is_specification(function: str, no_mutate: frozenset[str] = frozenset()) -> bool:
+def is_specification(function: str, no_mutate: frozenset[str] = frozenset(), mutate_main: bool = False) -> bool:
     """Whether ``function`` belongs to the specification (never changed):
-    ``main``, ``AllRepair_correct_*`` or one of ``no_mutate``."""
-    return function == "main" or function.startswith("AllRepair_correct_") or function in no_mutate
+    ``main`` (unless ``mutate_main``), ``AllRepair_correct_*`` or one of
+    ``no_mutate``.  Assertions and assumptions are never locations."""
+    return (
+        (function == "main" and not mutate_main) or function.startswith("AllRepair_correct_") or function in no_mutate
+    )
 
 
 class MutationLevel(enum.IntEnum):
@@ -115,16 +118,20 @@ class Mutant(dict):
 class MutationUnit:
     """Proposes the alternative set of every location (callable on a Site).
 
-    ``no_mutate`` adds function names to the specification (never mutated).
+    ``no_mutate`` adds function names to the specification (never mutated);
+    ``mutate_main`` lets the code of ``main`` (not its assertions) change.
     """
 
-    def __init__(self, program: CProgram, level: MutationLevel, no_mutate: frozenset[str] = frozenset()):
+    def __init__(
+        self, program: CProgram, level: MutationLevel, no_mutate: frozenset[str] = frozenset(), mutate_main: bool = False
+    ):
         self._program = program
         self._level = level
         self._no_mutate = no_mutate
+        self._mutate_main = mutate_main
 
     def is_specification(self, function: str) -> bool:
-        return is_specification(function, self._no_mutate)
+        return is_specification(function, self._no_mutate, self._mutate_main)
 
     def __call__(self, site: Site) -> list[dict]:
         if self.is_specification(site.function):

@@ -1,14 +1,17 @@
-"""JSON renderings (stable keys; lines and columns 1-based, times in seconds)."""
+"""JSON renderings (stable keys; lines and columns 1-based, offsets 0-based,
+times in seconds)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from crepair.api import LocalizeResult, RepairRun
+from crepair.bmc import ArrayValue, Counterexample, VerifyResult
 from crepair.frontend import Span
-from crepair.schemes.mutation import Repair
-from crepair.bmc import VerifyResult
+from crepair.localization.result import LocalizeResult
+from crepair.options import Method
+from crepair.records import BoundedProof, BoundReport, Repair
+from crepair.schemes.run import RepairRun
 
 
 def span_dict(span: Span) -> dict[str, Any]:
@@ -19,21 +22,29 @@ def span_dict(span: Span) -> dict[str, Any]:
     }
 
 
-def bound_dict(report) -> dict[str, Any]:
+def bound_dict(report: BoundReport) -> dict[str, Any]:
     return {
         "unwind": report.bound,
         "too_small": report.too_small,
         "cut": None if report.cut is None else {"what": report.cut.what, "span": span_dict(report.cut.span)},
+        "needed": report.needed,
         "message": report.message(),
     }
 
 
-def counterexample_dict(cex) -> dict[str, Any] | None:
+def _value(value):
+    if isinstance(value, ArrayValue):
+        return {"entries": {str(i): v for i, v in sorted(value.entries.items())}, "default": value.default}
+    return value
+
+
+def counterexample_dict(cex: Counterexample | None) -> dict[str, Any] | None:
     if cex is None:
         return None
     return {
+        "violated": cex.violated,
         "assertion": span_dict(cex.assertion),
-        "inputs": [{"label": i.label, "line": i.line, "value": i.value} for i in cex.inputs],
+        "inputs": [{"label": i.label, "line": i.line, "value": _value(i.value)} for i in cex.inputs],
         "lines": list(cex.lines),
     }
 
@@ -43,6 +54,7 @@ def verify_json(result: VerifyResult) -> str:
         "file": result.path,
         "entry": result.entry,
         "outcome": result.outcome.value,
+        "reason": result.reason,
         "bound": bound_dict(result.bound),
         "counterexample": counterexample_dict(result.counterexample),
         "seconds": round(result.seconds, 3),
@@ -51,61 +63,52 @@ def verify_json(result: VerifyResult) -> str:
     return json.dumps(data, indent=2)
 
 
+def evidence_dict(repair: Repair) -> dict[str, Any]:
+    ev = repair.evidence
+    if isinstance(ev, BoundedProof):
+        return {"kind": "bounded-proof", "unwinding_assertions": ev.unwinding_assertions,
+                "bound": bound_dict(ev.bound), "vacuous": ev.vacuous, "text": ev.describe()}
+    return {"kind": type(ev).__name__, "vacuous": ev.vacuous, "text": ev.describe()}
+
+
 def repair_dict(repair: Repair) -> dict[str, Any]:
     return {
         "size": repair.size,
-        "scheme": repair.scheme,
+        "scheme": repair.scheme.value,
         "seconds": round(repair.seconds, 3),
+        "vacuous": repair.vacuous,
         "changes": [
             {
-                "location": span_dict(c.location.span),
-                "kind": c.location.kind.value,
-                "function": c.location.function,
-                "original": c.original,
-                "replacement": c.replacement,
-                "old_token": c.mutation.old_text,
-                "new_token": c.mutation.new_text,
+                "location": span_dict(c.span),
+                "kind": c.kind,
+                "function": c.function,
+                "original": c.before,
+                "replacement": c.after,
+                "edits": [{"span": span_dict(e.span), "kind": e.kind, "old": e.old, "new": e.new} for e in c.edits],
             }
             for c in repair.changes
         ],
-        "bound": None if repair.bound is None else bound_dict(repair.bound),
+        "evidence": evidence_dict(repair),
         "diff": repair.diff,
     }
 
 
 def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
-    s = run.stats
     o = run.options
     data = {
         "file": run.program.path,
         "options": {
-            "schemes": [x.value for x in o.schemes], "level": int(o.level), "unwind": o.unwind, "entry": o.entry,
-            "max_size": o.max_size, "timeout": o.timeout, "max_repairs": o.max_repairs,
-            "prune": o.prune.value,
+            "schemes": [x.value for x in o.schemes], "level": int(o.level), "unwind": o.unwind,
+            "unwinding": o.unwinding.value, "entry": o.entry, "max_size": o.max_size, "timeout": o.timeout,
+            "max_repairs": o.max_repairs, "prune": o.prune.value,
         },
         "bound": bound_dict(run.bound),
+        "counterexample": counterexample_dict(run.counterexample),
         "repairs": [repair_dict(r) for r in repairs],
-        "stats": {
-            "locations": s.locations,
-            "search_space": {str(k): v for k, v in s.space.items()},
-            "covered_seconds": {str(k): round(v, 3) for k, v in s.covered.items()},
-            "smt_checks": s.checks,
-            "localizations": s.localizations,
-            "localization_seconds": round(s.localization_seconds, 3),
-            "fresh_checks": s.fresh_checks,
-            "unknown_checks": s.unknown_checks,
-            "seconds": round(s.seconds, 3),
-            "complete": s.complete,
-            "outcome": s.outcome.value,
-        },
-        "template": {
-            "diagnoses": run.template_stats.diagnoses,
-            "repairs": run.template_stats.repairs,
-            "checks": run.template_stats.checks,
-            "seconds": round(run.template_stats.seconds, 3),
-            "outcome": run.template_stats.outcome.value,
-        },
+        "schemes": [s.stats.as_dict() for s in run.schemes],
         "outcome": run.outcome.value,
+        "stopped": run.stopped.value,
+        "reason": run.unknown_reason,
     }
     return json.dumps(data, indent=2)
 
@@ -116,10 +119,12 @@ def localize_json(result: LocalizeResult) -> str:
         "entry": result.entry,
         "method": result.method.value,
         "outcome": result.outcome.value,
+        "reason": result.reason,
         "bound": bound_dict(result.bound),
         "locations": [
             {"span": span_dict(o.span), "function": o.function, "location": o.location} for o in result.locations
         ],
+        "in_specification": result.in_specification,
         "counterexample": counterexample_dict(result.counterexample),
         "diagnoses": [
             {
@@ -132,9 +137,15 @@ def localize_json(result: LocalizeResult) -> str:
             }
             for d in result.diagnoses
         ],
+        "complete": result.complete,
         "guarantee": "every repair within the mutation or arbitrary-expression scheme changes at least one location"
-        if result.method.value == "must"
+        if result.method == Method.MUST
         else "changing the components of a diagnosis can make the program pass on the failing inputs used",
         "seconds": round(result.seconds, 3),
     }
     return json.dumps(data, indent=2)
+
+
+def error_json(kind: str, message: str, exit_code: int) -> str:
+    """An error as JSON (``kind``: usage, bad-input, missing-tool, internal)."""
+    return json.dumps({"error": {"kind": kind, "message": message, "exit_code": exit_code}}, indent=2)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from crepair import __version__
-from crepair.api import LocalizeResult
+from crepair.version import __version__
+from crepair.localization.result import LocalizeResult
 
 _RULE = "crepair.must-location"
 

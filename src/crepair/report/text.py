@@ -1,10 +1,20 @@
-"""Human-readable renderings of verification and repair results."""
+"""Human-readable renderings of verification, localization and repair results.
+
+Renderers read records only (``crepair.records``, ``bmc``, the run's
+statistics); ``original`` is the user's file text.
+"""
 
 from __future__ import annotations
 
-from crepair.api import LocalizeResult, RepairRun
-from crepair.schemes.mutation import Repair, RepairOutcome, SearchStats
-from crepair.bmc import VerifyOutcome, VerifyResult
+from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult
+from crepair.encode.formula import Unwinding
+from crepair.localization.result import LocalizeResult
+from crepair.options import Method
+from crepair.records import BoundReport, Repair, RepairOutcome, StopReason
+from crepair.schemes.base import SchemeStats
+from crepair.schemes.mutation import MutationStats
+from crepair.schemes.run import RepairRun
+from crepair.schemes.template_scheme import TemplateStats
 
 
 def _source_line(original: str, line: int) -> str:
@@ -12,7 +22,18 @@ def _source_line(original: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _input_lines(cex, original: str) -> list[str]:
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _violation(cex: Counterexample, original: str) -> str:
+    a = cex.assertion
+    if cex.violated == "unwinding assertion":
+        return f"unwinding assertion violated: {a.file}:{a.line}: a run goes beyond the unwinding bound here"
+    return f"assertion violated: {a.file}:{a.line}: {original[a.start:a.end]}"
+
+
+def _input_lines(cex: Counterexample, original: str) -> list[str]:
     """One line per counterexample input, with the source line it comes from."""
     return [
         f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {_source_line(original, inp.line)})"
@@ -20,7 +41,7 @@ def _input_lines(cex, original: str) -> list[str]:
     ]
 
 
-def _bound_warning(bound) -> list[str]:
+def _bound_warning(bound: BoundReport) -> list[str]:
     """A warning when the unwinding bound cut off runs (or that is unknown)."""
     return [f"warning: {bound.message()}"] if bound.too_small is not False else []
 
@@ -35,13 +56,12 @@ def render_verify(result: VerifyResult, original: str) -> str:
             out.append(f"verified up to unwinding bound {b} ({result.entry})")
     elif result.outcome == VerifyOutcome.VIOLATED:
         cex = result.counterexample
-        a = cex.assertion
-        out.append(f"assertion violated: {a.file}:{a.line}: {original[a.start:a.end]}")
+        out.append(_violation(cex, original))
         out.append("counterexample inputs:")
         out.extend(_input_lines(cex, original))
         out.append("executed lines: " + " ".join(str(n) for n in cex.lines))
     else:
-        out.append(f"unknown: the solver gave up (unwinding bound {b})")
+        out.append(f"unknown: the solver gave up ({result.reason or 'unknown'}; unwinding bound {b})")
     out.extend(_bound_warning(result.bound))
     for w in result.warnings:
         out.append(f"warning: {w}")
@@ -50,66 +70,117 @@ def render_verify(result: VerifyResult, original: str) -> str:
 
 
 def render_repair(repair: Repair, index: int) -> str:
-    out = [f"repair {index} (size {repair.size}, {repair.scheme}, found after {repair.seconds:.2f} s)"]
+    label = ", VACUOUS" if repair.vacuous else ""
+    out = [
+        f"repair {index} (size {repair.size}, {repair.scheme.value}{label}, found after {repair.seconds:.2f} s)"
+    ]
     for ch in repair.changes:
-        m = ch.mutation
-        loc = ch.location
-        out.append(
-            f"  {loc.span.file}:{loc.span.line}: {m.old_text} -> {m.new_text}   in   {ch.original}  =>  {ch.replacement}"
-        )
-    if repair.bound is not None and repair.bound.too_small is not False:
-        out.append(f"  warning: for the repaired program, {repair.bound.message()}")
+        tokens = "; ".join(f"{e.old} -> {e.new}" for e in ch.edits)
+        out.append(f"  {ch.span.file}:{ch.span.line}: {tokens}   in   {ch.before}  =>  {ch.after}")
+    if repair.vacuous:
+        out.append(f"  warning: {repair.evidence.describe()}")
     out.append(repair.diff.rstrip("\n"))
     return "\n".join(out)
 
 
-_OUTCOME_TEXT = {
-    RepairOutcome.REPAIRED: "repaired",
-    RepairOutcome.NO_REPAIR: "no repair within the scheme up to size {k}",
-    RepairOutcome.EXHAUSTED: "no repair within the scheme (search space exhausted)",
-    RepairOutcome.ORIGINAL_CORRECT: "original program is already correct up to unwinding bound {b}",
-    RepairOutcome.UNKNOWN: "unknown (time-out or solver unknown before the search ended)",
-}
-
-
 def render_header(run: RepairRun) -> str:
     o = run.options
-    stats = run.stats
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
     lines = [
         f"crepair repair {run.program.path}: scheme {','.join(x.value for x in o.schemes)}, level {int(o.level)}, "
-        f"max size {o.max_size}, unwinding bound {o.unwind}, timeout {timeout}",
+        f"max size {o.max_size}, unwinding bound {o.unwind} ({o.unwinding.value}), timeout {timeout}",
     ]
-    if stats.space:
+    stats = run.stats
+    if isinstance(stats, MutationStats) and stats.space:
         lines.append(
             f"{stats.locations} repairable locations; search space "
             + ", ".join(f"size {k}: {n}" for k, n in stats.space.items())
         )
-    if run.bound.too_small or run.bound.too_small is None:
-        lines.append(f"warning: {run.bound.message()}; repairs are correct only up to the bound")
+    if run.bound.too_small:
+        if o.unwinding == Unwinding.ASSERTIONS:
+            lines.append(f"warning: the original program's runs go beyond the bound: {run.bound.message()}; "
+                         "a repair must also end every run within the bound (unwinding assertions)")
+        else:
+            lines.append(f"warning: {run.bound.message()}; repairs are correct only up to the bound")
+    elif run.bound.too_small is None:
+        lines.append(f"warning: {run.bound.message()}")
+    if run.counterexample is not None:
+        lines.append("the original program: " + _violation(run.counterexample, run.program.original))
     return "\n".join(lines)
 
 
+def _outcome_text(run: RepairRun, stats: SchemeStats | None, found: int) -> str:
+    o = run.options
+    outcome = stats.outcome if stats is not None else run.outcome
+    b = o.unwind
+    if outcome == RepairOutcome.ORIGINAL_CORRECT:
+        return f"original program is already correct up to unwinding bound {b} (every run fits the bound)"
+    if outcome == RepairOutcome.BOUND_TOO_SMALL:
+        return (f"no assertion fails within unwinding bound {b}, but the bound cuts off runs: nothing to repair "
+                f"and nothing proved ({run.bound.message()})")
+    if outcome == RepairOutcome.UNKNOWN:
+        reason = (stats.reason if stats is not None else "") or run.unknown_reason or "solver unknown"
+        return f"unknown ({reason}): no repair found, and none ruled out"
+    if outcome == RepairOutcome.VACUOUS_ONLY:
+        return (f"no repair: the only repairs found are vacuous (correct only because unwinding bound {b} cuts "
+                "their runs off)")
+    if outcome == RepairOutcome.EXHAUSTED:
+        return "no repair within the scheme (search space exhausted)"
+    if outcome == RepairOutcome.NO_REPAIR:
+        return f"no repair within the scheme up to size {o.max_size}"
+    text = f"{outcome.value} ({_plural(found, 'repair')}"
+    stopped = stats.stopped if stats is not None else run.stopped
+    if stopped == StopReason.COMPLETE:
+        if isinstance(stats, MutationStats):
+            text += f"; all minimal repairs of size <= {stats.max_size} found"
+    elif stopped == StopReason.MAX_REPAIRS:
+        text += f"; stopped after {_plural(found, 'repair')} as asked (--max-repairs {o.max_repairs})"
+    elif stopped == StopReason.TIMEOUT:
+        text += "; time limit reached"
+    elif stopped in (StopReason.CALLER, StopReason.NOT_STARTED):
+        text += "; stopped by the caller"
+    elif stopped == StopReason.UNKNOWN and stats is not None:
+        text += f"; some candidates undecided: {stats.reason}"
+    if isinstance(stats, MutationStats) and stopped != StopReason.COMPLETE and outcome != RepairOutcome.STOPPED:
+        text += "; " + _coverage(stats)
+    return text + ")"
+
+
+def _coverage(stats: MutationStats) -> str:
+    """What a stopped AllRepair search covered."""
+    done = [k for k in stats.space if k in stats.covered]
+    k = stats.size
+    parts = [f"every candidate of size <= {max(done)}"] if done else []
+    if k and k not in stats.covered:
+        parts.append(f"part of size {k} ({stats.checked} candidates checked in all)")
+    return "covered " + " and ".join(parts) if parts else "nothing covered"
+
+
 def render_summary(run: RepairRun, found: int) -> str:
+    if not run.searched:
+        return f"outcome: {_outcome_text(run, None, found)}"
     out = []
-    schemes = [x.value for x in run.options.schemes]
-    if "mutation" in schemes:
-        out.append(_mutation_summary(run, found if schemes == ["mutation"] else run.stats.repairs))
-    if "template" in schemes:
-        t = run.template_stats
-        out.append(
-            "summary (template scheme):\n"
-            f"  diagnoses tried: {t.diagnoses} (the last found after {t.diagnosis_seconds:.2f} s)\n"
-            f"  repairs: {t.repairs}; SMT checks of the refinement loops: {t.checks}; time: {t.seconds:.2f} s\n"
-            f"  outcome: {_OUTCOME_TEXT[t.outcome].format(k=run.options.max_size, b=run.options.unwind)}"
-        )
-    if len(schemes) > 1:
-        out.append(f"overall outcome: {run.outcome.value} ({found} repair{'s' if found != 1 else ''})")
+    for scheme in run.schemes:
+        stats = scheme.stats
+        n = found if len(run.schemes) == 1 else stats.repairs - stats.vacuous
+        if isinstance(stats, MutationStats):
+            out.append(_mutation_summary(run, stats))
+        elif isinstance(stats, TemplateStats):
+            out.append(
+                "summary (template scheme):\n"
+                f"  diagnoses tried: {stats.diagnoses} (the last found after {stats.diagnosis_seconds:.2f} s)\n"
+                f"  repairs: {stats.repairs}; SMT checks of the refinement loops: {stats.checks}; "
+                f"time: {stats.seconds:.2f} s"
+            )
+        if stats.vacuous:
+            out.append(f"  vacuous repairs (not counted): {stats.vacuous}")
+        out.append(f"  outcome: {_outcome_text(run, stats, n)}")
+    if len(run.schemes) > 1:
+        out.append(f"overall outcome: {run.outcome.value} ({_plural(found, 'repair')})")
     return "\n".join(out)
 
 
-def _mutation_summary(run: RepairRun, found: int) -> str:
-    stats: SearchStats = run.stats
+def _mutation_summary(run: RepairRun, stats: MutationStats) -> str:
     out = ["summary (mutation scheme):", "  size  search space  covered after"]
     for k, n in stats.space.items():
         cov = stats.covered.get(k)
@@ -125,13 +196,6 @@ def _mutation_summary(run: RepairRun, found: int) -> str:
     else:
         out.append(f"  pruning: {prune}")
     out.append(f"  time: {stats.seconds:.2f} s")
-    text = _OUTCOME_TEXT[stats.outcome].format(k=stats.max_size, b=run.options.unwind)
-    if stats.outcome == RepairOutcome.REPAIRED:
-        complete = stats.complete
-        text += f" ({found} repair{'s' if found != 1 else ''}" + (
-            f"; all minimal repairs of size <= {stats.max_size} found)" if complete else "; search stopped early)"
-        )
-    out.append(f"  outcome: {text}")
     return "\n".join(out)
 
 
@@ -146,21 +210,27 @@ def _highlight(original: str, span) -> list[str]:
 def render_localize(result: LocalizeResult, original: str) -> str:
     out = []
     if result.counterexample is None:
-        if result.outcome.value == "verified":
+        if result.outcome == VerifyOutcome.VERIFIED:
             out.append(f"no assertion violation within unwinding bound {result.bound.bound}: nothing to localize")
         else:
-            out.append("unknown: the solver gave up; nothing localized")
+            out.append(f"unknown: the solver gave up ({result.reason or 'unknown'}); nothing localized")
         out.extend(_bound_warning(result.bound))
         return "\n".join(out)
-    cex = result.counterexample
-    a = cex.assertion
-    if result.method.value == "diagnosis":
+    if result.method == Method.DIAGNOSIS:
         return _render_diagnoses(result, original)
+    cex = result.counterexample
     n = len(result.locations)
-    out.append(
-        f"must location set ({n} location{'s' if n != 1 else ''}) for the violation of "
-        f"{a.file}:{a.line}: {original[a.start:a.end]}"
-    )
+    if n == 0:
+        out.append(f"no repairable location for the violation ({_violation(cex, original)}):")
+        out.append(
+            f"  every expression it depends on is in the specification ({_plural(result.in_specification, 'location')}"
+            " in main, AllRepair_correct_* or --no-mutate), which is never changed."
+        )
+        out.append("  Move the code under test out of main into a function, or pass --mutate-main to let the code "
+                   "of main (not its assertions) be repaired.")
+        out.extend(_bound_warning(result.bound))
+        return "\n".join(out)
+    out.append(f"must location set ({_plural(n, 'location')}) for the {_violation(cex, original)}")
     for origin in result.locations:
         fn = f" in {origin.function}()" if origin.function else ""
         out.append(f"  {origin.span.file}:{origin.span.line}:{origin.span.column}{fn}")
@@ -176,9 +246,8 @@ def render_localize(result: LocalizeResult, original: str) -> str:
 
 
 def _render_diagnoses(result: LocalizeResult, original: str) -> str:
-    a = result.counterexample.assertion
     out = [
-        f"minimal diagnoses for the violation of {a.file}:{a.line}: {original[a.start:a.end]} "
+        f"minimal diagnoses for the {_violation(result.counterexample, original)} "
         f"(model-based diagnosis, smallest first)"
     ]
     if not result.diagnoses:
@@ -188,6 +257,8 @@ def _render_diagnoses(result: LocalizeResult, original: str) -> str:
         for loc in d.components:
             out.append(f"  {loc.span.file}:{loc.span.line}:{loc.span.column} in {loc.function}() [{loc.kind.value}]")
             out.extend("  " + line for line in _highlight(original, loc.span))
+    if not result.complete:
+        out.append(f"warning: the enumeration stopped early: {result.reason}; more diagnoses may exist")
     out.append(
         "meaning: changing the components of one diagnosis can make the program pass on the failing inputs used "
         f"(unwinding bound {result.bound.bound}); minimal diagnoses are minimal hitting sets of the conflicts."

@@ -1,5 +1,3 @@
-"""Repair schemes; each yields verified :class:`Repair` records."""
-
-from crepair.schemes.mutation import AllRepair, Change, RepairOutcome, Repair, SearchStats
-
-__all__ = ["AllRepair", "Change", "Repair", "RepairOutcome", "SearchStats"]
+"""Repair schemes: each yields checked :class:`~crepair.records.Repair`
+records through the interface of :mod:`crepair.schemes.base`;
+:class:`~crepair.schemes.run.RepairRun` composes them."""

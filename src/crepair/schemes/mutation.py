@@ -21,6 +21,11 @@ all candidates); the set of minimal repairs is the same (Proposition 1).
 k grows from 1 when no unexplored sv of size ≤ k remains.  Each repair is
 re-checked by a fresh solver before it is yielded; an UNKNOWN answer is
 neither a repair nor a refutation (the run's outcome becomes UNKNOWN).
+With unwinding assertions (the default, ``Unwinding.ASSERTIONS``) a
+candidate whose runs the bound cuts off fails like any buggy candidate and
+FOSFL localizes its counterexample; with unwinding assumptions (FM'16) such
+a candidate can pass, and each repair's bound is checked so that it is
+labelled vacuous.
 
 The check solver answers most svs in milliseconds, reusing what it learnt.
 It cannot preprocess with the assumptions, though: the guarded SSA
@@ -36,81 +41,57 @@ of repairs does not (unless a check runs out of the run's time).
 
 from __future__ import annotations
 
-import enum
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from crepair.encode import Location, ProgramFormula
+from crepair.bmc import check_bound
+from crepair.encode import ProgramFormula
+from crepair.encode.formula import Unwinding
 from crepair.encode.symex import Overrides
 from crepair.localization.must import DependencyGraph, fosfl
-from crepair.mutation import Mutation
+from crepair.options import Prune
 from crepair.patch import apply_edits, unified_diff
-from crepair.solver import smt
-from crepair.solver.sat import CardinalitySolver, VarPool
+from crepair.records import (
+    BoundedProof,
+    BoundReport,
+    Change,
+    Edit,
+    Repair,
+    RepairOutcome,
+    Scheme,
+    StopReason,
+    text_span,
+)
+from crepair.schemes.base import Encoding, Problem, SchemeStats, finish
+from crepair.solver import Limits, cardinality_solver, smt, smt_solver
+from crepair.solver.sat import VarPool
 from crepair.solver.smt import SmtSolver, Verdict
-from crepair.bmc import BoundReport, check_bound
 
 INCREMENTAL_SECONDS = 2.0  # per sv on the check solver τ before the fresh-solver fallback
 
 
-class RepairOutcome(enum.Enum):
-    """How a repair run ended."""
-
-    REPAIRED = "repaired"  # at least one repair was found
-    NO_REPAIR = "no-repair"  # none within the scheme up to the size limit
-    EXHAUSTED = "exhausted"  # the whole search space was explored: none exists
-    ORIGINAL_CORRECT = "original-correct"  # the program already verifies up to B
-    UNKNOWN = "unknown"  # time-out or solver unknown before an answer
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One changed location of a repair: ``original`` → ``replacement`` (the
-    location's whole expression text before and after)."""
-
-    location: Location
-    mutation: Mutation
-    original: str
-    replacement: str
-
-
-@dataclass(frozen=True, slots=True)
-class Repair:
-    """A verified repair: its changes (in source order), ``size`` (number of
-    changed locations), the unified ``diff`` of the user's file, the full
-    ``patched`` text, ``seconds`` since the search started, the scheme, and
-    whether the unwinding bound cuts off runs of the *repaired* program
-    (``bound.too_small``: then it is correct only up to the bound; e.g. a
-    loop made to run longer than B passes vacuously)."""
-
-    changes: tuple[Change, ...]
-    size: int
-    diff: str
-    patched: str
-    seconds: float
-    scheme: str = "mutation"
-    bound: BoundReport | None = None
-
-
 @dataclass(slots=True)
-class SearchStats:
-    """Counts of a run: ``space[k]`` svs of size k; ``covered[k]`` seconds
-    until every sv of size ≤ k was explored; ``checks`` SMT checks."""
+class MutationStats(SchemeStats):
+    """Counts of an AllRepair run: ``space[k]`` svs of size k; ``covered[k]``
+    seconds until every sv of size ≤ k was explored; ``checks`` SMT checks
+    (``fresh_checks`` of them by the fallback solver, ``unknown_checks``
+    answered UNKNOWN); FOSFL calls (``localizations``) and their seconds;
+    ``complete``: every sv of size ≤ ``max_size`` was explored;
+    ``checked``: svs checked so far."""
 
+    scheme: Scheme = Scheme.MUTATION
     locations: int = 0
     space: dict[int, int] = field(default_factory=dict)
     covered: dict[int, float] = field(default_factory=dict)
-    checks: int = 0
-    fresh_checks: int = 0  # svs τ left undecided, checked again by a fresh solver
+    fresh_checks: int = 0
     unknown_checks: int = 0
-    repairs: int = 0
-    seconds: float = 0.0
-    localizations: int = 0  # FOSFL calls (pruning)
+    localizations: int = 0
     localization_seconds: float = 0.0
-    outcome: RepairOutcome = RepairOutcome.UNKNOWN
     max_size: int = 0
-    complete: bool = False  # every sv of size <= max_size was explored
+    size: int = 0  # the size level being explored
+    complete: bool = False
+    checked: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +119,12 @@ class AllRepair:
 
     ``formula`` and ``mutants`` come from ``encode`` with a mutation unit;
     ``original`` is the user's file text.  ``max_size`` bounds the repair
-    size; ``timeout`` (seconds) bounds the whole run; ``max_repairs`` stops
-    after that many; ``incremental_seconds`` limits a check of the
-    incremental solver τ before the sv goes to a fresh solver (0: always a
-    fresh solver).  Iterate to get :class:`Repair` records; ``stats`` is
-    final once the iteration ends.
+    size; ``limits`` bound every check and the whole run;
+    ``incremental_seconds`` limits a check of the incremental solver τ
+    before the sv goes to a fresh solver (0: always a fresh solver).
+    Iterate to get :class:`~crepair.records.Repair` records (vacuous ones
+    included, labelled by their evidence); ``stats`` is final once the
+    iteration ends or is closed.
     """
 
     def __init__(
@@ -153,8 +135,7 @@ class AllRepair:
         path: str,
         original: str,
         max_size: int,
-        timeout: float | None,
-        max_repairs: int | None = None,
+        limits: Limits = Limits(),
         progress: Callable[[Progress], None] | None = None,
         prune: bool = True,
         incremental_seconds: float = INCREMENTAL_SECONDS,
@@ -164,12 +145,11 @@ class AllRepair:
         self._path = path
         self._original = original
         self._max_size = max_size
-        self._timeout = timeout
-        self._max_repairs = max_repairs
+        self._limits = limits
         self._progress = progress
         self._prune = prune
         self._incremental_seconds = incremental_seconds
-        self.stats = SearchStats(max_size=max_size)
+        self.stats = MutationStats(max_size=max_size)
         self._repairable = [
             loc.index for loc in formula.locations if loc.mutable and len(mutants[loc.index]) > 1
         ]
@@ -179,22 +159,26 @@ class AllRepair:
     # ------------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
         start = time.monotonic()
-        deadline = None if self._timeout is None else start + self._timeout
         stats = self.stats
         try:
-            yield from self._search(start, deadline)
+            yield from self._search(start)
+        except GeneratorExit:
+            if stats.stopped == StopReason.NOT_STARTED:
+                finish(stats, RepairOutcome.STOPPED, StopReason.CALLER)
+            raise
         finally:
             stats.seconds = time.monotonic() - start
 
-    def _search(self, start: float, deadline: float | None) -> Iterator[Repair]:
+    def _search(self, start: float) -> Iterator[Repair]:
         stats = self.stats
+        limits = self._limits
         pool = VarPool()
         sel = {
             (i, j): pool.id((i, j)) for i in self._repairable for j in range(len(self._mutants[i]))
         }
         guards = {key: smt.Bool(f"sel_{key[0]}_{key[1]}") for key in sel}
 
-        tau = SmtSolver(timeout=smt.seconds_left(deadline))
+        tau = smt_solver(limits)
         tau.add(*self._f.hard(), self._f.violation())
         for copy in self._f.copies:
             if copy.location in self._mutants and (copy.location, 1) in sel:
@@ -204,15 +188,15 @@ class AllRepair:
                 tau.add(copy.lhs == copy.alternatives[0])
 
         original = {i: 0 for i in self._repairable}
-        verdict, answered = self._check(tau, [guards[(i, 0)] for i in self._repairable], original, deadline)
+        verdict, answered = self._check(tau, [guards[(i, 0)] for i in self._repairable], original)
         if verdict == Verdict.UNSAT:
-            stats.outcome = RepairOutcome.ORIGINAL_CORRECT
+            finish(stats, RepairOutcome.ORIGINAL_CORRECT, StopReason.NOT_STARTED)
             return
         if verdict == Verdict.UNKNOWN:
-            stats.outcome = RepairOutcome.UNKNOWN
+            finish(stats, RepairOutcome.UNKNOWN, self._why(), answered.reason_unknown)
             return
         if not self._repairable:
-            stats.outcome = RepairOutcome.EXHAUSTED
+            finish(stats, RepairOutcome.EXHAUSTED, StopReason.COMPLETE, "no repairable location")
             return
 
         sdg = DependencyGraph(self._f) if self._prune else None
@@ -240,72 +224,82 @@ class AllRepair:
             base.append(must_clause(original, answered.model()))
         changed = [-sel[(i, 0)] for i in self._repairable]
 
-        k = 1
-        unknown = False
-        found = 0
-        map_solver = CardinalitySolver(base, atmost_one, changed, k)
-        while True:
-            if deadline is not None and time.monotonic() >= deadline:
-                stats.outcome = RepairOutcome.REPAIRED if found else RepairOutcome.UNKNOWN
-                return
-            model = map_solver.next_sv()
-            if model is None:
-                stats.covered[k] = time.monotonic() - start
-                if not map_solver.any_left():
-                    for level in range(k + 1, self._max_size + 1):
-                        stats.covered[level] = stats.covered[k]
-                    stats.complete = True
-                    stats.outcome = (
-                        RepairOutcome.REPAIRED if found else (RepairOutcome.UNKNOWN if unknown else RepairOutcome.EXHAUSTED)
-                    )
+        k = stats.size = 1
+        unknown = ""
+        with cardinality_solver(base, atmost_one, changed, k) as map_solver:
+            while True:
+                if limits.expired():
+                    finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit reached")
                     return
-                if k >= self._max_size:
-                    stats.complete = True
-                    stats.outcome = (
-                        RepairOutcome.REPAIRED if found else (RepairOutcome.UNKNOWN if unknown else RepairOutcome.NO_REPAIR)
-                    )
-                    return
-                k += 1
-                map_solver.set_size(k)
-                continue
-            chosen = {i: j for (i, j), var in sel.items() if var in model}
-            assumptions = [guards[(i, j)] for i, j in sorted(chosen.items())]
-            verdict, answered = self._check(tau, assumptions, chosen, deadline)
-            if self._progress:
-                self._progress(Progress(k, stats.checks, found, time.monotonic() - start))
-            if verdict == Verdict.SAT:
-                if self._prune and (deadline is None or time.monotonic() < deadline):
-                    map_solver.block(must_clause(chosen, answered.model()))
-                else:
+                model = map_solver.next_sv()
+                if model is None:
+                    stats.covered[k] = time.monotonic() - start
+                    if not map_solver.any_left():
+                        for level in range(k + 1, self._max_size + 1):
+                            stats.covered[level] = stats.covered[k]
+                        stats.complete = True
+                        self._end(RepairOutcome.EXHAUSTED, unknown)
+                        return
+                    if k >= self._max_size:
+                        stats.complete = True
+                        self._end(RepairOutcome.NO_REPAIR, unknown)
+                        return
+                    k = stats.size = k + 1
+                    map_solver.set_size(k)
+                    continue
+                chosen = {i: j for (i, j), var in sel.items() if var in model}
+                assumptions = [guards[(i, j)] for i, j in sorted(chosen.items())]
+                verdict, answered = self._check(tau, assumptions, chosen)
+                stats.checked += 1
+                if self._progress:
+                    self._progress(Progress(k, stats.checks, stats.repairs, time.monotonic() - start))
+                if verdict == Verdict.SAT:
+                    if self._prune and not limits.expired():
+                        map_solver.block(must_clause(chosen, answered.model()))
+                    else:
+                        map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
+                    continue
+                if verdict == Verdict.UNKNOWN:
+                    stats.unknown_checks += 1
+                    unknown = answered.reason_unknown
                     map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
-                continue
-            if verdict == Verdict.UNKNOWN:
-                stats.unknown_checks += 1
-                unknown = True
-                map_solver.block([-sel[(i, j)] for i, j in chosen.items()])
-                continue
-            # UNSAT: repaired; block all supersets
-            mutated = {i: j for i, j in chosen.items() if j != 0}
-            map_solver.block([-sel[(i, j)] for i, j in mutated.items()])
-            # an UNSAT from τ (guards, assumptions) is re-checked without them;
-            # one from the fresh solver already was that check
-            recheck = self._recheck(mutated, deadline) if answered is tau else verdict
-            if recheck != Verdict.UNSAT:
-                stats.unknown_checks += 1
-                unknown = True
-                continue
-            found += 1
-            stats.repairs = found
-            stats.checks += 1
-            bound = check_bound(self._f, smt.seconds_left(deadline), selected=mutated)
-            yield self._repair(mutated, time.monotonic() - start, bound)
-            if self._max_repairs is not None and found >= self._max_repairs:
-                stats.outcome = RepairOutcome.REPAIRED
-                return
+                    continue
+                # UNSAT: repaired; block all supersets
+                mutated = {i: j for i, j in chosen.items() if j != 0}
+                map_solver.block([-sel[(i, j)] for i, j in mutated.items()])
+                # an UNSAT from τ (guards, assumptions) is re-checked without them;
+                # one from the fresh solver already was that check
+                recheck = self._recheck(mutated) if answered is tau else (verdict, answered)
+                if recheck[0] != Verdict.UNSAT:
+                    stats.unknown_checks += 1
+                    unknown = recheck[1].reason_unknown or "the fresh re-check did not confirm the repair"
+                    continue
+                repair = self._repair(mutated, time.monotonic() - start, self._evidence(mutated))
+                stats.repairs += 1
+                stats.vacuous += repair.vacuous
+                yield repair
 
-    def _check(
-        self, tau: SmtSolver, assumptions: list, chosen: dict[int, int], deadline: float | None
-    ) -> tuple[Verdict, SmtSolver]:
+    def _why(self) -> StopReason:
+        return StopReason.TIMEOUT if self._limits.expired() else StopReason.UNKNOWN
+
+    def _end(self, none_found: RepairOutcome, unknown: str) -> None:
+        """Set the outcome of a completed search; an sv left UNKNOWN makes
+        "no repair" unknown (it might have been one)."""
+        if unknown and not self.stats.repairs:
+            finish(self.stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, unknown)
+        else:
+            finish(self.stats, none_found, StopReason.COMPLETE, unknown)
+
+    def _evidence(self, mutated: dict[int, int]) -> BoundedProof:
+        """The evidence of a repair: with unwinding assertions the fresh
+        proof covers every run; with assumptions, check whether the bound
+        cuts off runs of the repaired program (then it is vacuous)."""
+        if self._f.unwinding == Unwinding.ASSERTIONS:
+            return BoundedProof(BoundReport(self._f.bound, False), True)
+        self.stats.checks += 1
+        return BoundedProof(check_bound(self._f, self._limits, selected=mutated), False)
+
+    def _check(self, tau: SmtSolver, assumptions: list, chosen: dict[int, int]) -> tuple[Verdict, SmtSolver]:
         """Check sv ``chosen`` (location -> alternative index, 0 = original):
         on τ under ``assumptions`` for at most ``incremental_seconds``, then,
         if τ answered UNKNOWN and time is left, on a fresh solver.  Returns
@@ -313,39 +307,61 @@ class AllRepair:
         counterexample when SAT).  With ``incremental_seconds`` 0 every sv
         goes to a fresh solver (no incremental solving)."""
         if self._incremental_seconds > 0:
-            left = smt.seconds_left(deadline)
+            left = self._limits.seconds_left()
             limit = self._incremental_seconds
             tau.set_timeout(limit if left is None else min(left, limit))
             verdict = tau.check(assumptions)
             self.stats.checks += 1
-            if verdict != Verdict.UNKNOWN or (deadline is not None and time.monotonic() >= deadline):
+            if verdict != Verdict.UNKNOWN or self._limits.expired():
                 return verdict, tau
         self.stats.fresh_checks += 1
-        fresh = self._fresh_solver(chosen, deadline)
+        fresh = self._fresh_solver(chosen)
         self.stats.checks += 1
         return fresh.check(), fresh
 
-    def _fresh_solver(self, chosen: dict[int, int], deadline: float | None) -> SmtSolver:
+    def _fresh_solver(self, chosen: dict[int, int]) -> SmtSolver:
         """A new solver holding S_hard, the violation and alternative
         ``chosen.get(i, 0)`` at every location i: no guard variables."""
-        solver = SmtSolver(timeout=smt.seconds_left(deadline))
+        solver = smt_solver(self._limits)
         solver.add(*self._f.hard(), self._f.violation(), *self._f.selected_copies(chosen))
         return solver
 
-    def _recheck(self, mutated: dict[int, int], deadline: float | None) -> Verdict:
+    def _recheck(self, mutated: dict[int, int]) -> tuple[Verdict, SmtSolver]:
         """Check a repaired sv with a fresh solver and no guard variables."""
         self.stats.checks += 1
-        return self._fresh_solver(mutated, deadline).check()
+        solver = self._fresh_solver(mutated)
+        return solver.check(), solver
 
-    def _repair(self, mutated: dict[int, int], seconds: float, bound: BoundReport) -> Repair:
+    def _repair(self, mutated: dict[int, int], seconds: float, evidence: BoundedProof) -> Repair:
         changes = []
         edits = []
+        path, text = self._path, self._original
         for i in sorted(mutated, key=lambda i: self._f.locations[i].span.start):
             loc = self._f.locations[i]
             mutation = self._mutants[i][mutated[i]].mutation
             edits.append((mutation.start, mutation.end, mutation.new_text))
             rel = (mutation.start - loc.span.start, mutation.end - loc.span.start, mutation.new_text)
-            changes.append(Change(loc, mutation, loc.text, apply_edits(loc.text, [rel])))
-        patched = apply_edits(self._original, edits)
-        diff = unified_diff(self._path, self._original, patched)
-        return Repair(tuple(changes), len(changes), diff, patched, seconds, bound=bound)
+            edit = Edit(text_span(path, text, mutation.start, mutation.end), mutation.old_text, mutation.new_text)
+            after = apply_edits(loc.text, [rel])
+            changes.append(Change(loc.span, loc.function, loc.kind.value, loc.text, after, (edit,)))
+        patched = apply_edits(text, edits)
+        diff = unified_diff(path, text, patched)
+        return Repair(Scheme.MUTATION, tuple(changes), diff, patched, seconds, evidence)
+
+
+class MutationScheme:
+    """The mutation scheme of a :class:`~crepair.schemes.base.Problem`:
+    AllRepair (FM'16) with the problem's level, size limit and pruning
+    (FL-AllRepair, CAV'20)."""
+
+    def __init__(self, problem: Problem, progress: Callable[[Progress], None] | None = None):
+        o = problem.options
+        formula, mutants = problem.encoding(Encoding.MUTANTS)
+        self._search = AllRepair(
+            formula, mutants, path=problem.program.path, original=problem.program.original,
+            max_size=o.max_size, limits=problem.limits, progress=progress, prune=o.prune == Prune.MUST,
+        )
+        self.stats: MutationStats = self._search.stats
+
+    def repairs(self) -> Iterator[Repair]:
+        return iter(self._search)

@@ -29,15 +29,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from crepair.encode.formula import Location, LocationKind, ProgramFormula
+from crepair.bmc import check_bound, check_original
+from crepair.encode import encode
+from crepair.encode.formula import Location, LocationKind, ProgramFormula, Unwinding
 from crepair.errors import CRepairError
+from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnosis, pin
-from crepair.mutation.operators import Mutation
 from crepair.patch import apply_edits, unified_diff
-from crepair.schemes.mutation import Change, Repair, RepairOutcome
-from crepair.solver import smt
-from crepair.solver.smt import Optimizer, SmtSolver, Verdict
-from crepair.bmc import BoundReport, VerifyOutcome, verify
+from crepair.records import BoundedProof, BoundReport, Change, Edit, Repair, Scheme, text_span
+from crepair.solver import Limits, optimizer, smt, smt_solver
+from crepair.solver.smt import Optimizer, Verdict
 
 OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 SMALL = 1000  # M: "small" template parameters
@@ -47,19 +48,6 @@ LARGE = 1 << 20  # N: "large" counterexample values
 # checks are the UNSAT proofs of complex sparsity levels (tens of seconds
 # on TCAS with 12-variable templates), seldom a repair.
 CANDIDATE_SECONDS = 10.0
-
-
-@dataclass(slots=True)
-class TemplateStats:
-    """Counts of a template-scheme run: diagnoses tried, repairs, SMT checks
-    of the refinement loops, seconds (diagnosis and repair), outcome."""
-
-    diagnoses: int = 0
-    repairs: int = 0
-    checks: int = 0
-    seconds: float = 0.0
-    diagnosis_seconds: float = 0.0
-    outcome: RepairOutcome = RepairOutcome.UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +149,9 @@ class TemplateRepair:
     parameters outside the simple range (a non-zero coefficient, or a
     constant beyond ±M), counted by the sparsity levels of the simple-
     candidate heuristic; ``timeout`` (seconds) bounds the whole search of
-    this diagnosis.
+    this diagnosis.  ``limits`` bound every check and the whole search of
+    this diagnosis.  ``unknown`` holds the reason when a check the search
+    needed answered UNKNOWN (then "no repair" is not proved).
     """
 
     def __init__(
@@ -176,7 +166,7 @@ class TemplateRepair:
         max_refinements: int = 10,
         repairs: int = 5,
         max_terms: int = 3,
-        timeout: float | None = None,
+        limits: Limits = Limits(),
         seed: int = 0,
     ):
         self._f = formula
@@ -188,7 +178,8 @@ class TemplateRepair:
         self._max_refinements = max_refinements
         self._repairs = repairs
         self._max_terms = max_terms
-        self._timeout = timeout
+        self._limits = limits
+        self.unknown = ""
         self._random = random.Random(seed)
         self.checks = 0
         self.templates = [_template_for(loc, formula) for loc in diagnosis.components]
@@ -204,9 +195,9 @@ class TemplateRepair:
         self._inputs = [i for i in formula.inputs if str(i.term) in used]
 
     def repairs(self, start: float) -> Iterator[Repair]:
-        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        deadline = self._limits.deadline
         found: list[dict[str, int]] = []
-        candidates = Optimizer(timeout=smt.seconds_left(deadline))
+        candidates = optimizer(self._limits)
         coefficients = [p for p in self._params if p.size() != 3]
         constants = [p for p in self._params if p.size() == 32]
         for p in self._params:
@@ -231,7 +222,8 @@ class TemplateRepair:
         added = len(self._db)
         while len(found) < self._repairs:
             for _ in range(self._max_refinements):
-                if deadline is not None and time.monotonic() >= deadline:
+                if self._limits.expired():
+                    self.unknown = "time limit of the diagnosis reached"
                     return
                 verdict = Verdict.UNSAT
                 while level < len(sparsity):
@@ -241,13 +233,16 @@ class TemplateRepair:
                     if verdict != Verdict.UNSAT:
                         break
                     level += 1  # the database only grows: simpler candidates stay refuted
+                if verdict == Verdict.UNKNOWN:  # give up this diagnosis
+                    self.unknown = f"candidate check: {candidates.reason_unknown}"
                 if verdict != Verdict.SAT:
-                    return  # UNSAT: no (more) repair with these templates; UNKNOWN: give up
+                    return  # UNSAT: no (more) repair with these templates
                 model = candidates.model()
                 values = {str(p): model.eval_int(p, signed=p.size() != 3) for p in self._params}
                 values = self._central(candidates, [sparsity[level]], values, deadline)
                 cex = self._counterexample(values, deadline)
                 if cex is None:
+                    self.unknown = "counterexample check answered unknown"
                     return
                 if cex == "correct":
                     repair = self._verified_repair(values, time.monotonic() - start)
@@ -308,7 +303,7 @@ class TemplateRepair:
             smt.And(self._program, self._f.violation()),
             {str(p): smt.BitVecVal(values[str(p)], p.size()) for p in self._params},
         )
-        solver = SmtSolver(timeout=smt.seconds_left(deadline))
+        solver = smt_solver(self._limits)
         solver.add(fixed)
         self.checks += 1
         verdict = solver.check()
@@ -317,7 +312,7 @@ class TemplateRepair:
         if verdict == Verdict.UNKNOWN:
             return None
         scalars = [i for i in self._inputs if not i.is_array]
-        nasty = Optimizer(timeout=smt.seconds_left(deadline))
+        nasty = optimizer(self._limits)
         nasty.add(fixed)
         for i in scalars:
             big = smt.BitVecVal(LARGE, i.term.size()) if i.term.size() > 21 else None
@@ -334,7 +329,7 @@ class TemplateRepair:
             guess = guess if (not i.signed or self._random.random() < 0.5) else -guess
             trial = dict(cex)
             trial[str(i.term)] = smt.BitVecVal(guess, i.term.size())
-            check = SmtSolver(timeout=smt.seconds_left(deadline))
+            check = smt_solver(self._limits)
             check.add(fixed, *pin(self._f, trial))
             self.checks += 1
             if check.check() == Verdict.SAT:
@@ -349,15 +344,38 @@ class TemplateRepair:
             before = self._original[: loc.span.start].rstrip()
             if " " in text and before.endswith(("?", ":")):
                 text = f"({text})"
-            mutation = Mutation(None, text, loc.span.start, loc.span.end, loc.text, text)
-            changes.append(Change(loc, mutation, loc.text, text))
+            edit = Edit(loc.span, loc.text, text)
+            changes.append(Change(loc.span, loc.function, loc.kind.value, loc.text, text, (edit,)))
             edits.append((loc.span.start, loc.span.end, text))
         patched = apply_edits(self._original, edits)
-        bound = _verified_bound(patched, self._path, self._f.bound, self._entry)
-        if bound is None:
+        evidence = self._reverify(patched)
+        if evidence is None:
             return None
         diff = unified_diff(self._path, self._original, patched)
-        return Repair(tuple(changes), len(changes), diff, patched, seconds, scheme="template", bound=bound)
+        return Repair(Scheme.TEMPLATE, tuple(changes), diff, patched, seconds, evidence)
+
+    def _reverify(self, text: str) -> BoundedProof | None:
+        """Re-check a patched program from its text with a fresh encoding
+        (same bound and unwinding semantics): its evidence if it verifies,
+        else None (``unknown`` is set when the check was unknown)."""
+        with tempfile.TemporaryDirectory(prefix="crepair-") as tmp:
+            candidate = Path(tmp) / Path(self._path).name
+            candidate.write_text(text, encoding="utf-8", errors="surrogateescape")
+            try:
+                program = load_program(candidate)
+                formula, _ = encode(program, bound=self._f.bound, entry=self._entry, unwinding=self._f.unwinding)
+            except CRepairError:
+                return None
+        self.checks += 1
+        verdict, _, reason = check_original(formula, self._limits)
+        if verdict == Verdict.UNKNOWN:
+            self.unknown = f"re-verification of a repair: {reason}"
+        if verdict != Verdict.UNSAT:
+            return None
+        if formula.unwinding == Unwinding.ASSERTIONS:
+            return BoundedProof(BoundReport(formula.bound, False), True)
+        self.checks += 1
+        return BoundedProof(check_bound(formula, self._limits), False)
 
 
 def _farthest(reaches: Callable[[int], bool | None], known: int, limit: int) -> int | None:
@@ -374,16 +392,3 @@ def _farthest(reaches: Callable[[int], bool | None], known: int, limit: int) -> 
             return None
         good, bad = (mid, bad) if ok else (good, mid)
     return good
-
-
-def _verified_bound(text: str, path: str, bound: int, entry: str) -> BoundReport | None:
-    """Re-check a patched program from its text with a fresh encoding: the
-    repaired program's bound report if it verifies, else None."""
-    with tempfile.TemporaryDirectory(prefix="crepair-") as tmp:
-        candidate = Path(tmp) / Path(path).name
-        candidate.write_text(text, encoding="utf-8", errors="surrogateescape")
-        try:
-            result = verify(candidate, unwind=bound, entry=entry)
-        except CRepairError:
-            return None
-    return result.bound if result.outcome == VerifyOutcome.VERIFIED else None

@@ -74,14 +74,17 @@ class CardinalitySolver:
 
     def any_left(self) -> bool:
         """Is there an unexplored sv of any size (FM'16 Fig. 4 line 18)?"""
-        solver = self._build(None)
-        try:
+        with self._build(None) as solver:
             return solver.solve()
-        finally:
-            solver.delete()
 
-    def __del__(self) -> None:
-        try:
+    def close(self) -> None:
+        """Free the native solver (also done by ``with``)."""
+        if self._solver is not None:
             self._solver.delete()
-        except Exception:
-            pass
+            self._solver = None
+
+    def __enter__(self) -> "CardinalitySolver":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -95,6 +95,36 @@ class Model:
         return self._model.eval(term, model_completion=True)
 
 
+def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[dict[int, int], int]:
+    """The value of array ``term`` in ``model`` as (index -> element where
+    it differs from the default, default element): every element."""
+    value = model.eval_term(term)
+    raw = model._model
+
+    def num(v: z3.ExprRef) -> int:
+        v = raw.eval(v, model_completion=True)
+        return v.as_signed_long() if signed else v.as_long()
+
+    entries: dict[int, int] = {}
+    while True:
+        if z3.is_store(value):
+            arr, idx, elem = value.children()
+            entries.setdefault(raw.eval(idx, model_completion=True).as_long(), num(elem))
+            value = arr
+        elif z3.is_const_array(value):
+            default = num(value.children()[0])
+            break
+        elif z3.is_as_array(value):
+            interp = raw[z3.get_as_array_func(value)]
+            for args_value in interp.as_list()[:-1]:
+                entries.setdefault(args_value[0].as_long(), num(args_value[1]))
+            default = num(interp.else_value())
+            break
+        else:
+            raise ValueError(f"array value of unexpected form: {value}")
+    return {i: v for i, v in entries.items() if v != default}, default
+
+
 def seconds_left(deadline: float | None) -> float | None:
     """Seconds until ``deadline`` (a ``time.monotonic()`` instant), at least
     a millisecond so that a solver timeout stays positive; None for none."""
@@ -102,18 +132,24 @@ def seconds_left(deadline: float | None) -> float | None:
 
 
 class SmtSolver:
-    """An incremental SMT solver with a fixed seed.
+    """An incremental SMT solver with a fixed seed.  Create it with
+    :func:`crepair.solver.smt_solver` (the factory that applies limits).
 
-    ``timeout`` is in seconds (``None``: no limit); a check that runs out of
-    time answers ``Verdict.UNKNOWN``, never UNSAT.
+    ``timeout`` is in seconds (``None``: no limit); ``rlimit`` is z3's
+    deterministic resource limit per check (``None``: none).  A check that
+    runs out of either answers ``Verdict.UNKNOWN``, never UNSAT; the reason
+    is kept in ``reason_unknown``.
     """
 
-    def __init__(self, timeout: float | None = None, seed: int = 0):
+    def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
         self._solver = z3.SolverFor("QF_ABV")
         self._solver.set("random_seed", seed)
+        if rlimit is not None:
+            self._solver.set("rlimit", rlimit)
         if timeout is not None:
             self.set_timeout(timeout)
         self.checks = 0
+        self.reason_unknown = ""
 
     def set_timeout(self, seconds: float) -> None:
         self._solver.set("timeout", max(1, int(seconds * 1000)))
@@ -134,6 +170,7 @@ class SmtSolver:
             return Verdict.SAT
         if result == z3.unsat:
             return Verdict.UNSAT
+        self.reason_unknown = self._solver.reason_unknown() or "unknown"
         return Verdict.UNKNOWN
 
     def model(self) -> Model:
@@ -257,9 +294,13 @@ class Optimizer:
     added earlier are preferred).  An incremental approximation of MaxSAT
     that costs plain SMT checks.  ``timeout`` in seconds per check."""
 
-    def __init__(self, timeout: float | None = None, seed: int = 0):
-        self._solver = SmtSolver(timeout=timeout, seed=seed)
+    def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
+        self._solver = SmtSolver(timeout=timeout, seed=seed, rlimit=rlimit)
         self._soft: list[z3.BoolRef] = []
+
+    @property
+    def reason_unknown(self) -> str:
+        return self._solver.reason_unknown
 
     @property
     def checks(self) -> int:

@@ -1,0 +1,77 @@
+"""The ``crepair`` command: a thin composition of the pipeline stages.
+
+Exit codes (``ExitCode``): 0 verified / repaired / localized; 1 assertion
+violated (verify); 2 usage error; 3 bad input (unsupported C, syntax error,
+unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
+the scheme (also: only vacuous repairs; localize: no repairable location);
+6 original already correct (repair, localize); 7 a required tool is
+missing; 8 inconclusive: the unwinding bound is too small; 70 internal
+error; 141 standard output closed early (e.g. ``| head``).
+
+Every error is one line on standard error (and, with ``--json``, a JSON
+object on standard output too); never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from crepair.cli.common import ExitCode, JsonArgumentParser
+from crepair.cli import localize_cmd, repair_cmd, verify_cmd
+from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
+from crepair.report.json_report import error_json
+
+__all__ = ["ExitCode", "main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = JsonArgumentParser(prog="crepair", description="Find and fix bugs in C programs.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=JsonArgumentParser)
+    verify_cmd.add_parser(sub)
+    localize_cmd.add_parser(sub)
+    repair_cmd.add_parser(sub)
+    return p
+
+
+_KINDS = {
+    ExitCode.USAGE: "usage", ExitCode.BAD_INPUT: "bad-input", ExitCode.MISSING_TOOL: "missing-tool",
+    ExitCode.INTERNAL: "internal", ExitCode.UNKNOWN: "interrupted",
+}
+
+
+def _fail(code: ExitCode, message: str, as_json: bool) -> int:
+    print(f"crepair: {message}", file=sys.stderr)
+    if as_json:
+        print(error_json(_KINDS[code], message, int(code)))
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
+    the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    as_json = "--json" in argv
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")  # the user's bytes, as they are
+    try:
+        args = _parser().parse_args(argv)
+        command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run}[args.command]
+        return command(args)
+    except UsageError as exc:
+        return _fail(ExitCode.USAGE, f"error: {exc}", as_json)
+    except MissingTool as exc:
+        return _fail(ExitCode.MISSING_TOOL, str(exc), as_json)
+    except BadInput as exc:
+        return _fail(ExitCode.BAD_INPUT, f"error: {exc}", as_json)
+    except CRepairError as exc:
+        return _fail(ExitCode.INTERNAL, f"internal error: {exc}", as_json)
+    except KeyboardInterrupt:
+        return _fail(ExitCode.UNKNOWN, "interrupted", as_json)
+    except BrokenPipeError:
+        # the reader went away (``| head``): drop what is left, no traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return ExitCode.BROKEN_PIPE

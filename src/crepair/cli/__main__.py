@@ -1,0 +1,3 @@
+from crepair.cli import main
+import sys
+sys.exit(main())

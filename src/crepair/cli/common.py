@@ -1,0 +1,79 @@
+"""What the commands share: exit codes, the argument parser, option values."""
+
+from __future__ import annotations
+
+import argparse
+import enum
+
+from crepair.errors import UsageError
+from crepair.options import DEFAULT_UNWIND
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    VIOLATED = 1
+    USAGE = 2
+    BAD_INPUT = 3
+    UNKNOWN = 4
+    NO_REPAIR = 5
+    ORIGINAL_CORRECT = 6
+    MISSING_TOOL = 7
+    BOUND_TOO_SMALL = 8
+    INTERNAL = 70
+    BROKEN_PIPE = 141
+
+
+class JsonArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose errors raise ``UsageError`` (so that they
+    come out as one line, and as JSON under ``--json``)."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def seconds(text: str) -> float | None:
+    """A ``--timeout`` value: seconds > 0, or 0 for none (every command)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0 or value != value:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, or 0 for none (got {text})")
+    return None if value == 0 else value
+
+
+def at_least(low: int):
+    """An int option type that rejects values below ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low} (got {value})")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def names(text: str) -> frozenset[str]:
+    """A comma-separated list of names."""
+    return frozenset(x.strip() for x in text.split(",") if x.strip())
+
+
+def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeout_help: str) -> None:
+    sp.add_argument("file", help="C source file")
+    sp.add_argument("--entry", default="main", help="entry function (default: main)")
+    sp.add_argument("--unwind", type=at_least(0), default=DEFAULT_UNWIND, metavar="B",
+                    help=f"unwinding bound: a loop body runs at most B times (default: {DEFAULT_UNWIND})")
+    sp.add_argument("--timeout", type=seconds, default=timeout_default, metavar="S", help=timeout_help)
+    sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def read_original(path: str) -> str:
+    """The user's file as text (undecodable bytes kept as surrogates, so
+    that printing with ``errors="surrogateescape"`` gives them back)."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+        return fh.read()

@@ -1,0 +1,139 @@
+"""``crepair repair``: checked repairs, smallest first, as unified diffs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from crepair import api
+from crepair.cli.common import ExitCode, add_common, at_least, names
+from crepair.encode.formula import Unwinding
+from crepair.mutation import MutationLevel
+from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
+from crepair.patch import apply_to_file
+from crepair.records import RepairOutcome
+from crepair.report import json_report, text
+from crepair.schemes.mutation import Progress
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser("repair", help="all minimal repairs, smallest first, as unified diffs")
+    add_common(r, DEFAULT_TIMEOUT,
+               f"time limit of the whole run in seconds, 0 for none (default: {DEFAULT_TIMEOUT:g})")
+    r.add_argument("--scheme", type=lambda t: [x.strip() for x in t.split(",") if x.strip()], default=["mutation"],
+                   metavar="S[,S]", help="repair schemes, run in this order: mutation, template or "
+                   "mutation,template (default: mutation)")
+    r.add_argument("--level", type=int, choices=[1, 2], default=1, help="mutation level (default: 1)")
+    r.add_argument("--max-size", type=at_least(1), default=DEFAULT_MAX_SIZE, metavar="K",
+                   help=f"largest repair size, in changed locations (default: {DEFAULT_MAX_SIZE})")
+    r.add_argument("--max-repairs", type=at_least(1), default=None, metavar="N", help="stop after N repairs")
+    r.add_argument("--first", action="store_true", help="stop after the first repair")
+    r.add_argument("--unwinding-assumptions", action="store_true",
+                   help="FM'16 semantics: runs the bound cuts off are assumed away, so a repair may be correct "
+                        "only vacuously (such repairs are labelled, ranked last and never applied)")
+    r.add_argument("--no-mutate", type=names, default=frozenset(), metavar="F,G",
+                   help="functions never to mutate (specification)")
+    r.add_argument("--mutate-main", action="store_true",
+                   help="let the code of main (not its assertions) be repaired")
+    r.add_argument("--prune", choices=[p.value for p in Prune], default="must",
+                   help="prune the search with must fault localization (default: must)")
+    r.add_argument("--components", type=names, default=frozenset({"rhs", "cond"}), metavar="rhs,cond",
+                   help="template scheme: what may be a component (default: rhs,cond)")
+    r.add_argument("--inputs", type=at_least(1), default=2, metavar="N",
+                   help="template scheme: failing inputs for diagnosis (default: 2)")
+    r.add_argument("--max-refinements", type=at_least(1), default=10, metavar="N",
+                   help="template scheme: counterexample refinements per repair (default: 10)")
+    r.add_argument("--repairs-per-diagnosis", type=at_least(1), default=5, metavar="N",
+                   help="template scheme: repairs per diagnosis (default: 5)")
+    r.add_argument("--max-terms", type=at_least(0), default=3, metavar="N",
+                   help="template scheme: most non-zero coefficients of a repair, a constant beyond "
+                        "+-1000 counting as one (default: 3)")
+    r.add_argument("--quiet", action="store_true", help="no progress display")
+    r.add_argument("--apply", action="store_true",
+                   help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig)")
+
+
+class _ProgressDisplay:
+    """Progress on stderr (rich), only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool):
+        self._status = None
+        self._last = 0.0
+        if enabled:
+            from rich.console import Console
+
+            self._status = Console(stderr=True).status("starting")
+            self._status.start()
+
+    def __call__(self, p: Progress) -> None:
+        if self._status is None or time.monotonic() - self._last < 0.1:
+            return
+        self._last = time.monotonic()
+        self._status.update(
+            f"size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs, {p.seconds:.1f} s"
+        )
+
+    def stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+_EXIT = {
+    RepairOutcome.REPAIRED: ExitCode.OK,
+    RepairOutcome.ORIGINAL_CORRECT: ExitCode.ORIGINAL_CORRECT,
+    RepairOutcome.BOUND_TOO_SMALL: ExitCode.BOUND_TOO_SMALL,
+    RepairOutcome.NO_REPAIR: ExitCode.NO_REPAIR,
+    RepairOutcome.EXHAUSTED: ExitCode.NO_REPAIR,
+    RepairOutcome.VACUOUS_ONLY: ExitCode.NO_REPAIR,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    options = RepairOptions.of(
+        schemes=args.scheme,
+        components=args.components,
+        inputs=args.inputs,
+        max_refinements=args.max_refinements,
+        repairs_per_diagnosis=args.repairs_per_diagnosis,
+        max_terms=args.max_terms,
+        level=MutationLevel(args.level),
+        unwind=args.unwind,
+        unwinding=Unwinding.ASSUMPTIONS if args.unwinding_assumptions else Unwinding.ASSERTIONS,
+        entry=args.entry,
+        max_size=args.max_size,
+        timeout=args.timeout,
+        max_repairs=1 if args.first else args.max_repairs,
+        no_mutate=args.no_mutate,
+        mutate_main=args.mutate_main,
+        prune=args.prune,
+    )
+    progress = _ProgressDisplay(enabled=not args.quiet and not args.json and sys.stderr.isatty())
+    try:
+        run = api.repair(args.file, options, progress=progress)
+        repairs = []
+        if not args.json:
+            print(text.render_header(run), flush=True)
+        for rep in run:
+            repairs.append(rep)
+            if not args.json:
+                progress.stop()
+                print()
+                print(text.render_repair(rep, len(repairs)), flush=True)
+    finally:
+        progress.stop()
+    if args.json:
+        print(json_report.repair_json(run, repairs))
+    else:
+        print()
+        print(text.render_summary(run, run.found))
+    if args.apply:
+        chosen = next((r for r in repairs if not r.vacuous), None)
+        if chosen is None:
+            print(f"nothing applied to {args.file}: no non-vacuous repair", file=sys.stderr)
+        else:
+            backup = apply_to_file(args.file, chosen.patched)
+            print(f"applied repair {repairs.index(chosen) + 1} to {args.file} (original kept as {backup})",
+                  file=sys.stderr)
+    return _EXIT.get(run.outcome, ExitCode.UNKNOWN)

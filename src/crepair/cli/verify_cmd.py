@@ -1,0 +1,30 @@
+"""``crepair verify``: bounded check of the assertions."""
+
+from __future__ import annotations
+
+import argparse
+
+from crepair import api
+from crepair.bmc import VerifyOutcome
+from crepair.cli.common import ExitCode, add_common, read_original
+from crepair.report import json_report, text
+
+
+def add_parser(sub) -> None:
+    v = sub.add_parser("verify", help="bounded check of the assertions")
+    add_common(v, None, "solver time limit in seconds, 0 for none (default: none)")
+
+
+def run(args: argparse.Namespace) -> int:
+    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout)
+    if args.json:
+        print(json_report.verify_json(result))
+    else:
+        print(text.render_verify(result, read_original(args.file)))
+    if result.outcome == VerifyOutcome.VIOLATED:
+        return ExitCode.VIOLATED
+    if result.outcome == VerifyOutcome.UNKNOWN:
+        return ExitCode.UNKNOWN
+    if result.bound.too_small is not False:
+        return ExitCode.BOUND_TOO_SMALL
+    return ExitCode.OK

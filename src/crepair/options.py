@@ -1,0 +1,151 @@
+"""Options of the verbs: frozen records with Enum fields (STYLE.md, 8).
+
+Times are seconds (``None``: no limit; the command line's ``0`` means
+none too); ``unwind`` is the unwinding bound B (a loop body runs at most B
+times); sizes count changed locations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+
+from crepair.encode.formula import Unwinding
+from crepair.errors import UsageError
+from crepair.mutation import MutationLevel
+from crepair.records import Scheme
+
+DEFAULT_UNWIND = 8
+DEFAULT_MAX_SIZE = 2
+DEFAULT_TIMEOUT = 60.0
+
+
+class Component(enum.Enum):
+    """What may be a component in model-based diagnosis."""
+
+    RHS = "rhs"  # right-hand sides, returned expressions, arguments
+    COND = "cond"  # branch and loop conditions
+
+
+class Prune(enum.Enum):
+    """Pruning of the mutation search when a candidate is buggy."""
+
+    NONE = "none"  # block only the candidate (AllRepair, FM'16)
+    MUST = "must"  # block every candidate equal on its must location set (FL-AllRepair, CAV'20)
+
+
+class Method(enum.Enum):
+    """Fault-localization methods."""
+
+    MUST = "must"  # must location set (FOSFL, CAV'20)
+    DIAGNOSIS = "diagnosis"  # minimal diagnoses (model-based diagnosis, FMCAD'11)
+
+
+def _at_least(name: str, value: int | None, low: int) -> None:
+    if value is not None and value < low:
+        raise UsageError(f"{name} must be at least {low} (got {value})")
+
+
+def _seconds(name: str, value: float | None) -> None:
+    if value is not None and not value > 0:
+        raise UsageError(f"{name} must be a positive number of seconds, or 0 for none (got {value:g})")
+
+
+@dataclass(frozen=True, slots=True)
+class RepairOptions:
+    """Options of a repair run.
+
+    ``schemes`` run in order; ``unwind``: unwinding bound B (≥ 0);
+    ``unwinding``: ASSERTIONS (default: a candidate whose runs the bound cuts
+    off is not a repair) or ASSUMPTIONS (AllRepair FM'16: such repairs are
+    reported, labelled vacuous, ranked last and never applied);
+    ``max_size``: largest repair size (≥ 1); ``timeout``: seconds for the
+    whole run (None: none); ``max_repairs``: stop after that many (None:
+    all); ``no_mutate``: extra specification functions, never mutated;
+    ``mutate_main``: let ``main``'s code (not its assertions) change.
+    Template scheme: ``components`` that may be abnormal, ``inputs`` (|J|)
+    for diagnosis, ``max_refinements`` and ``repairs_per_diagnosis`` of the
+    refinement loop, ``max_terms`` (most parameters of a candidate outside
+    the simple range: a non-zero coefficient or a constant beyond ±1000),
+    ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds spent on the
+    templates of one diagnosis.  ``rlimit``: z3 resource units per check
+    (deterministic; None: none).  :meth:`check` raises ``UsageError``.
+    """
+
+    schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)
+    level: MutationLevel = MutationLevel.LEVEL_1
+    unwind: int = DEFAULT_UNWIND
+    unwinding: Unwinding = Unwinding.ASSERTIONS
+    entry: str = "main"
+    max_size: int = DEFAULT_MAX_SIZE
+    timeout: float | None = DEFAULT_TIMEOUT
+    max_repairs: int | None = None
+    no_mutate: frozenset[str] = frozenset()
+    mutate_main: bool = False
+    prune: Prune = Prune.MUST
+    components: frozenset[Component] = frozenset({Component.RHS, Component.COND})
+    inputs: int = 2
+    max_refinements: int = 10
+    repairs_per_diagnosis: int = 5
+    max_terms: int = 3
+    max_diagnoses: int | None = 10
+    diagnosis_timeout: float = 60.0
+    rlimit: int | None = None
+
+    def check(self) -> "RepairOptions":
+        """Raise ``UsageError`` for a value out of range; return self."""
+        if not self.schemes:
+            raise UsageError("--scheme needs at least one scheme")
+        _at_least("--unwind", self.unwind, 0)
+        _at_least("--max-size", self.max_size, 1)
+        _at_least("--max-repairs", self.max_repairs, 1)
+        _at_least("--inputs", self.inputs, 1)
+        _at_least("--max-refinements", self.max_refinements, 1)
+        _at_least("--repairs-per-diagnosis", self.repairs_per_diagnosis, 1)
+        _at_least("--max-terms", self.max_terms, 0)
+        _at_least("--max-diagnoses", self.max_diagnoses, 1)
+        _seconds("--timeout", self.timeout)
+        _seconds("diagnosis_timeout", self.diagnosis_timeout)
+        _at_least("rlimit", self.rlimit, 1)
+        if not self.components:
+            raise UsageError("--components needs at least one of rhs, cond")
+        return self
+
+    @staticmethod
+    def of(options: "RepairOptions | None" = None, **overrides) -> "RepairOptions":
+        """``options`` (default: the defaults) with keyword ``overrides``,
+        accepting plain values for Enum fields (``level=2``,
+        ``scheme="template"``, ``prune="none"``, ``unwinding="assumptions"``)."""
+        options = options or RepairOptions()
+        if not overrides:
+            return options
+        if "scheme" in overrides:
+            overrides["schemes"] = overrides.pop("scheme")
+        fields = {f.name for f in dataclasses.fields(RepairOptions)}
+        unknown = set(overrides) - fields
+        if unknown:
+            raise TypeError(f"unknown repair option(s): {', '.join(sorted(unknown))}")
+        conv = {
+            "level": MutationLevel, "prune": Prune, "unwinding": Unwinding,
+        }
+        for name, kind in conv.items():
+            if name in overrides:
+                overrides[name] = _enum(kind, overrides[name], name)
+        if "schemes" in overrides:
+            value = overrides["schemes"]
+            value = (value,) if isinstance(value, (str, Scheme)) else value
+            overrides["schemes"] = tuple(_enum(Scheme, x, "scheme") for x in value)
+        if "components" in overrides:
+            overrides["components"] = frozenset(_enum(Component, x, "components") for x in overrides["components"])
+        if "no_mutate" in overrides:
+            overrides["no_mutate"] = frozenset(overrides["no_mutate"])
+        return dataclasses.replace(options, **overrides)
+
+
+def _enum(kind: type[enum.Enum], value, name: str):
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(str(m.value) for m in kind)
+        raise UsageError(f"unknown {name} {value!r}: use {choices}") from None

@@ -1,0 +1,118 @@
+"""The scheme interface: a problem, a scheme's statistics, and the registry.
+
+A repair scheme is built from a :class:`Problem` (the program, the options,
+the run's limits and its shared encodings) and yields checked
+:class:`~crepair.records.Repair` records from :meth:`RepairScheme.repairs`,
+smallest first where the scheme has an order; its ``stats`` (a
+:class:`SchemeStats`) are final when the generator ends or is closed.
+``crepair.schemes.run.RepairRun`` composes schemes in order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from crepair.encode import ProgramFormula, encode
+from crepair.encode.symex import Overrides
+from crepair.frontend import CProgram
+from crepair.mutation import MutationUnit
+from crepair.options import RepairOptions
+from crepair.records import Repair, RepairOutcome, Scheme, StopReason
+from crepair.solver import Limits
+
+
+class Encoding(enum.Enum):
+    """The encodings schemes ask for (each is built once per run)."""
+
+    MUTANTS = "mutants"  # every location with its mutation alternatives (AllRepair)
+    SPLIT_TERNARIES = "split-ternaries"  # ``c ? a : b`` as three locations, no alternatives (templates)
+
+
+@dataclass(slots=True)
+class Problem:
+    """What a repair run works on: the loaded ``program``, the ``options``,
+    the run's ``limits`` and ``start`` (``time.monotonic()``); encodings
+    are built on demand and shared by the schemes."""
+
+    program: CProgram
+    options: RepairOptions
+    limits: Limits
+    start: float = field(default_factory=time.monotonic)
+    _encodings: dict = field(default_factory=dict)
+
+    def encoding(self, kind: Encoding) -> tuple[ProgramFormula, dict[int, tuple[Overrides, ...]]]:
+        """The program formula (with ``options.unwinding``) and the mutants
+        per location index of encoding ``kind``; raises ``BadInput`` /
+        ``UnsupportedConstruct`` for code the encoder does not model."""
+        if kind not in self._encodings:
+            o = self.options
+            if kind == Encoding.MUTANTS:
+                unit = MutationUnit(self.program, o.level, o.no_mutate, o.mutate_main)
+                self._encodings[kind] = encode(
+                    self.program, bound=o.unwind, entry=o.entry, alternatives=unit, unwinding=o.unwinding
+                )
+            else:
+                self._encodings[kind] = encode(
+                    self.program, bound=o.unwind, entry=o.entry, split_ternaries=True, unwinding=o.unwinding
+                )
+        return self._encodings[kind]
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+
+@dataclass(slots=True)
+class SchemeStats:
+    """What every scheme reports: ``outcome``; why it stopped (``stopped``)
+    and, for UNKNOWN, the solver's ``reason``; ``repairs`` found (of them
+    ``vacuous``); ``checks``: SMT checks; ``seconds`` of search."""
+
+    scheme: Scheme
+    outcome: RepairOutcome = RepairOutcome.UNKNOWN
+    stopped: StopReason = StopReason.NOT_STARTED
+    reason: str = ""
+    repairs: int = 0
+    vacuous: int = 0
+    checks: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        """Plain values (Enums by value) for JSON."""
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, enum.Enum):
+                v = v.value
+            elif isinstance(v, dict):
+                v = {str(k): (round(x, 3) if isinstance(x, float) else x) for k, x in v.items()}
+            elif isinstance(v, float):
+                v = round(v, 3)
+            out[f.name] = v
+        return out
+
+
+class RepairScheme(Protocol):
+    """A repair scheme over one :class:`Problem`."""
+
+    stats: SchemeStats
+
+    def repairs(self) -> Iterator[Repair]:
+        """Checked repairs; closing the generator stops the search
+        (``stats.stopped`` becomes CALLER)."""
+        ...
+
+
+def finish(stats: SchemeStats, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
+    """Set how a scheme ended: an UNKNOWN or a time-out never hides the
+    repairs found (``outcome`` REPAIRED stays, with the reason kept)."""
+    if stats.repairs > stats.vacuous and outcome in (RepairOutcome.UNKNOWN, RepairOutcome.NO_REPAIR,
+                                                      RepairOutcome.EXHAUSTED, RepairOutcome.STOPPED):
+        outcome = RepairOutcome.REPAIRED
+    elif stats.repairs and outcome in (RepairOutcome.NO_REPAIR, RepairOutcome.EXHAUSTED):
+        outcome = RepairOutcome.VACUOUS_ONLY
+    stats.outcome, stats.stopped, stats.reason = outcome, stopped, reason

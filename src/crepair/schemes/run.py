@@ -1,0 +1,149 @@
+"""A repair run: the original program checked once, then the schemes in order.
+
+:class:`RepairRun` is the one place that composes schemes and merges their
+outcomes.  Before any search it checks the original program (unwinding
+assumptions: does an assertion fail on a run within the bound?) and
+whether the bound cuts off its runs, naming the loop.  Only a violated
+original is searched.  Vacuous repairs (possible only with unwinding
+assumptions) are held back until every non-vacuous repair of their size
+has been yielded, are never counted as repaired and never stop the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+from crepair.bmc import Counterexample, check_bound, check_original, counterexample_of, needed_bound
+from crepair.encode.formula import Unwinding
+from crepair.frontend import CProgram
+from crepair.options import RepairOptions
+from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReason
+from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
+from crepair.schemes.mutation import MutationScheme, Progress
+from crepair.schemes.template_scheme import TemplateScheme
+from crepair.solver import Limits
+from crepair.solver.smt import Verdict
+
+_ENCODING = {Scheme.MUTATION: Encoding.MUTANTS, Scheme.TEMPLATE: Encoding.SPLIT_TERNARIES}
+
+
+def build(scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None) -> RepairScheme:
+    """The scheme object of ``scheme`` for ``problem``."""
+    if scheme == Scheme.MUTATION:
+        return MutationScheme(problem, progress)
+    return TemplateScheme(problem)
+
+
+class RepairRun:
+    """An iterator of checked :class:`~crepair.records.Repair` records.
+
+    Stop iterating at any time (or :meth:`close`).  ``outcome``,
+    ``stopped`` and ``reason`` are final once the iterator is exhausted or
+    closed; ``bound`` tells whether the unwinding bound cuts off runs of the
+    original program; ``counterexample`` is the original's violation (None
+    if it has none); ``schemes`` hold each scheme's ``stats``.
+    """
+
+    def __init__(
+        self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None = None
+    ):
+        self.program = program
+        self.options = options.check()
+        self.problem = Problem(program, self.options, Limits.after(options.timeout, options.rlimit))
+        self.schemes: list[RepairScheme] = [build(s, self.problem, progress) for s in self.options.schemes]
+        formula, _ = self.problem.encoding(_ENCODING[self.options.schemes[0]])
+        assumed = dataclasses.replace(formula, unwinding=Unwinding.ASSUMPTIONS)
+        verdict, model, reason = check_original(assumed, self.problem.limits)
+        self.checks = 1
+        self.bound: BoundReport = check_bound(assumed, self.problem.limits)
+        self.checks += formula.cuts != []
+        if self.bound.too_small:
+            self.bound = needed_bound(program, self.bound, self.options.entry, self.problem.limits)
+        self.counterexample: Counterexample | None = None
+        self.reason = ""
+        self.stopped = StopReason.NOT_STARTED
+        self.found = 0  # non-vacuous repairs yielded
+        self._final: RepairOutcome | None = None
+        if verdict == Verdict.SAT:
+            self.counterexample = counterexample_of(assumed, model)
+        elif verdict == Verdict.UNKNOWN:
+            self._final, self.reason = RepairOutcome.UNKNOWN, f"check of the original program: {reason}"
+        elif self.bound.too_small is None:
+            self._final, self.reason = RepairOutcome.UNKNOWN, "could not decide whether the bound covers every run"
+        elif self.bound.too_small:
+            self._final = RepairOutcome.BOUND_TOO_SMALL
+        else:
+            self._final = RepairOutcome.ORIGINAL_CORRECT
+        self._iter: Iterator[Repair] = self._run()
+
+    @property
+    def searched(self) -> bool:
+        """Whether the schemes run (the original violates an assertion)."""
+        return self.counterexample is not None
+
+    def _run(self) -> Iterator[Repair]:
+        if not self.searched:
+            return
+        o = self.options
+        for scheme in self.schemes:
+            held: list[Repair] = []  # vacuous repairs wait for the non-vacuous ones of their size
+            repairs = scheme.repairs()
+            try:
+                for rep in repairs:
+                    if rep.vacuous:
+                        held.append(rep)
+                        continue
+                    while held and held[0].size < rep.size:
+                        yield held.pop(0)
+                    self.found += 1
+                    yield rep
+                    if o.max_repairs is not None and self.found >= o.max_repairs:
+                        repairs.close()
+                        scheme.stats.stopped = StopReason.MAX_REPAIRS
+                        self.stopped = StopReason.MAX_REPAIRS
+                        return
+                yield from held
+            finally:
+                repairs.close()
+        self.stopped = StopReason.COMPLETE
+
+    @property
+    def stats(self) -> SchemeStats:
+        """The statistics of the first scheme."""
+        return self.schemes[0].stats
+
+    def scheme_stats(self, scheme: Scheme) -> SchemeStats | None:
+        return next((s.stats for s in self.schemes if s.stats.scheme == scheme), None)
+
+    @property
+    def outcome(self) -> RepairOutcome:
+        """The outcome over all schemes run (the highest ranked, see
+        :class:`~crepair.records.RepairOutcome`)."""
+        if self._final is not None:
+            return self._final
+        outcomes = [s.stats.outcome for s in self.schemes if s.stats.stopped != StopReason.NOT_STARTED
+                    or s.stats.outcome != RepairOutcome.UNKNOWN]
+        merged = RepairOutcome.merge(outcomes) if outcomes else RepairOutcome.STOPPED
+        if self.found and merged != RepairOutcome.REPAIRED:
+            return RepairOutcome.REPAIRED
+        return merged
+
+    @property
+    def unknown_reason(self) -> str:
+        """Why the outcome is UNKNOWN (the first reason given)."""
+        if self.reason:
+            return self.reason
+        return next((s.stats.reason for s in self.schemes if s.stats.outcome == RepairOutcome.UNKNOWN), "")
+
+    def __iter__(self) -> "RepairRun":
+        return self
+
+    def __next__(self) -> Repair:
+        return next(self._iter)
+
+    def close(self) -> None:
+        """Stop the search; the outcome says what was covered."""
+        self._iter.close()
+        if self.stopped == StopReason.NOT_STARTED and self.searched:
+            self.stopped = StopReason.CALLER

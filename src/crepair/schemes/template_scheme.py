@@ -1,0 +1,116 @@
+"""The template scheme: model-based diagnosis, then templates per diagnosis.
+
+Könighofer & Bloem, "Automated Error Localization and Correction for
+Imperative Programs", FMCAD'11, Sect. III: failing inputs J (Sect. III-C),
+minimal diagnoses as minimal hitting sets of conflicts
+(:mod:`crepair.localization.diagnosis`), and for each diagnosis, smallest
+first, linear templates filled by counterexample-guided refinement
+(:class:`crepair.schemes.template.TemplateRepair`, Sect. III-E..G).
+
+Every UNKNOWN answer on the way (failing inputs, diagnosis, candidate,
+counterexample, re-verification) is kept as the reason, so that a run that
+found nothing says "unknown", never "no repair" or "already correct".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from crepair.localization.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnoser, diagnose, failing_inputs
+from crepair.mutation.operators import is_specification
+from crepair.options import Component
+from crepair.records import Repair, RepairOutcome, Scheme, StopReason
+from crepair.schemes.base import Encoding, Problem, SchemeStats, finish
+from crepair.schemes.template import TemplateRepair
+
+DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
+
+
+@dataclass(slots=True)
+class TemplateStats(SchemeStats):
+    """Counts of a template-scheme run: ``diagnoses`` tried (the last found
+    after ``diagnosis_seconds``), plus the common counts; ``checks`` are
+    the SMT checks of the refinement loops."""
+
+    scheme: Scheme = Scheme.TEMPLATE
+    diagnoses: int = 0
+    diagnosis_seconds: float = 0.0
+
+
+def component_kinds(components: frozenset[Component]) -> frozenset:
+    """The location kinds that the chosen ``components`` cover."""
+    kinds = set()
+    if Component.RHS in components:
+        kinds |= VALUE_KINDS
+    if Component.COND in components:
+        kinds |= CONDITION_KINDS
+    return frozenset(kinds)
+
+
+class TemplateScheme:
+    """The template scheme of a :class:`~crepair.schemes.base.Problem`."""
+
+    def __init__(self, problem: Problem):
+        self._problem = problem
+        self.stats = TemplateStats()
+
+    def repairs(self) -> Iterator[Repair]:
+        stats = self.stats
+        t0 = time.monotonic()
+        try:
+            yield from self._search()
+        except GeneratorExit:
+            if stats.stopped == StopReason.NOT_STARTED:
+                finish(stats, RepairOutcome.STOPPED, StopReason.CALLER)
+            raise
+        finally:
+            stats.seconds = time.monotonic() - t0
+
+    def _search(self) -> Iterator[Repair]:
+        p, o, stats = self._problem, self._problem.options, self.stats
+        formula, _ = p.encoding(Encoding.SPLIT_TERNARIES)
+        kinds = component_kinds(o.components)
+        components = [
+            l.index for l in formula.locations
+            if l.kind in kinds and not is_specification(l.function, o.no_mutate, o.mutate_main)
+        ]
+        # J for diagnosis; a larger seed of the input database for repair
+        database, unknown = failing_inputs(formula, max(o.inputs, DATABASE_SEED), p.limits)
+        inputs = database[: o.inputs]
+        if not inputs:
+            if unknown:
+                finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, f"failing-input search: {unknown}")
+            else:
+                finish(stats, RepairOutcome.ORIGINAL_CORRECT, StopReason.NOT_STARTED)
+            return
+        engine = Diagnoser(formula, components, inputs, p.limits)
+        for diagnosis in diagnose(
+            formula, components, inputs, max_size=o.max_size, max_diagnoses=o.max_diagnoses, engine=engine
+        ):
+            stats.diagnoses += 1
+            stats.diagnosis_seconds = diagnosis.seconds
+            if p.limits.expired():
+                finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit reached")
+                return
+            search = TemplateRepair(
+                formula, diagnosis, database, path=p.program.path, original=p.program.original,
+                entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
+                max_terms=o.max_terms, limits=p.limits.within(o.diagnosis_timeout),
+            )
+            try:
+                for rep in search.repairs(p.start):
+                    stats.repairs += 1
+                    stats.vacuous += rep.vacuous
+                    yield rep
+            finally:
+                stats.checks += search.checks
+            unknown = unknown or search.unknown
+        stats.checks += engine.checks
+        if engine.unknown:
+            finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, f"diagnosis: {engine.unknown}")
+        elif unknown and not stats.repairs:
+            finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, unknown)
+        else:
+            finish(stats, RepairOutcome.NO_REPAIR, StopReason.COMPLETE, unknown)

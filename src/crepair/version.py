@@ -1,0 +1,3 @@
+"""The version of crepair (one place)."""
+
+__version__ = "0.1.0"
