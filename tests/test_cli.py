@@ -1,0 +1,145 @@
+"""The command line as a user meets it: usage errors, JSON errors, hints."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from crepair.cli import ExitCode, main
+from cprog import write_c
+
+BUGGY = """
+    int f(int x) {
+        int y = x + 1;
+        if (y > 10)
+            y = 10;
+        return y;
+    }
+    int main(void) {
+        int x = nondet_int();
+        __CPROVER_assume(x >= 0 && x <= 20);
+        assert(f(x) <= 9);
+        return 0;
+    }
+"""
+
+
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (["verify", "{f}", "--unwind", "-1"], "--unwind"),
+        (["repair", "{f}", "--timeout", "-5"], "--timeout"),
+        (["localize", "{f}", "--timeout", "-5"], "--timeout"),
+        (["repair", "{f}", "--max-repairs", "0"], "--max-repairs"),
+        (["repair", "{f}", "--max-size", "0"], "--max-size"),
+        (["repair", "{f}", "--scheme", "foo"], "scheme 'foo'"),
+        (["repair", "{f}", "--components", "foo"], "components 'foo'"),
+        (["localize", "{f}", "--components", "foo", "--method", "diagnosis"], "components 'foo'"),
+        (["localize", "{f}", "--inputs", "0"], "--inputs"),
+        (["localize", "{f}", "--sarif", "{tmp}/no/such/folder/out.sarif"], "does not exist"),
+        (["verify"], "required"),
+    ],
+)
+def test_bad_options_are_one_line_usage_errors(tmp_path, capsys, args, what):
+    path = write_c(tmp_path, BUGGY)
+    argv = [a.format(f=path, tmp=tmp_path) for a in args]
+    assert main(argv) == ExitCode.USAGE
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("crepair: ") and what in lines[0]
+    assert "Traceback" not in captured.err
+    # under --json the error is JSON on stdout too
+    assert main(argv + ["--json"]) == ExitCode.USAGE
+    data = json.loads(capsys.readouterr().out)
+    assert data["error"]["kind"] == "usage" and data["error"]["exit_code"] == 2
+
+
+def test_bad_input_under_json_is_json(tmp_path, capsys):
+    path = write_c(tmp_path, "int main(void) { float x = 1.0; return 0; }")
+    assert main(["verify", str(path), "--json"]) == ExitCode.BAD_INPUT
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["error"]["kind"] == "bad-input" and "prog.c:1:" in data["error"]["message"]
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_timeout_zero_means_no_limit_in_every_command(tmp_path, capsys):
+    path = write_c(tmp_path, BUGGY)
+    assert main(["verify", str(path), "--timeout", "0"]) == ExitCode.VIOLATED
+    assert main(["localize", str(path), "--timeout", "0"]) == ExitCode.OK
+    assert main(["localize", str(path), "--timeout", "0", "--method", "diagnosis"]) == ExitCode.OK
+    assert main(["repair", str(path), "--timeout", "0", "--quiet", "--level", "2"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "timeout none" in out and "unknown" not in out
+
+
+def test_first_reports_it_stopped_not_unknown(tmp_path, capsys):
+    path = write_c(tmp_path, BUGGY)
+    assert main(["repair", str(path), "--level", "2", "--first", "--quiet"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "stopped after 1 repair as asked" in out and "unknown" not in out
+    assert "covered every candidate of size <=" in out or "covered part of size" in out
+
+
+def test_a_closed_pipe_is_not_a_traceback(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    proc = subprocess.run(
+        f"{sys.executable} -m crepair.cli repair {path} --level 2 | head -1",
+        shell=True, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.stdout.startswith("crepair repair")
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+ALL_IN_MAIN = """
+    int main(void) {
+        int x = nondet_int();
+        __CPROVER_assume(x >= 0 && x <= 10);
+        int y = x + 2;
+        assert(y <= x);
+        return 0;
+    }
+"""
+
+
+def test_localize_explains_when_everything_is_specification(tmp_path, capsys):
+    path = write_c(tmp_path, ALL_IN_MAIN)
+    assert main(["localize", str(path)]) == ExitCode.NO_REPAIR
+    out = capsys.readouterr().out
+    assert "no repairable location" in out and "--mutate-main" in out
+    assert main(["localize", str(path), "--mutate-main"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "must location set (2 locations)" in out and "prog.c:4:13 in main()" in out  # x + 2
+    assert main(["repair", str(path), "--mutate-main", "--quiet"]) == ExitCode.OK
+    assert "int y = x - 2;" in capsys.readouterr().out
+
+
+LONG_LOOP = """
+    int main(void) {
+        int s = 0;
+        for (int i = 0; i < 13; i++)
+            s = s + 1;
+        int x = nondet_int();
+        __CPROVER_assume(x >= 0 && x <= 3);
+        assert(s + x != 2);
+        return 0;
+    }
+"""
+
+
+def test_bound_hint_is_the_smallest_bound_that_covers_every_run(tmp_path, capsys):
+    path = write_c(tmp_path, LONG_LOOP)
+    assert main(["verify", str(path), "--unwind", "4"]) == ExitCode.BOUND_TOO_SMALL
+    out = capsys.readouterr().out
+    assert "try --unwind 13" in out and "loop at" in out
+    assert main(["verify", str(path), "--unwind", "13"]) == ExitCode.OK
+
+
+def test_repair_names_the_loop_before_searching_when_the_bound_cuts_runs(tmp_path, capsys):
+    path = write_c(tmp_path, LONG_LOOP.replace("s + x != 2", "x != 2"))
+    main(["repair", str(path), "--unwind", "4", "--quiet", "--mutate-main"])
+    out = capsys.readouterr().out
+    header = out.split("\n\n")[0]
+    assert "the original program's runs go beyond the bound" in header and "loop at" in header
+    assert "try --unwind 13" in header

@@ -1,0 +1,139 @@
+"""A solver's UNKNOWN is never a repair, a refutation or "already correct".
+
+Each path that receives UNKNOWN is forced to it with z3's deterministic
+resource limit (``rlimit``, units per check) and must end in outcome
+UNKNOWN with a reason.
+"""
+
+import crepair
+from crepair.bmc import check_bound, check_original
+from crepair.encode import encode
+from crepair.frontend import load_program
+from crepair.localization.diagnosis import Diagnoser, failing_inputs
+from crepair.options import RepairOptions
+from crepair.records import RepairOutcome, Scheme, StopReason
+from crepair.schemes.base import Encoding, Problem
+from crepair.schemes.template import TemplateRepair
+from crepair.localization.diagnosis import Diagnosis
+from crepair.schemes.template_scheme import TemplateScheme
+from crepair.solver import Limits
+from crepair.solver.smt import Verdict
+from cprog import write_c
+
+BUGGY = """
+    int f(int x) {
+        int y = x + 1;
+        if (y > 10)
+            y = 10;
+        return y;
+    }
+    int main(void) {
+        int x = nondet_int();
+        __CPROVER_assume(x >= 0 && x <= 20);
+        assert(f(x) <= 9);
+        return 0;
+    }
+"""
+
+LOOP = """
+    int main(void) {
+        int n = nondet_int();
+        int i = 0;
+        while (i < n)
+            i = i + 1;
+        assert(i >= 0);
+        return 0;
+    }
+"""
+
+STARVED = Limits(rlimit=1)
+
+
+def test_repair_with_starved_solver_is_unknown(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    for scheme in ("mutation", "template"):
+        run = crepair.repair(path, scheme=scheme, rlimit=1)
+        assert list(run) == []
+        assert run.outcome == RepairOutcome.UNKNOWN
+        assert "resource limit" in run.unknown_reason
+
+
+def test_mutation_search_with_starved_checks_is_unknown_not_no_repair(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    program = load_program(path)
+    problem = Problem(program, RepairOptions(max_size=1), STARVED)
+    from crepair.schemes.mutation import MutationScheme
+
+    scheme = MutationScheme(problem)
+    assert list(scheme.repairs()) == []
+    assert scheme.stats.outcome == RepairOutcome.UNKNOWN and scheme.stats.reason
+
+
+def test_failing_input_search_unknown_is_not_original_correct(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    formula, _ = encode(load_program(path), bound=2)
+    inputs, reason = failing_inputs(formula, 8, STARVED)
+    assert inputs == [] and "resource limit" in reason
+    scheme = TemplateScheme(Problem(load_program(path), RepairOptions(schemes=(Scheme.TEMPLATE,)), STARVED))
+    assert list(scheme.repairs()) == []
+    assert scheme.stats.outcome == RepairOutcome.UNKNOWN
+    assert scheme.stats.reason.startswith("failing-input search")
+
+
+def test_diagnosis_unknown_stops_the_enumeration_with_a_reason(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    formula, _ = encode(load_program(path), bound=2, split_ternaries=True)
+    inputs, _ = failing_inputs(formula, 2)
+    components = [l.index for l in formula.locations if l.function == "f"]
+    engine = Diagnoser(formula, components, inputs, STARVED)
+    assert list(engine.diagnoses(max_size=2)) == []
+    assert not engine.complete and engine.unknown  # z3 says "canceled" or "max. resource limit exceeded"
+
+
+def test_template_candidate_and_reverification_unknown(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    program = load_program(path)
+    formula, _ = encode(program, bound=2, split_ternaries=True)
+    inputs, _ = failing_inputs(formula, 2)
+    rhs = [l for l in formula.locations if l.function == "f" and l.text == "x + 1"]
+    search = TemplateRepair(formula, Diagnosis(tuple(rhs), 0.0), inputs, path=str(path),
+                            original=program.original, entry="main", limits=STARVED)
+    assert list(search.repairs(0.0)) == []
+    assert search.unknown.startswith("candidate check")
+    # re-verification of a (correct) patched text under a starved solver
+    fixed = program.original.replace("y = 10;", "y = 9;")
+    assert search._reverify(fixed) is None and search.unknown.startswith("re-verification")
+
+
+def test_bound_check_unknown_is_not_a_verdict(tmp_path):
+    path = write_c(tmp_path, LOOP)
+    formula, _ = encode(load_program(path), bound=2)
+    report = check_bound(formula, STARVED)
+    assert report.too_small is None and "could not decide" in report.message()
+    verdict, model, reason = check_original(formula, STARVED)
+    assert verdict == Verdict.UNKNOWN and model is None and reason
+
+
+def test_localize_unknown_says_so(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    for method in ("must", "diagnosis"):
+        result = crepair.localize(path, method=method, rlimit=1)
+        assert result.outcome == crepair.VerifyOutcome.UNKNOWN
+        assert result.counterexample is None and result.reason
+
+
+def test_verify_unknown_has_a_reason(tmp_path):
+    result = crepair.verify(write_c(tmp_path, BUGGY), rlimit=1)
+    assert result.outcome == crepair.VerifyOutcome.UNKNOWN and "resource limit" in result.reason
+
+
+def test_stopping_early_reports_what_happened(tmp_path):
+    path = write_c(tmp_path, BUGGY)
+    run = crepair.repair(path, level=2, max_size=2, max_repairs=1, timeout=None)
+    assert len(list(run)) == 1
+    assert run.outcome == RepairOutcome.REPAIRED and run.stopped == StopReason.MAX_REPAIRS
+    run = crepair.repair(path, level=2, max_size=2, timeout=None)
+    next(run)
+    run.close()
+    assert run.outcome == RepairOutcome.REPAIRED and run.stopped == StopReason.CALLER
+    assert run.stats.stopped == StopReason.CALLER
