@@ -57,11 +57,14 @@ class ArrayValue:
 class InputValue:
     """The value of one input in a counterexample; ``line`` is 1-based;
     ``value`` is an int, a list of every element of a sized array (index
-    0 first), or an :class:`ArrayValue` for an array of unknown size."""
+    0 first), or an :class:`ArrayValue` for an array of unknown size.
+    Inputs come in the order a run reads them; ``executed`` is false for
+    one on a path the run does not take."""
 
     label: str
     line: int
     value: "int | list[int] | ArrayValue"
+    executed: bool = True  # the run reads this input (inputs in skipped branches: False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,8 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
             value: int | list[int] | ArrayValue = _array_value(model, inp, inp.signed)
         else:
             value = model.eval_int(inp.term, inp.signed)
-        inputs.append(InputValue(inp.label, inp.line, value))
+        guard = getattr(inp, "guard", None)
+        inputs.append(InputValue(inp.label, inp.line, value, guard is None or model.eval_bool(guard)))
     lines: list[int] = []
     for step in formula.trace:
         if model.eval_bool(step.guard) and (not lines or lines[-1] != step.line):
