@@ -10,17 +10,41 @@ CAV'20, FMCAD'11 templates).  Python API::
         print(r.diff)
 """
 
-from crepair.api import localize, repair, verify
-from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult
-from crepair.encode.formula import Unwinding
-from crepair.errors import BadInput, CRepairError, MissingTool, UnsupportedConstruct, UsageError
-from crepair.localization.result import LocalizeResult
-from crepair.mutation import MutationLevel
-from crepair.options import Component, Method, Prune, RepairOptions
-from crepair.records import BoundedProof, Change, Edit, Evidence, Repair, RepairOutcome, Scheme, StopReason
-from crepair.schemes.run import RepairRun
+import importlib
 
 from crepair.version import __version__
+
+# The public names, imported on first use (PEP 562): ``import crepair.bmc``
+# or ``crepair.verify(...)`` loads only the stages they need.
+_WHERE = {
+    "localize": "crepair.api", "repair": "crepair.api", "verify": "crepair.api",
+    "Counterexample": "crepair.bmc", "VerifyOutcome": "crepair.bmc", "VerifyResult": "crepair.bmc",
+    "Unwinding": "crepair.encode.formula",
+    "BadInput": "crepair.errors", "CRepairError": "crepair.errors", "MissingTool": "crepair.errors",
+    "UnsupportedConstruct": "crepair.errors", "UsageError": "crepair.errors",
+    "LocalizeResult": "crepair.localization.result",
+    "MutationLevel": "crepair.mutation",
+    "Component": "crepair.options", "Method": "crepair.options", "Prune": "crepair.options",
+    "RepairOptions": "crepair.options",
+    "BoundedProof": "crepair.records", "Change": "crepair.records", "Edit": "crepair.records",
+    "Evidence": "crepair.records", "Repair": "crepair.records", "RepairOutcome": "crepair.records",
+    "Scheme": "crepair.records", "StopReason": "crepair.records",
+    "RepairRun": "crepair.schemes.run",
+}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crepair' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "BadInput",
