@@ -39,6 +39,13 @@ class VerifyOutcome(enum.Enum):
     UNKNOWN = "unknown"  # the solver gave up (time-out, resource limit, unknown)
 
 
+class Violation(enum.Enum):
+    """What a counterexample violates."""
+
+    ASSERTION = "assertion"
+    UNWINDING_ASSERTION = "unwinding assertion"  # a run goes beyond the bound (unwinding assertions)
+
+
 @dataclass(frozen=True, slots=True)
 class ArrayValue:
     """The value of an array input of unknown size: ``entries`` (index ->
@@ -72,14 +79,14 @@ class Counterexample:
     """A failing run: what it violates, every input, executed lines.
 
     ``assertion`` is the span of the violated assertion or, for a violated
-    unwinding assertion (``violated == "unwinding assertion"``), of the
+    unwinding assertion (``violated`` UNWINDING_ASSERTION), of the
     loop or recursive call the bound cuts; ``lines`` are 1-based.
     """
 
     assertion: Span
     inputs: tuple[InputValue, ...]
     lines: tuple[int, ...]
-    violated: str = "assertion"
+    violated: Violation = Violation.ASSERTION
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +133,7 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
             lines.append(step.line)
     cut = formula.failed_cut(model)
     if cut is not None:
-        return Counterexample(cut.span, tuple(inputs), tuple(lines), "unwinding assertion")
+        return Counterexample(cut.span, tuple(inputs), tuple(lines), Violation.UNWINDING_ASSERTION)
     failed = next(
         (a for a in formula.assertions if model.eval_bool(smt.And(a.guard, smt.Not(a.cond)))),
         formula.assertions[0],

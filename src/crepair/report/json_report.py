@@ -42,7 +42,7 @@ def counterexample_dict(cex: Counterexample | None) -> dict[str, Any] | None:
     if cex is None:
         return None
     return {
-        "violated": cex.violated,
+        "violated": cex.violated.value,
         "assertion": span_dict(cex.assertion),
         "inputs": [{"label": i.label, "line": i.line, "value": _value(i.value)} for i in cex.inputs],
         "lines": list(cex.lines),

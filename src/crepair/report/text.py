@@ -6,7 +6,7 @@ statistics); ``original`` is the user's file text.
 
 from __future__ import annotations
 
-from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult
+from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult, Violation
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
 from crepair.options import Method
@@ -28,7 +28,7 @@ def _plural(n: int, word: str) -> str:
 
 def _violation(cex: Counterexample, original: str) -> str:
     a = cex.assertion
-    if cex.violated == "unwinding assertion":
+    if cex.violated == Violation.UNWINDING_ASSERTION:
         return f"unwinding assertion violated: {a.file}:{a.line}: a run goes beyond the unwinding bound here"
     return f"assertion violated: {a.file}:{a.line}: {original[a.start:a.end]}"
 
