@@ -1,0 +1,188 @@
+"""Functions: the entry, globals, parameters and calls (inlining).
+
+AllRepair FM'16, Sect. 3.1: calls are inlined, recursive ones up to depth
+B (the unwinding bound); a deeper call is cut (an unwinding assumption, or
+with unwinding assertions a violation).  Each actual argument is a
+location assigned to the parameter's fresh SSA variable.  Calls the
+verification harness knows are modelled instead: ``nondet_*()`` inputs,
+``assert``/``assume`` (S_demand), ``__VERIFIER_error``, ``abort``/``exit``
+and output functions whose result is unconstrained.
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.core import EncoderCore
+from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut
+from crepair.encode.ops import Value, convert, to_bool
+from crepair.encode.walk import Ctx, Frame, State, Var
+from crepair.errors import BadInput, UnsupportedConstruct
+from crepair.solver import smt
+
+_NONDET_TYPES = {
+    "int": ct.INT, "uint": ct.UINT, "unsigned": ct.UINT, "char": ct.CHAR, "uchar": ct.UCHAR,
+    "short": ct.SHORT, "ushort": ct.USHORT, "long": ct.LONG, "ulong": ct.ULONG,
+    "bool": ct.BOOL, "_Bool": ct.BOOL,
+}
+_ASSERTS = {"assert", "__VERIFIER_assert", "__CPROVER_assert", "__assert"}
+_ASSUMES = {"assume", "__VERIFIER_assume", "__CPROVER_assume"}
+_ERRORS = {"__VERIFIER_error", "reach_error"}
+_IGNORED_CALLS = {"printf", "puts", "putchar", "fflush", "fprintf"}
+
+
+class Calls(EncoderCore):
+    """Encodes the entry function, globals and calls."""
+
+    # ------------------------------------------------------------------ api
+    def run(self) -> ProgramFormula:
+        state = State(smt.BoolVal(True), {})
+        for decl in self._p.globals:
+            state = self._global(decl, state)
+        func = self._p.functions[self._entry]
+        frame = self._enter(func, state)
+        for name, var in self._params(func):
+            self._scopes[-1][name] = var
+            if isinstance(var.ctype, ct.ArrayType):
+                state.env[var.key] = self._nondet_array(var, name, func)
+            else:
+                term = self._fresh(var.key, var.ctype)
+                self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed))
+                state.env[var.key] = term
+        state = self._leave(func, frame, self._exec(func.body, state))
+        return self.formula
+
+
+    # -------------------------------------------------------------- globals
+    def _global(self, decl: c_ast.Decl, state: State) -> State:
+        ctype = self._type(decl.type)
+        var = Var(f"{decl.name}", ctype)
+        self._scopes[0][decl.name] = var
+        if isinstance(ctype, ct.ArrayType):
+            state.env[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
+        elif decl.init is not None:
+            ctx = Ctx(state, {}, {}, True)
+            state.env[var.key] = convert(self._expr(decl.init, ctx), ctype).term
+        else:
+            state.env[var.key] = smt.BitVecVal(0, ctype.bits)
+        return state
+
+    # ------------------------------------------------------------ functions
+    def _params(self, func: c_ast.FuncDef) -> list[tuple[str, Var]]:
+        args = func.decl.type.args
+        if args is None:
+            return []
+        knr = {d.name: d for d in (func.param_decls or [])}
+        inst = next(self._instances)
+        out = []
+        for p in args.params:
+            if isinstance(p, c_ast.ID):  # K&R: the type is in param_decls
+                name, decl = p.name, knr.get(p.name)
+            elif isinstance(p, c_ast.Typename) and isinstance(p.type, c_ast.TypeDecl) and p.type.declname is None:
+                if self._type(p) == ct.VOID:
+                    return []
+                raise UnsupportedConstruct(self._point(p), "unnamed parameter")
+            elif isinstance(p, c_ast.EllipsisParam):
+                raise UnsupportedConstruct(self._point(p), "variadic function")
+            else:
+                name, decl = p.name, p
+            key = f"{func.decl.name}@{inst}::{name}"
+            try:
+                ptype = self._type(decl) if decl is not None else ct.INT
+            except UnsupportedConstruct as exc:
+                out.append((name, Var(key, ct.INT, f"parameter '{name}': {exc.construct}")))
+                continue
+            out.append((name, Var(key, ptype)))
+        return out
+
+    def _enter(self, func: c_ast.FuncDef, state: State) -> Frame:
+        name = func.decl.name
+        rtype_node = func.decl.type.type
+        rtype = self._type(rtype_node)
+        if isinstance(rtype, ct.ArrayType):
+            raise UnsupportedConstruct(self._point(func), "function returning a pointer")
+        ret_key = None if rtype == ct.VOID else f"{name}@{next(self._instances)}::$return"
+        if ret_key:
+            state.env[ret_key] = self._fresh(ret_key, rtype)
+        frame = Frame(name, ret_key, rtype)
+        self._frames.append(frame)
+        self._call_stack.append(name)
+        self._saved_scopes.append(self._scopes)
+        self._scopes = [self._scopes[0], {}]
+        return frame
+
+    def _leave(self, func: c_ast.FuncDef, frame: Frame, state: State) -> State:
+        merged = self._merge(frame.returns + [state])
+        self._frames.pop()
+        self._call_stack.pop()
+        self._scopes = self._saved_scopes.pop()
+        return merged
+
+    def _call(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
+        if not isinstance(node.name, c_ast.ID):
+            raise UnsupportedConstruct(self._point(node), "call through an expression")
+        name = node.name.name
+        args = node.args.exprs if node.args is not None else []
+        state = ctx.state
+        if name.startswith("nondet_") or name.startswith("__VERIFIER_nondet_"):
+            suffix = name.split("nondet_", 1)[1]
+            ctype = _NONDET_TYPES.get(suffix)
+            if ctype is None:
+                raise UnsupportedConstruct(self._point(node), f"input function '{name}'")
+            term = self._fresh(f"{name}@{self._line(node)}", ctype)
+            self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed))
+            return Value(term, ctype)
+        if name in _ASSERTS or name in _ASSUMES:
+            if not args:
+                raise BadInput(f"{name} needs an argument", self._point(node))
+            cond = to_bool(self._expr(args[0], ctx))
+            span = self._p.spans.span(node)
+            if name in _ASSERTS:
+                self.formula.assertions.append(Assertion(ctx.state.guard, cond, span))
+            else:
+                self.formula.assumptions.append(Constraint(smt.Implies(ctx.state.guard, cond), span))
+            return Value(smt.BitVecVal(0, 32), ct.VOID)
+        if name in _ERRORS:
+            self.formula.assertions.append(Assertion(state.guard, smt.BoolVal(False), self._p.spans.span(node)))
+            return Value(smt.BitVecVal(0, 32), ct.VOID)
+        if name == "abort" or name == "exit":
+            self.formula.assumptions.append(Constraint(smt.Not(state.guard), self._p.spans.span(node)))
+            state.alive, state.guard = False, smt.BoolVal(False)
+            return Value(smt.BitVecVal(0, 32), ct.VOID)
+        if name in _IGNORED_CALLS:
+            return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+        func = self._p.functions.get(name)
+        if func is None:
+            raise UnsupportedConstruct(self._point(node), f"call to '{name}', which has no definition")
+        if self._call_stack.count(name) >= self._bound and name in self._call_stack:
+            span = self._p.spans.span(node)
+            self.formula.cuts.append(UnwindingCut(state.guard, span, "recursion"))
+            self.formula.unwinding_assumptions.append(Constraint(smt.Not(state.guard), span))
+            rtype = self._type(func.decl.type.type)
+            return Value(self._fresh(f"{name}$cut", rtype if isinstance(rtype, ct.IntType) else ct.INT), rtype)
+        params = self._params(func)
+        if len(params) != len(args):
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {len(params)}", self._point(node))
+        bound: list[tuple[str, Var, smt.Term]] = []
+        for (pname, var), arg in zip(params, args):
+            if isinstance(var.ctype, ct.ArrayType) or var.unusable:
+                if not isinstance(arg, c_ast.ID):
+                    raise UnsupportedConstruct(self._point(arg), "array argument that is not an array variable")
+                target = self._lookup(arg)
+                bound.append((pname, Var(target.key, target.ctype), None))
+                continue
+            term, ctx.state = self._located(arg, ctx.state, LocationKind.ARGUMENT, var.ctype, name=var.key)
+            bound.append((pname, var, term))
+        frame = self._enter(func, ctx.state)
+        for pname, var, term in bound:
+            self._scopes[-1][pname] = var
+            if term is not None:
+                ctx.state.env[var.key] = term
+        escapes = self._escapes  # the callee's returns rejoin the caller
+        ctx.state = self._leave(func, frame, self._exec(func.body, ctx.state))
+        self._escapes = escapes
+        if frame.ret_key is None:
+            return Value(smt.BitVecVal(0, 32), ct.VOID)
+        return Value(ctx.state.env[frame.ret_key], frame.ret_type)
+

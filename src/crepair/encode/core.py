@@ -1,0 +1,226 @@
+"""The encoder's core: its state, locations and the merging of paths.
+
+AllRepair FM'16, Sect. 3.1: every repairable expression (condition,
+right-hand side, returned value, argument) becomes a *location*, assigned
+to a fresh SSA variable; each unwound or inlined copy of it is a
+:class:`~crepair.encode.formula.LocationCopy` whose alternatives encode the
+mutants.  Where paths join, variables that differ get a Φ-assignment
+``x = ite(g, x1, x2)`` in S_phi (the SSA of Clarke, Kroening, Lerda,
+TACAS'04, Sect. 3).  The statement, expression, assignment and call
+encoders of the sibling modules are mixins over :class:`EncoderCore`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.formula import Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, ScopeValue, Unwinding
+from crepair.encode.ops import Value, convert, to_bool
+from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Site, State, Var, has_effects
+from crepair.errors import BadInput, UnsupportedConstruct
+from crepair.frontend.parse import CProgram
+from crepair.solver import smt
+
+
+class EncoderCore:
+    """The state shared by the encoder mixins (see :class:`~crepair.encode.symex.Encoder`)."""
+
+    def __init__(
+        self,
+        program: CProgram,
+        *,
+        bound: int,
+        entry: str,
+        alternatives: AlternativesFn,
+        split_ternaries: bool = False,
+        unwinding: Unwinding = Unwinding.ASSUMPTIONS,
+    ):
+        if entry not in program.functions:
+            raise BadInput(f"{program.path}: entry function '{entry}' is not defined (use --entry)")
+        self._p = program
+        self._bound = bound
+        self._entry = entry
+        self._alternatives = alternatives
+        self._split_ternaries = split_ternaries
+        self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding)
+        self.mutants: dict[int, tuple[Overrides, ...]] = {}
+        self._locations: dict[c_ast.Node, int] = {}
+        self._ssa = itertools.count()
+        self._instances = itertools.count()
+        self._scopes: list[dict[str, Var]] = [{}]
+        self._frames: list[Frame] = []
+        self._saved_scopes: list[list[dict[str, Var]]] = []  # the callers' scopes
+        self._call_stack: list[str] = []
+        self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
+
+
+    # ------------------------------------------------------------- helpers
+    def _point(self, node: c_ast.Node):
+        return self._p.spans.point(node)
+
+    def _line(self, node: c_ast.Node) -> int:
+        return self._point(node).line
+
+    def _fresh(self, key: str, ctype: ct.IntType) -> smt.Term:
+        return smt.BitVec(f"{key}#{next(self._ssa)}", ctype.bits)
+
+    def _nondet_array(self, var: Var, label: str, node: c_ast.Node) -> smt.Term:
+        elem = var.ctype.elem
+        term = smt.smt_array(f"{var.key}#{next(self._ssa)}", elem.bits)
+        self.formula.inputs.append(Input(label, self._line(node), term, elem.signed, is_array=True))
+        return term
+
+    def _lookup(self, node: c_ast.ID) -> Var:
+        for scope in reversed(self._scopes):
+            var = scope.get(node.name)
+            if var is not None:
+                if var.unusable:
+                    raise UnsupportedConstruct(self._point(node), var.unusable)
+                return var
+        raise BadInput(f"'{node.name}' is not declared", self._point(node))
+
+    def _type(self, node: c_ast.Node) -> "ct.IntType | ct.ArrayType":
+        match node:
+            case c_ast.TypeDecl(type=c_ast.IdentifierType(names=names)):
+                if len(names) == 1 and names[0] in self._p.typedefs:
+                    return self._type(self._p.typedefs[names[0]])
+                return ct.from_names(names, self._point(node))
+            case c_ast.Typename(type=t) | c_ast.Decl(type=t):
+                return self._type(t)
+            case c_ast.ArrayDecl(type=c_ast.PtrDecl()):
+                raise UnsupportedConstruct(self._point(node), "pointer array (pointers are not supported)")
+            case c_ast.ArrayDecl(type=inner, dim=dim):
+                elem = self._type(inner)
+                if isinstance(elem, ct.ArrayType):
+                    raise UnsupportedConstruct(self._point(node), "multi-dimensional array")
+                return ct.ArrayType(elem, dim)
+            case c_ast.PtrDecl(type=inner):
+                elem = self._type(inner)
+                if isinstance(elem, ct.ArrayType):
+                    raise UnsupportedConstruct(self._point(node), "pointer to array")
+                return ct.ArrayType(elem, None)
+        raise UnsupportedConstruct(self._point(node), f"type {type(node).__name__}")
+
+    @property
+    def _function(self) -> str:
+        return self._frames[-1].function
+
+    # ---------------------------------------------------------- locations
+    def _site_location(self, root: c_ast.Node, span_node: c_ast.Node, kind: LocationKind) -> tuple[int, tuple[Overrides, ...]]:
+        idx = self._locations.get(root)
+        if idx is None:
+            function = self._frames[-1].function
+            mutants = tuple(self._alternatives(Site(root, kind, function)))
+            span = self._p.spans.span(span_node)
+            idx = len(self.formula.locations)
+            self.formula.locations.append(
+                Location(idx, kind, function, span, self._p.original[span.start : span.end], len(mutants) > 1)
+            )
+            self._locations[root] = idx
+            self.mutants[idx] = mutants
+        return idx, self.mutants[idx]
+
+    def _located(
+        self,
+        root: c_ast.Node,
+        state: State,
+        kind: LocationKind,
+        target: ct.IntType | None,
+        *,
+        span_node: c_ast.Node | None = None,
+        value_of: Callable[[Ctx], Value] | None = None,
+        name: str = "tmp",
+    ) -> tuple[smt.Term, State]:
+        """Evaluate a location's expression into a fresh SSA variable.
+
+        ``target`` None means a condition (a fresh Boolean).  Returns the
+        variable and the state after the expression's side effects.
+        """
+        if (
+            self._split_ternaries
+            and value_of is None
+            and isinstance(root, c_ast.TernaryOp)
+            and not has_effects(root.iftrue)
+            and not has_effects(root.iffalse)
+        ):
+            # ``c ? a : b`` as ``if (c) tmp = a; else tmp = b;``: three locations
+            g, state = self._located(root.cond, state, LocationKind.CONDITION, None, name="cond")
+            a, state = self._located(root.iftrue, state, kind, target, name=name)
+            b, state = self._located(root.iffalse, state, kind, target, name=name)
+            return smt.If(g, a, b), state
+        idx, mutants = self._site_location(root, span_node or root, kind)
+        scope = self._scope_values(state)
+        evaluate = value_of or (lambda ctx: self._expr(root, ctx))
+        ctx = Ctx(state, {}, {}, True)
+        value = evaluate(ctx)
+        state = ctx.state
+
+        def final(v: Value) -> smt.Term:
+            return to_bool(v) if target is None else convert(v, target).term
+
+        alternatives = [final(value)]
+        for overrides in mutants[1:]:
+            alternatives.append(final(evaluate(Ctx(None, ctx.cache, overrides, False))))
+        line = self._line(span_node or root)
+        if target is None:
+            lhs = smt.Bool(f"{name}@{line}#{next(self._ssa)}")
+        else:
+            lhs = smt.BitVec(f"{name}#{next(self._ssa)}", target.bits)
+        self.formula.copies.append(LocationCopy(idx, lhs, tuple(alternatives), state.guard, scope))
+        return lhs, state
+
+    def _scope_values(self, state: State) -> tuple[ScopeValue, ...]:
+        """The scalar variables visible here (innermost declaration wins)."""
+        seen: dict[str, ScopeValue] = {}
+        for scope in reversed(self._scopes):
+            for name, var in scope.items():
+                if name in seen or var.unusable or not isinstance(var.ctype, ct.IntType):
+                    continue
+                term = state.env.get(var.key)
+                if term is not None:
+                    seen[name] = ScopeValue(name, term, var.ctype.bits, var.ctype.signed)
+        return tuple(sorted(seen.values(), key=lambda v: v.name))
+
+
+    # ------------------------------------------------------------- merging
+    def _merge(
+        self, states: list[State], guard: smt.Term | None = None, branch: smt.Term | None = None
+    ) -> State:
+        """Join ``states``: guard is ``guard`` or the disjunction of theirs;
+        variables that differ get a Φ-assignment ``x = ite(g1, x1, ite(...))``.
+        For the two arms of a branch whose paths all rejoin, ``branch`` is its
+        condition and the Φ reads ``x = ite(branch, x_then, x_else)`` (FM'16 Fig. 2d)."""
+        alive = [s for s in states if s.alive]
+        if branch is not None and len(alive) != 2:
+            branch = None
+        if not alive:
+            return State(smt.BoolVal(False), dict(states[-1].env) if states else {}, False)
+        if len(alive) == 1:
+            s = alive[0]
+            return State(guard if guard is not None else s.guard, s.env, True)
+        merged_guard = guard if guard is not None else smt.disjunction(s.guard for s in alive)
+        keys = set(alive[0].env)
+        for s in alive[1:]:
+            keys &= set(s.env)
+        env: dict[str, smt.Term] = {}
+        for key in sorted(keys):
+            values = [s.env[key] for s in alive]
+            first = values[0]
+            if all(v.eq(first) for v in values[1:]):
+                env[key] = first
+                continue
+            term = values[-1]
+            for s, v in zip(reversed(alive[:-1]), reversed(values[:-1])):
+                term = smt.If(branch if branch is not None else s.guard, v, term)
+            if smt.is_array(first):
+                phi = smt.smt_array(f"{key}#{next(self._ssa)}", first.range().size())
+            else:
+                phi = smt.BitVec(f"{key}#{next(self._ssa)}", first.size())
+            self.formula.s_phi.append(Constraint(phi == term, None))
+            env[key] = phi
+        return State(merged_guard, env, True)
+

@@ -1,0 +1,187 @@
+"""Statements and loops: the walk over a function body.
+
+AllRepair FM'16, Sect. 3.1 (after Clarke, Kroening, Lerda, TACAS'04,
+Sect. 3): every branch and loop condition is a location assigned to a fresh
+Boolean; ``if`` forks the path state and merges the arms (Φ, FM'16 Fig. 2d);
+loops are unwound B times and the innermost copy gets ``assume(!cond)``
+(or, with unwinding assertions, a cut that counts as a violation);
+``break``/``continue``/``return`` end a path, which rejoins at the loop's
+exit, the next iteration or the function's end.  Declarations with an
+initializer are assignment locations; without one, an input.
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.core import EncoderCore
+from crepair.encode.formula import Constraint, Input, LocationKind, TraceStep, UnwindingCut
+from crepair.encode.walk import Ctx, State, Var
+from crepair.errors import UnsupportedConstruct
+from crepair.solver import smt
+
+
+class Statements(EncoderCore):
+    """Encodes statements: ``_exec_<node type>(node, state) -> state``
+    (an unknown statement raises ``UnsupportedConstruct``)."""
+
+    # ---------------------------------------------------------- statements
+    def _exec(self, node: c_ast.Node, state: State) -> State:
+        if not state.alive:
+            return state
+        method = getattr(self, f"_exec_{type(node).__name__}", None)
+        if method is None:
+            raise UnsupportedConstruct(self._point(node), f"statement {type(node).__name__}")
+        if not isinstance(node, (c_ast.Compound, c_ast.EmptyStatement)):
+            self.formula.trace.append(TraceStep(state.guard, self._line(node), self._frames[-1].function))
+        return method(node, state)
+
+    def _exec_Compound(self, node: c_ast.Compound, state: State) -> State:
+        self._scopes.append({})
+        for item in node.block_items or []:
+            state = self._exec(item, state)
+        self._scopes.pop()
+        return state
+
+    def _exec_EmptyStatement(self, node: c_ast.Node, state: State) -> State:
+        return state
+
+    def _exec_DeclList(self, node: c_ast.DeclList, state: State) -> State:
+        for decl in node.decls:
+            state = self._exec_Decl(decl, state)
+        return state
+
+    def _exec_Decl(self, node: c_ast.Decl, state: State) -> State:
+        if isinstance(node.type, c_ast.FuncDecl):
+            return state
+        if "static" in (node.storage or []):
+            raise UnsupportedConstruct(self._point(node), "static local variable")
+        ctype = self._type(node.type)
+        frame = self._frames[-1]
+        var = Var(f"{frame.function}@{next(self._instances)}::{node.name}", ctype)
+        self._scopes[-1][node.name] = var
+        if isinstance(ctype, ct.ArrayType):
+            if node.init is not None:
+                raise UnsupportedConstruct(self._point(node), "array initializer")
+            state.env[var.key] = self._nondet_array(var, node.name, node)
+        elif node.init is None:
+            term = self._fresh(var.key, ctype)
+            self.formula.inputs.append(Input(f"{node.name} (uninitialized)", self._line(node), term, ctype.signed))
+            state.env[var.key] = term
+        else:
+            term, state = self._located(node.init, state, LocationKind.ASSIGNMENT, ctype, name=var.key)
+            state.env[var.key] = term
+        return state
+
+    def _exec_Assignment(self, node: c_ast.Assignment, state: State) -> State:
+        ctx = Ctx(state, {}, {}, True)
+        self._assign(node, ctx, located=True)
+        return ctx.state
+
+    def _exec_UnaryOp(self, node: c_ast.UnaryOp, state: State) -> State:
+        ctx = Ctx(state, {}, {}, True)
+        self._expr(node, ctx)
+        return ctx.state
+
+    _exec_BinaryOp = _exec_UnaryOp
+    _exec_ID = _exec_UnaryOp
+    _exec_Constant = _exec_UnaryOp
+    _exec_Cast = _exec_UnaryOp
+    _exec_TernaryOp = _exec_UnaryOp
+
+    def _exec_FuncCall(self, node: c_ast.FuncCall, state: State) -> State:
+        ctx = Ctx(state, {}, {}, True)
+        self._call(node, ctx)
+        return ctx.state
+
+    def _exec_ExprList(self, node: c_ast.ExprList, state: State) -> State:
+        for e in node.exprs:
+            state = self._exec(e, state)
+        return state
+
+    def _exec_If(self, node: c_ast.If, state: State) -> State:
+        g, state = self._located(node.cond, state, LocationKind.CONDITION, None, name="cond")
+        escapes = self._escapes
+        then_state = self._exec(node.iftrue, state.fork(g))
+        else_state = self._exec(node.iffalse, state.fork(smt.Not(g))) if node.iffalse else state.fork(smt.Not(g))
+        if self._escapes == escapes:
+            return self._merge([then_state, else_state], state.guard, branch=g)
+        return self._merge([then_state, else_state])
+
+    def _exec_While(self, node: c_ast.While, state: State) -> State:
+        return self._loop(node, state, node.cond, node.stmt, None, do_while=False)
+
+    def _exec_DoWhile(self, node: c_ast.DoWhile, state: State) -> State:
+        return self._loop(node, state, node.cond, node.stmt, None, do_while=True)
+
+    def _exec_For(self, node: c_ast.For, state: State) -> State:
+        self._scopes.append({})
+        if node.init is not None:
+            state = self._exec(node.init, state)
+        state = self._loop(node, state, node.cond, node.stmt, node.next, do_while=False)
+        self._scopes.pop()
+        return state
+
+    def _loop(self, node, state: State, cond, body, step, *, do_while: bool) -> State:
+        frame = self._frames[-1]
+        exits: list[State] = []
+        iterations = 0
+        cur = state
+        while cur.alive:
+            if not (do_while and iterations == 0):
+                if cond is not None:
+                    g, cur = self._located(cond, cur, LocationKind.CONDITION, None, name="cond")
+                else:
+                    g = smt.BoolVal(True)
+                if iterations == self._bound:
+                    span = self._p.spans.line_span(node)
+                    self.formula.unwinding_assumptions.append(Constraint(smt.Implies(cur.guard, smt.Not(g)), span))
+                    self.formula.cuts.append(UnwindingCut(smt.And(cur.guard, g), span, "loop"))
+                    exits.append(cur.fork(smt.Not(g)))
+                    break
+                exits.append(cur.fork(smt.Not(g)))
+                cur = cur.fork(g)
+            breaks: list[State] = []
+            continues: list[State] = []
+            frame.loops.append((breaks, continues))
+            cur = self._exec(body, cur)
+            frame.loops.pop()
+            exits.extend(breaks)
+            if continues:
+                cur = self._merge(continues + [cur])
+            if step is not None and cur.alive:
+                cur = self._exec(step, cur)
+            iterations += 1
+        return self._merge(exits)
+
+    def _exec_Break(self, node: c_ast.Break, state: State) -> State:
+        frame = self._frames[-1]
+        if not frame.loops:
+            raise UnsupportedConstruct(self._point(node), "break outside a loop")
+        frame.loops[-1][0].append(state)
+        self._escapes += 1
+        return State(smt.BoolVal(False), state.env, False)
+
+    def _exec_Continue(self, node: c_ast.Continue, state: State) -> State:
+        frame = self._frames[-1]
+        if not frame.loops:
+            raise UnsupportedConstruct(self._point(node), "continue outside a loop")
+        frame.loops[-1][1].append(state)
+        self._escapes += 1
+        return State(smt.BoolVal(False), state.env, False)
+
+    def _exec_Return(self, node: c_ast.Return, state: State) -> State:
+        frame = self._frames[-1]
+        if node.expr is not None:
+            if frame.ret_key is None:
+                ctx = Ctx(state, {}, {}, True)
+                self._expr(node.expr, ctx)
+                state = ctx.state
+            else:
+                term, state = self._located(node.expr, state, LocationKind.RETURN, frame.ret_type, name=frame.ret_key)
+                state.env[frame.ret_key] = term
+        frame.returns.append(state)
+        self._escapes += 1
+        return State(smt.BoolVal(False), state.env, False)
+

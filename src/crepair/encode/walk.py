@@ -1,0 +1,106 @@
+"""The state of the symbolic walk: variables, path states, frames, and the
+mutants a location may take.
+
+The walk of :mod:`crepair.encode.symex` is a symbolic execution in the sense
+of Clarke, Kroening, Lerda (TACAS'04, Sect. 3) as used by AllRepair (FM'16,
+Sect. 3.1): a :class:`State` is one path's guard and its SSA environment
+(variable key -> current SSA term); states fork at branches and are merged
+(Φ) where paths join.  A :class:`Ctx` evaluates one expression, either
+recording its side effects or replaying it under a mutant's overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.formula import LocationKind
+from crepair.solver import smt
+
+#: Overrides of one mutant: AST node -> new operator (str), constant (int)
+#: or NEGATE (the truth value ``e != 0`` becomes ``e == 0``).
+Overrides = Mapping[c_ast.Node, "str | int"]
+NEGATE = "!=0 -> ==0"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """What the mutation unit is asked about: a location's expression.
+
+    ``root`` is the expression whose operators and constants may change (an
+    ``Assignment`` node for compound assignments); ``function`` encloses it.
+    """
+
+    root: c_ast.Node
+    kind: LocationKind
+    function: str
+
+
+#: Returns the alternatives of a site: element 0 must be ``{}`` (the original).
+AlternativesFn = Callable[[Site], Sequence[Overrides]]
+
+
+def no_alternatives(site: Site) -> Sequence[Overrides]:
+    """The alternatives function of plain verification: only the original."""
+    return ({},)
+
+
+@dataclass(slots=True)
+class Var:
+    """A declared variable: ``key`` names its SSA versions (``key#n``);
+    ``unusable`` says why using it is unsupported (None: usable)."""
+
+    key: str
+    ctype: "ct.IntType | ct.ArrayType"
+    unusable: str | None = None
+
+
+@dataclass(slots=True)
+class State:
+    """One path: its ``guard`` and environment (key -> SSA term); a dead
+    state (``alive`` false) is a path that left by return/break/continue."""
+
+    guard: smt.Term
+    env: dict[str, smt.Term]
+    alive: bool = True
+
+    def fork(self, cond: smt.Term | None = None) -> "State":
+        guard = self.guard if cond is None else smt.And(self.guard, cond)
+        return State(guard, dict(self.env), self.alive)
+
+
+@dataclass(slots=True)
+class Frame:
+    """An inlined call: the paths that returned, and per enclosing loop the
+    paths that left it by break and by continue."""
+
+    function: str
+    ret_key: str | None
+    ret_type: ct.IntType
+    returns: list[State] = field(default_factory=list)
+    loops: list[tuple[list[State], list[State]]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Ctx:
+    """Expression evaluation: ``record`` executes side effects on ``state``
+    and fills ``cache``; replay rebuilds terms from ``cache`` under
+    ``overrides`` (a mutant)."""
+
+    state: State | None
+    cache: dict[c_ast.Node, object]
+    overrides: Overrides
+    record: bool
+
+
+def has_effects(node: c_ast.Node) -> bool:
+    """Whether evaluating ``node`` may call a function or assign."""
+    if isinstance(node, (c_ast.FuncCall, c_ast.Assignment)):
+        return True
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--", "++", "--"):
+        return True
+    return any(has_effects(child) for _, child in node.children())
+
