@@ -16,6 +16,7 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.preprocess import Preprocessed, run_preprocessor
+from crepair.frontend.source import newline_of, read_source
 from crepair.frontend.spans import SpanIndex
 
 _FLOAT_TYPES = {"float", "double"}
@@ -25,6 +26,11 @@ _FLOAT_TYPES = {"float", "double"}
 class CProgram:
     """A parsed translation unit.
 
+    ``original`` is the file's text as :mod:`crepair.frontend.source`
+    decodes it (UTF-8, undecodable bytes as lone surrogates, line endings and
+    BOM kept): spans are 0-based offsets into it, and
+    ``source.encode(original)`` is the file's bytes.  A patched copy of
+    ``original`` is written back with ``crepair.patch.apply_to_file``.
     ``functions`` maps each defined function's name to its ``FuncDef``;
     ``globals`` lists the file-scope variable declarations in order;
     ``typedefs`` maps typedef names to their type nodes.
@@ -38,37 +44,34 @@ class CProgram:
     globals: list[c_ast.Decl] = field(default_factory=list)
     typedefs: dict[str, c_ast.Node] = field(default_factory=dict)
 
+    @property
+    def newline(self) -> str:
+        """The line ending of most lines, ``"\\r\\n"`` or ``"\\n"``, for text that adds a line."""
+        return newline_of(self.original)
+
 
 def load_program(path: str | Path) -> CProgram:
     """Read, preprocess, parse and check the C file at ``path``.
 
-    Raises ``BadInput`` (unreadable file, syntax error, with file:line:col),
-    ``UnsupportedConstruct`` and ``MissingTool`` (no gcc for preprocessing).
-    The file is only read.
+    Raises ``BadInput`` (unreadable or binary file, preprocessor or syntax
+    error, with file:line:col), ``UnsupportedConstruct`` and ``MissingTool``
+    (no gcc for preprocessing).  The file is only read.
     """
     path = Path(path)
-    try:
-        original = path.read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
-    pre = run_preprocessor(path, original)
+    pre = run_preprocessor(path, read_source(path))
     return parse_preprocessed(pre)
 
 
 def parse_preprocessed(pre: Preprocessed) -> CProgram:
     """Parse an already preprocessed unit (see :func:`load_program`)."""
     parser = c_parser.CParser()
+    spans = SpanIndex(pre)
     try:
         ast = parser.parse(_implicit_int(pre.text), filename="<stdin>")
     except c_parser.ParseError as exc:
-        message = str(exc)
-        if not re.match(r"[^:]*:\d+:", message):
-            # some pycparser errors name no position: use the next token's
-            tok = getattr(parser, "_peek", lambda: None)()
-            if tok is not None and getattr(tok, "lineno", None):
-                message = f"<stdin>:{tok.lineno}:{tok.column}: {message.split(': ', 1)[-1]} before '{tok.value}'"
-        raise BadInput(_parse_error_text(message, pre.path)) from None
-    spans = SpanIndex(pre)
+        raise _syntax_error(str(exc), parser, pre, spans) from None
+    if not ast.ext:
+        raise BadInput("no C code in the file (empty after preprocessing)", SourcePoint(pre.path, 1, 1))
     program = CProgram(pre.path, pre.original, ast, spans)
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
@@ -79,6 +82,42 @@ def parse_preprocessed(pre: Preprocessed) -> CProgram:
             program.globals.append(ext)
     _SupportChecker(program).visit(ast)
     return program
+
+
+_PARSE_ERROR = re.compile(r"^[^:]*:(\d+):(\d+): (.*)$", re.S)
+
+
+def _syntax_error(message: str, parser: c_parser.CParser, pre: Preprocessed, spans: SpanIndex) -> BadInput:
+    """pycparser's error as one line naming the position in the user's file."""
+    m = _PARSE_ERROR.match(message)
+    what = message.split(": ", 1)[-1]
+    if m:
+        line, col, what = int(m[1]), int(m[2]), m[3]
+    elif what == "At end of input":
+        return _end_of_input(pre, spans)
+    else:  # some pycparser errors name no position: use the next token's
+        tok = getattr(parser, "_peek", lambda: None)()
+        if tok is None or not getattr(tok, "lineno", None):
+            return BadInput(f"syntax error: {what}", SourcePoint(pre.path, 1, 1))
+        line, col, what = tok.lineno, tok.column, f"{what} before '{tok.value}'"
+    if what.startswith("before: "):
+        what = f"before '{what[len('before: '):]}'"
+    return BadInput(f"syntax error {what}" if what.startswith("before") else f"syntax error: {what}",
+                    spans.pp_point(line, col))
+
+
+def _end_of_input(pre: Preprocessed, spans: SpanIndex) -> BadInput:
+    opened: list[int] = []
+    for i, tok in enumerate(pre.tokens):
+        if tok.text == "{":
+            opened.append(i)
+        elif tok.text == "}" and opened:
+            opened.pop()
+    if opened:
+        where = spans.make_span(pre.tokens[opened[-1]].start, pre.tokens[opened[-1]].end).point
+        return BadInput("syntax error at end of file: this '{' is never closed", where)
+    end = pre.tokens[-1].end if pre.tokens else 0
+    return BadInput("syntax error: unexpected end of file", spans.make_span(end, end).point)
 
 
 _DEF_START = re.compile(r"^([A-Za-z_]\w*)\s*\(")
@@ -108,15 +147,6 @@ def _implicit_int(text: str) -> str:
                 after_decl = depth == 0 and body[-1] in ";}"
         out.append(line)
     return "\n".join(out)
-
-
-def _parse_error_text(message: str, path: str) -> str:
-    # pycparser: "<stdin>:12:5: before: x" -> "prog.c:12:5: syntax error before: x"
-    head, _, rest = message.partition(": ")
-    parts = head.split(":")
-    if len(parts) >= 3 and parts[-2].isdigit():
-        return f"{path}:{parts[-2]}:{parts[-1]}: syntax error {rest}".rstrip()
-    return f"{path}: syntax error: {message}"
 
 
 class _SupportChecker(c_ast.NodeVisitor):

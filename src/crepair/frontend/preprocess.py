@@ -11,6 +11,7 @@ the macro's name).
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
 import subprocess
@@ -19,10 +20,13 @@ from importlib import resources
 from pathlib import Path
 
 from crepair.errors import BadInput, MissingTool, SourcePoint
+from crepair.frontend.source import ENCODING, decode, encode
 from crepair.frontend.tokens import Token, tokenize
 
 _LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"((?:\\.|[^"\\])*)"')
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
+_MISSING_HEADER = re.compile(r"(\S+): No such file or directory")
+_INCLUDED_FROM = re.compile(r"[Ii]n file included from <stdin>:(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,26 +65,68 @@ def _include_dir() -> Path:
 
 
 def run_preprocessor(path: Path, original: str) -> Preprocessed:
-    """Preprocess the file at ``path`` (whose contents are ``original``).
+    """Preprocess the file at ``path`` whose text is ``original`` (decoded as
+    in :mod:`crepair.frontend.source`; the bytes gcc reads are exactly the
+    file's).  ``#include "x.h"`` is looked up next to the file.
 
     Raises ``MissingTool`` when gcc is absent and ``BadInput`` (with
     file:line:col) when the preprocessor rejects the file, e.g. an include
-    of a header crepair does not model.
+    of a header crepair does not model or an ``#error``.
     """
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
+    data = encode(original)
     cmd = [gcc, "-E", "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
-    proc = subprocess.run(
-        cmd, input=original, capture_output=True, text=True, check=False
-    )
+    proc = _run(cmd[:2] + ["-fdiagnostics-column-unit=byte"] + cmd[2:], data, path)
+    if proc.returncode != 0 and b"column-unit" in proc.stderr:  # gcc < 11, clang
+        proc = _run(cmd, data, path)
     if proc.returncode != 0:
-        m = _GCC_ERROR.search(proc.stderr)
-        if m:
-            where = SourcePoint(str(path), int(m["line"]), int(m["col"]))
-            raise BadInput(f"preprocessor: {m['msg']}", where)
-        raise BadInput(f"preprocessor failed: {proc.stderr.strip()}", SourcePoint(str(path), 1, 1))
-    return Preprocessed(str(path), original, proc.stdout, _map_tokens(original, proc.stdout))
+        raise _preprocessor_error(str(path), original, proc.stderr.decode(ENCODING, "replace"))
+    text = decode(proc.stdout)
+    return Preprocessed(str(path), original, text, _map_tokens(original, text))
+
+
+def _run(cmd: list[str], data: bytes, path: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(
+            cmd, input=data, capture_output=True, check=False, cwd=path.parent, env={**os.environ, "LC_ALL": "C"}
+        )
+    except OSError as exc:
+        raise MissingTool(f"cannot run the C preprocessor {cmd[0]}: {exc.strerror or exc}") from None
+
+
+def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:
+    for m in _GCC_ERROR.finditer(stderr):
+        if m["file"] != "<stdin>":
+            continue  # an error inside a header: its "included from" line names ours
+        line, col = int(m["line"]), _char_column(original, int(m["line"]), int(m["col"]))
+        where = SourcePoint(path, line, col)
+        missing = _MISSING_HEADER.match(m["msg"])
+        if missing:
+            return BadInput(
+                f"header {missing[1]} not found: crepair provides only the standard headers "
+                f"{', '.join(_shipped_headers())}; remove the #include and declare what the program uses",
+                where,
+            )
+        return BadInput(f"preprocessor: {m['msg']}", where)
+    included = _INCLUDED_FROM.search(stderr)
+    first = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
+    if included:
+        return BadInput(f"preprocessor, in an included file: {first}", SourcePoint(path, int(included[1]), 1))
+    return BadInput(f"preprocessor failed: {first}", SourcePoint(path, 1, 1))
+
+
+def _char_column(original: str, line: int, byte_column: int) -> int:
+    """gcc counts columns in bytes; crepair in characters of ``original``."""
+    lines = original.split("\n")
+    if not 0 < line <= len(lines):
+        return byte_column
+    return len(decode(encode(lines[line - 1])[: byte_column - 1])) + 1
+
+
+def _shipped_headers() -> list[str]:
+    return sorted(p.name for p in _include_dir().iterdir() if p.suffix == ".h")
 
 
 def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
@@ -104,6 +150,11 @@ def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
     for line in sorted(pp_by_line):
         pp_toks = pp_by_line[line]
         orig_toks = by_line.get(line, [])
+        if [t.text for t in orig_toks] == [t for t, _ in pp_toks]:  # no macro on this line
+            mapped.extend(
+                MappedToken(o.text, line, col, o.start, o.end, False) for o, (_, col) in zip(orig_toks, pp_toks)
+            )
+            continue
         matcher = difflib.SequenceMatcher(
             None, [t.text for t in orig_toks], [t for t, _ in pp_toks], autojunk=False
         )
