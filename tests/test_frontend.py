@@ -97,3 +97,148 @@ def test_unknown_header_is_bad_input(tmp_path):
 def test_missing_file_is_bad_input(tmp_path):
     with pytest.raises(BadInput):
         load_program(tmp_path / "nope.c")
+
+
+# -- the user's bytes: Latin-1, CR LF, BOM ----------------------------------
+
+from crepair import verify  # noqa: E402
+from crepair.bmc import VerifyOutcome  # noqa: E402
+from crepair.cli import main  # noqa: E402
+from crepair.frontend.source import decode, encode  # noqa: E402
+from crepair.frontend.tokens import tokenize  # noqa: E402
+
+CLAMP = (
+    b"/* caf\xe9 (Latin-1) */\n"
+    b"#define LIMIT 5\n"
+    b"int clamp(int x)\n"
+    b"{\n"
+    b"    if (x >  LIMIT) /* \xe9t\xe9 */ x = LIMIT;\n"
+    b"    return x;\n"
+    b"}\n"
+    b"int main(void) { int x = nondet_int(); assert(clamp(x) < LIMIT); return 0; }\n"
+)
+
+
+def _ops(prog):
+    return [(n.op, prog.spans.span(n)) for n in _binops(prog.ast)]
+
+
+def test_latin1_comment_is_read_byte_exactly(tmp_path):
+    (tmp_path / "p.c").write_bytes(CLAMP)
+    prog = load_program(tmp_path / "p.c")
+    assert encode(prog.original) == CLAMP
+    gt = next(s for op, s in _ops(prog) if op == ">")
+    assert prog.original[gt.start:gt.end] == "x >  LIMIT"
+    assert (gt.line, gt.column, gt.end_column) == (5, 9, 18)
+    assert verify(str(tmp_path / "p.c")).outcome == VerifyOutcome.VIOLATED
+
+
+@pytest.mark.parametrize("newline", [b"\r\n", b"mixed"])
+def test_crlf_keeps_lines_and_columns_of_the_lf_file(tmp_path, newline):
+    lines = CLAMP.split(b"\n")
+    if newline == b"mixed":
+        data = b"\n".join(line + (b"\r" if i % 2 and line else b"") for i, line in enumerate(lines))
+    else:
+        data = CLAMP.replace(b"\n", newline)
+    (tmp_path / "lf.c").write_bytes(CLAMP)
+    (tmp_path / "crlf.c").write_bytes(data)
+    lf, crlf = load_program(tmp_path / "lf.c"), load_program(tmp_path / "crlf.c")
+    assert encode(crlf.original) == data and "\r\n" in crlf.original
+    where = lambda p: [(op, s.line, s.column, s.end_line, s.end_column, p.original[s.start:s.end]) for op, s in _ops(p)]
+    assert where(crlf) == where(lf)
+    if_stmt = crlf.functions["clamp"].body.block_items[0]
+    line = crlf.spans.line_span(if_stmt)
+    assert crlf.original[line.start:line.end] == "if (x >  LIMIT) /* \udce9t\udce9 */ x = LIMIT;"
+
+
+def test_directive_continued_before_a_crlf_yields_no_tokens():
+    toks = tokenize("#define ADD(a, b) \\\r\n   ((a) + (b))\r\nint x;\r\n", skip_directives=True)
+    assert [t.text for t in toks] == ["int", "x", ";"] and toks[0].line == 3
+
+
+def test_utf8_bom_is_kept_and_ignored(tmp_path):
+    data = b"\xef\xbb\xbf" + CLAMP
+    (tmp_path / "p.c").write_bytes(data)
+    prog = load_program(tmp_path / "p.c")
+    assert prog.original.startswith("\ufeff") and encode(prog.original) == data
+    assert verify(str(tmp_path / "p.c")).outcome == VerifyOutcome.VIOLATED
+
+
+def test_decode_encode_round_trip_every_byte():
+    data = bytes(range(256)) + "é€😀".encode() + b"\xed\xa0\x80"  # the last is an encoded surrogate
+    assert encode(decode(data)) == data
+
+
+def test_a_very_long_line_is_fine(tmp_path):
+    body = "x = x + 1; " * 5000
+    path = write_c(tmp_path, f"int main(void) {{ int x = 0; {body}assert(x == 5000); return 0; }}\n")
+    assert verify(str(path)).outcome == VerifyOutcome.VERIFIED
+
+
+def test_preprocessor_columns_count_characters_not_bytes(tmp_path):
+    path = tmp_path / "p.c"
+    path.write_bytes("int main(void) { /* été */ int b = @; return 0; }\n".encode())
+    with pytest.raises(BadInput) as info:
+        load_program(path)
+    assert str(info.value).startswith(f"{path}:1:36: ")  # '@' is the 36th character, the 39th byte
+
+
+def test_syntax_error_column_is_the_users_despite_macros(tmp_path):
+    path = write_c(tmp_path, "#define LIMIT 1000\nint main(void) { int x = LIMIT; int y = x x; }\n")
+    with pytest.raises(BadInput) as info:
+        load_program(path)
+    assert str(info.value) == f"{path}:2:43: syntax error before 'x'"  # column 42 in the preprocessed line
+
+
+# -- bad input through the command line: one line, file:line:col, exit 3 -----
+
+ELF = b"\x7fELF\x02\x01\x01" + bytes(57) + b"\x03\x00\x3e\x00" + bytes(200)
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("binary", bytes(range(256)) * 4, "{p}:1:1: not a C source file (binary data)"),
+        ("elf", ELF, "{p}:1:1: not a C source file (binary data)"),
+        ("utf16", "int main(void) { return 0; }\n".encode("utf-16"), "{p}:1:1: not a C source file crepair can read (UTF-16"),
+        ("nul", b"int main(void) { /* a\0b */ return 0; }\n", "{p}:1:22: NUL byte in the source"),
+        ("cr", b"int main(void)\r{ return 0; }\r", "{p}:1:15: line ending CR without LF is not supported"),
+        ("empty", b"", "{p}:1:1: no C code in the file"),
+        ("comments only", b"/* nothing */\n// here\n", "{p}:1:1: no C code in the file"),
+        ("string.h", b"#include <string.h>\nint main(void) { return 0; }\n", "{p}:1:10: header string.h not found: crepair provides only the standard headers assert.h,"),
+        ("own header", b'#include "mine.h"\nint main(void) { return 0; }\n', "{p}:1:10: header mine.h not found"),
+        ("eof", b"int main(void) {\n  int x = 1;\n", "{p}:1:16: syntax error at end of file: this '{' is never closed"),
+        ("eof decl", b"int main(void) { return 0; }\nint y =", "{p}:2:8: syntax error: Invalid expression at end of file"),
+        ("#error", b"#if 1\n#error crepair cannot take this\n#endif\n", "{p}:2:2: preprocessor: #error crepair cannot take this"),
+        ("stray", b"int main(void) { return 0 @; }\n", "{p}:1:27: syntax error: Illegal character '@'"),
+        ("unterminated comment", b"int main(void) { return 0; } /* no end\n", "{p}:1:30: preprocessor: unterminated comment"),
+    ],
+)
+def test_bad_input_is_one_line_with_position_and_exit_3(tmp_path, capsys, name, content, message):
+    path = tmp_path / "p.c"
+    path.write_bytes(content)
+    for command in ("verify", "localize", "repair"):
+        assert main([command, str(path)]) == 3
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert err.startswith("crepair: error: " + message.replace("{p}", str(path))), err
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d / "missing.c", "cannot read {p}: No such file or directory"),
+    (lambda d: (d / "dir.c").mkdir() or d / "dir.c", "cannot read {p}: Is a directory"),
+])
+def test_unreadable_paths_are_one_line_and_exit_3(tmp_path, capsys, make, message):
+    path = make(tmp_path)
+    assert main(["verify", "--json", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert err == f"crepair: error: {message.format(p=path)}\n"
+
+
+def test_file_that_is_unchanged_by_crepair(tmp_path):
+    # reading never writes: not even for a file crepair rejects
+    path = tmp_path / "p.c"
+    path.write_bytes(b"int main(void) { return 0 @; }\r\n")
+    main(["repair", "--quiet", "--apply", str(path)])
+    assert path.read_bytes() == b"int main(void) { return 0 @; }\r\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.c"]
