@@ -211,6 +211,11 @@ ELF = b"\x7fELF\x02\x01\x01" + bytes(57) + b"\x03\x00\x3e\x00" + bytes(200)
         ("eof decl", b"int main(void) { return 0; }\nint y =", "{p}:2:8: syntax error: Invalid expression at end of file"),
         ("#error", b"#if 1\n#error crepair cannot take this\n#endif\n", "{p}:2:2: preprocessor: #error crepair cannot take this"),
         ("stray", b"int main(void) { return 0 @; }\n", "{p}:1:27: syntax error: Illegal character '@'"),
+        ("#line", b'int a;\n  # line 100 "other.c"\nint main(void) { return 0; }\n', "{p}:2:3: unsupported construct: #line directive"),
+        ("non-ASCII name", "int main(void) { int café = 0; return café; }\n".encode(), "{p}:1:22: unsupported construct: identifier with non-ASCII characters 'café'"),
+        ("Latin-1 in code", b"int main(void) { int caf\xe9 = 0; return 0; }\n", "{p}:1:25: syntax error: byte 0xE9 that is not UTF-8"),
+        ("deep brackets", b"int main(void) { return " + b"(" * 200 + b"0" + b")" * 200 + b"; }\n", "{p}:1:224: unsupported construct: brackets nested 201 deep"),
+        ("deep expression", b"int main(void) { return " + b" + ".join([b"1"] * 400) + b"; }\n", "{p}:1:441: unsupported construct: expression or statement nested more than 300 levels deep"),
         ("unterminated comment", b"int main(void) { return 0; } /* no end\n", "{p}:1:30: preprocessor: unterminated comment"),
     ],
 )
@@ -242,3 +247,12 @@ def test_file_that_is_unchanged_by_crepair(tmp_path):
     main(["repair", "--quiet", "--apply", str(path)])
     assert path.read_bytes() == b"int main(void) { return 0 @; }\r\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.c"]
+
+
+def test_an_expression_just_below_the_depth_limit_goes_through_every_stage(tmp_path):
+    # 290 terms: 294 levels, under MAX_DEPTH; the later stages' recursive walkers must cope
+    path = write_c(tmp_path, "int f(int x) { return " + " + ".join(["x"] * 290) + "; }\n"
+                   "int main(void) { int x = nondet_int(); __CPROVER_assume(x > 0 && x < 3); "
+                   "assert(f(x) < 3); return 0; }\n")
+    assert verify(str(path)).outcome == VerifyOutcome.VIOLATED
+    assert main(["localize", str(path)]) == 0

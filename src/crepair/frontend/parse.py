@@ -15,6 +15,7 @@ from pathlib import Path
 from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
+from crepair.frontend.diagnostics import check_depth, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Preprocessed, run_preprocessor
 from crepair.frontend.source import newline_of, read_source
 from crepair.frontend.spans import SpanIndex
@@ -69,7 +70,9 @@ def parse_preprocessed(pre: Preprocessed) -> CProgram:
     try:
         ast = parser.parse(_implicit_int(pre.text), filename="<stdin>")
     except c_parser.ParseError as exc:
-        raise _syntax_error(str(exc), parser, pre, spans) from None
+        raise syntax_error(str(exc), parser, pre, spans) from None
+    except RecursionError:
+        raise too_deep_for_the_parser(pre, spans) from None
     if not ast.ext:
         raise BadInput("no C code in the file (empty after preprocessing)", SourcePoint(pre.path, 1, 1))
     program = CProgram(pre.path, pre.original, ast, spans)
@@ -80,44 +83,9 @@ def parse_preprocessed(pre: Preprocessed) -> CProgram:
             program.typedefs[ext.name] = ext.type
         elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl):
             program.globals.append(ext)
+    check_depth(ast, spans)
     _SupportChecker(program).visit(ast)
     return program
-
-
-_PARSE_ERROR = re.compile(r"^[^:]*:(\d+):(\d+): (.*)$", re.S)
-
-
-def _syntax_error(message: str, parser: c_parser.CParser, pre: Preprocessed, spans: SpanIndex) -> BadInput:
-    """pycparser's error as one line naming the position in the user's file."""
-    m = _PARSE_ERROR.match(message)
-    what = message.split(": ", 1)[-1]
-    if m:
-        line, col, what = int(m[1]), int(m[2]), m[3]
-    elif what == "At end of input":
-        return _end_of_input(pre, spans)
-    else:  # some pycparser errors name no position: use the next token's
-        tok = getattr(parser, "_peek", lambda: None)()
-        if tok is None or not getattr(tok, "lineno", None):
-            return BadInput(f"syntax error: {what}", SourcePoint(pre.path, 1, 1))
-        line, col, what = tok.lineno, tok.column, f"{what} before '{tok.value}'"
-    if what.startswith("before: "):
-        what = f"before '{what[len('before: '):]}'"
-    return BadInput(f"syntax error {what}" if what.startswith("before") else f"syntax error: {what}",
-                    spans.pp_point(line, col))
-
-
-def _end_of_input(pre: Preprocessed, spans: SpanIndex) -> BadInput:
-    opened: list[int] = []
-    for i, tok in enumerate(pre.tokens):
-        if tok.text == "{":
-            opened.append(i)
-        elif tok.text == "}" and opened:
-            opened.pop()
-    if opened:
-        where = spans.make_span(pre.tokens[opened[-1]].start, pre.tokens[opened[-1]].end).point
-        return BadInput("syntax error at end of file: this '{' is never closed", where)
-    end = pre.tokens[-1].end if pre.tokens else 0
-    return BadInput("syntax error: unexpected end of file", spans.make_span(end, end).point)
 
 
 _DEF_START = re.compile(r"^([A-Za-z_]\w*)\s*\(")

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool, SourcePoint
-from crepair.frontend.source import ENCODING, decode, encode
+from crepair.errors import BadInput, MissingTool, SourcePoint, UnsupportedConstruct
+from crepair.frontend.source import ENCODING, decode, encode, point_at
 from crepair.frontend.tokens import Token, tokenize
 
 _LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"((?:\\.|[^"\\])*)"')
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
 _MISSING_HEADER = re.compile(r"(\S+): No such file or directory")
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line\b|\d)", re.M)
 _INCLUDED_FROM = re.compile(r"[Ii]n file included from <stdin>:(\d+)")
 
 
@@ -76,6 +77,7 @@ def run_preprocessor(path: Path, original: str) -> Preprocessed:
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
+    _reject_line_directives(str(path), original)
     data = encode(original)
     cmd = [gcc, "-E", "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
     proc = _run(cmd[:2] + ["-fdiagnostics-column-unit=byte"] + cmd[2:], data, path)
@@ -85,6 +87,19 @@ def run_preprocessor(path: Path, original: str) -> Preprocessed:
         raise _preprocessor_error(str(path), original, proc.stderr.decode(ENCODING, "replace"))
     text = decode(proc.stdout)
     return Preprocessed(str(path), original, text, _map_tokens(original, text))
+
+
+def _reject_line_directives(path: str, original: str) -> None:
+    """``#line`` (and its GNU form ``# 12``) renumbers lines, and the token
+    map aligns by the file's own lines."""
+    if not _LINE_DIRECTIVE.search(original):
+        return
+    tokens = tokenize(original, skip_directives=False)
+    for i, tok in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        first_on_line = i == 0 or tokens[i - 1].line < tok.line
+        if tok.text == "#" and first_on_line and nxt.line == tok.line and (nxt.text == "line" or nxt.text[0].isdigit()):
+            raise UnsupportedConstruct(point_at(path, original, tok.start), "#line directive")
 
 
 def _run(cmd: list[str], data: bytes, path: Path) -> subprocess.CompletedProcess:
