@@ -100,6 +100,26 @@ def test_diff_applies_from_the_files_own_directory(tmp_path, monkeypatch):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@needs_patch
+@pytest.mark.parametrize("given, run_in, label", [
+    ("src/my prog.c", ".", '--- a/src/my prog.c\t\n'),
+    ('./src/caf\u00e9 "q".c', ".", '--- "a/src/caf\\303\\251 \\"q\\".c"\n'),
+    ("src/lat\udce9.c", ".", '--- "a/src/lat\\351.c"\n'),  # a Latin-1 byte in the file name
+    ("../top/src/x.c", "src", "--- a/x.c\n"),  # patch refuses '..': labelled by the file name
+])
+def test_diff_labels_that_patch_p1_reads(tmp_path, monkeypatch, given, run_in, label):
+    top = tmp_path / "top"
+    (top / "src").mkdir(parents=True)
+    monkeypatch.chdir(top)
+    path = Path(given)
+    path.write_bytes(b"int x = 1;\r\n")
+    diff = unified_diff(given, "int x = 1;\r\n", "int x = 3;\r\n")
+    assert diff.startswith(label)
+    done = subprocess.run(["patch", "-p1"], input=encode(diff), cwd=top / run_in, capture_output=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert path.read_bytes() == b"int x = 3;\r\n"
+
+
 def test_diff_marks_a_last_line_without_newline():
     before = "int f(void)\r\n{\r\n    return 1 - 1;\r\n}"
     after = before.replace("1 - 1", "1 + 1")

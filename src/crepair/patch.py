@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import shutil
 from collections.abc import Sequence
-from pathlib import Path, PurePath
+from pathlib import Path, PurePath, PurePosixPath
 
 from crepair.errors import BadInput, InternalError
 from crepair.frontend.source import encode
@@ -36,16 +36,22 @@ def unified_diff(path: str, before: str, after: str, context: int = 3) -> str:
 
     Lines are split at ``"\\n"`` only and keep their endings (CR LF stays
     CR LF, so the diff applies to a CR LF file); a last line without a
-    newline is followed by ``\\ No newline at end of file``.  The labels are
-    ``a/PATH`` and ``b/PATH`` with ``path`` as given (leading ``./`` and
-    ``/`` dropped), so ``patch -p1`` applies the diff from the directory in
-    which ``path`` was given, as for ``git diff``.  Encode the diff with
-    ``source.encode`` (or print it to a stream whose errors handler is
-    ``surrogateescape``) to get the file's own bytes in its lines.
+    newline is followed by ``\\ No newline at end of file``.  Encode the
+    diff with ``source.encode`` (or print it to a stream whose errors
+    handler is ``surrogateescape``) to get the file's own bytes in its lines.
+
+    The labels are ``a/PATH`` and ``b/PATH``, as ``git diff`` writes them:
+    ``path`` as given (leading ``./`` and ``/`` dropped), so ``patch -p1``
+    applies the diff from the directory in which ``path`` was given (from
+    ``/`` for an absolute path); a path that climbs out with ``..`` (which
+    patch refuses) is labelled by its file name, to apply from the file's
+    directory.  A name with a space ends in a TAB; one with quotes,
+    backslashes, control or non-ASCII characters is quoted with C escapes.
     """
     label = _label(path)
     lines = difflib.unified_diff(
-        _lines(before), _lines(after), fromfile=f"a/{label}", tofile=f"b/{label}", n=context, lineterm="\n"
+        _lines(before), _lines(after), fromfile=_quote("a/" + label), tofile=_quote("b/" + label),
+        n=context, lineterm="\n",
     )
     out = []
     for line in lines:
@@ -61,10 +67,20 @@ def _lines(text: str) -> list[str]:
 
 
 def _label(path: str) -> str:
-    label = PurePath(path).as_posix()
-    while label.startswith("./"):
-        label = label[2:]
-    return label.lstrip("/")
+    parts = [p for p in PurePosixPath(PurePath(path).as_posix()).parts if p not in ("/", ".")]
+    if ".." in parts:
+        parts = parts[-1:]
+    return "/".join(parts)
+
+
+_C_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n"}
+
+
+def _quote(name: str) -> str:
+    raw = encode(name)
+    if not any(b < 0x20 or b >= 0x7F or b in b'"\\' for b in raw):
+        return name + "\t" if " " in name else name
+    return '"' + "".join(_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
 
 
 def apply_to_file(path: str | Path, patched: str, *, original: str | None = None) -> Path:
