@@ -256,3 +256,26 @@ def test_an_expression_just_below_the_depth_limit_goes_through_every_stage(tmp_p
                    "assert(f(x) < 3); return 0; }\n")
     assert verify(str(path)).outcome == VerifyOutcome.VIOLATED
     assert main(["localize", str(path)]) == 0
+
+
+def test_quoted_include_is_found_next_to_the_file_from_any_directory(tmp_path, monkeypatch):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "k.h").write_text("int K = 3;\n")
+    (tmp_path / "lib" / "p.c").write_bytes(b'#include "k.h"\r\nint main(void) { assert(K == 3); return 0; }\r\n')
+    monkeypatch.chdir(tmp_path)
+    assert verify("lib/p.c").outcome == VerifyOutcome.VERIFIED
+
+
+def test_load_program_from_a_patched_text_reads_no_file(tmp_path):
+    (tmp_path / "k.h").write_text("int K = 3;\n")
+    path = tmp_path / "p.c"
+    path.write_bytes(b'#include "k.h"\r\nint main(void) { return K + 1; } /* caf\xe9 */\r\n')
+    prog = load_program(path)
+    patched = prog.original.replace("K + 1", "K - 1")
+    again = load_program(path, text=patched)
+    assert again.original == patched and encode(again.original).endswith(b"/* caf\xe9 */\r\n")
+    with pytest.raises(BadInput) as info:
+        load_program(path, text=patched.replace("K - 1", "K -"))
+    assert str(info.value).startswith(f"{path}:2:")
+    with pytest.raises(BadInput, match="NUL byte"):
+        load_program(path, text=patched.replace("caf", "c\0f"))

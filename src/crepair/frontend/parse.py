@@ -17,7 +17,7 @@ from pycparser import c_ast, c_parser
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Preprocessed, run_preprocessor
-from crepair.frontend.source import newline_of, read_source
+from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
 
 _FLOAT_TYPES = {"float", "double"}
@@ -51,15 +51,19 @@ class CProgram:
         return newline_of(self.original)
 
 
-def load_program(path: str | Path) -> CProgram:
+def load_program(path: str | Path, *, text: str | None = None) -> CProgram:
     """Read, preprocess, parse and check the C file at ``path``.
 
+    With ``text`` (e.g. a patched copy of a program's ``original``), that
+    text is taken as the file's contents and the file is not read: errors
+    name ``path``, and ``#include "x.h"`` is looked up next to ``path``.
     Raises ``BadInput`` (unreadable or binary file, preprocessor or syntax
     error, with file:line:col), ``UnsupportedConstruct`` and ``MissingTool``
     (no gcc for preprocessing).  The file is only read.
     """
     path = Path(path)
-    pre = run_preprocessor(path, read_source(path))
+    original = read_source(path) if text is None else check_source(str(path), encode(text))
+    pre = run_preprocessor(path, original)
     return parse_preprocessed(pre)
 
 

@@ -51,16 +51,23 @@ def point_at(path: str, text: str, offset: int) -> SourcePoint:
 def read_source(path: str | Path) -> str:
     """The text of the C source file at ``path`` (only read, never changed).
 
-    Raises ``BadInput`` when the file cannot be read, holds binary data
-    (an executable, an object file, UTF-16 text) or a NUL byte, or ends
-    lines with a bare CR (which gcc counts as a line break and crepair does
-    not).
+    Raises ``BadInput`` when the file cannot be read or is not C source text
+    (see :func:`check_source`).
     """
-    name = str(path)
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise BadInput(f"cannot read {name}: {exc.strerror or exc}") from None
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    return check_source(str(path), data)
+
+
+def check_source(name: str, data: bytes) -> str:
+    """The text of ``data``, the contents of the file ``name``.
+
+    Raises ``BadInput`` (with file:line:col) for binary data (an executable,
+    an object file, UTF-16 text), a NUL byte, and lines ended by a bare CR
+    (which gcc counts as a line break and crepair does not).
+    """
     start = SourcePoint(name, 1, 1)
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise BadInput("not a C source file crepair can read (UTF-16 text): convert it to UTF-8", start)
