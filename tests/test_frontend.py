@@ -279,3 +279,13 @@ def test_load_program_from_a_patched_text_reads_no_file(tmp_path):
     assert str(info.value).startswith(f"{path}:2:")
     with pytest.raises(BadInput, match="NUL byte"):
         load_program(path, text=patched.replace("caf", "c\0f"))
+
+
+def test_a_function_defined_in_an_included_file_is_bad_input(tmp_path, capsys):
+    (tmp_path / "f.h").write_text("int f(int x) { return x + 1; }\n")
+    path = tmp_path / "p.c"
+    path.write_text('/* one file */\n#include "f.h"\nint main(void) { assert(f(1) == 2); return 0; }\n')
+    assert main(["repair", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert err == (f"crepair: error: {path}:2:11: unsupported construct: function f defined in the included "
+                   "file f.h (crepair analyses one file: move the definition into it)\n")

@@ -121,6 +121,17 @@ def _implicit_int(text: str) -> str:
     return "\n".join(out)
 
 
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
+
+
+def _include_point(program: CProgram, header: str) -> SourcePoint:
+    """Where the file includes ``header`` (the name gcc reports), else 1:1."""
+    for m in _INCLUDE.finditer(program.original):
+        if Path(m[1]).name == Path(header).name:
+            return program.spans.make_span(m.start(1), m.end(1)).point
+    return SourcePoint(program.path, 1, 1)
+
+
 class _SupportChecker(c_ast.NodeVisitor):
     """Rejects what the encoder does not model, with the exact position."""
 
@@ -137,6 +148,13 @@ class _SupportChecker(c_ast.NodeVisitor):
         raise UnsupportedConstruct(where, what)
 
     def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
+        header = node.coord.file if node.coord else "<stdin>"
+        if header != "<stdin>":
+            raise UnsupportedConstruct(
+                _include_point(self._program, header),
+                f"function {node.decl.name} defined in the included file {header} "
+                "(crepair analyses one file: move the definition into it)",
+            )
         if node.param_decls:
             self._in_params += 1
             for p in node.param_decls:
