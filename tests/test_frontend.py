@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 from pycparser import c_ast
 
@@ -232,6 +234,7 @@ def test_bad_input_is_one_line_with_position_and_exit_3(tmp_path, capsys, name, 
 @pytest.mark.parametrize("make, message", [
     (lambda d: d / "missing.c", "cannot read {p}: No such file or directory"),
     (lambda d: (d / "dir.c").mkdir() or d / "dir.c", "cannot read {p}: Is a directory"),
+    (lambda d: Path("/dev/zero"), "cannot read {p}: a device, not a file"),
 ])
 def test_unreadable_paths_are_one_line_and_exit_3(tmp_path, capsys, make, message):
     path = make(tmp_path)

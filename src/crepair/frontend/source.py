@@ -21,6 +21,8 @@ b'/* caf\\xe9 */\\r\\n'
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from crepair.errors import BadInput, SourcePoint
@@ -55,6 +57,9 @@ def read_source(path: str | Path) -> str:
     (see :func:`check_source`).
     """
     try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise BadInput(f"cannot read {path}: a device, not a file")  # /dev/zero would never end
         data = Path(path).read_bytes()
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
