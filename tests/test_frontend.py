@@ -3,8 +3,13 @@ from pathlib import Path
 import pytest
 from pycparser import c_ast
 
+from crepair import verify
+from crepair.bmc import VerifyOutcome
+from crepair.cli import main
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend import load_program
+from crepair.frontend.source import decode, encode
+from crepair.frontend.tokens import tokenize
 from cprog import write_c
 
 
@@ -102,12 +107,6 @@ def test_missing_file_is_bad_input(tmp_path):
 
 
 # -- the user's bytes: Latin-1, CR LF, BOM ----------------------------------
-
-from crepair import verify  # noqa: E402
-from crepair.bmc import VerifyOutcome  # noqa: E402
-from crepair.cli import main  # noqa: E402
-from crepair.frontend.source import decode, encode  # noqa: E402
-from crepair.frontend.tokens import tokenize  # noqa: E402
 
 CLAMP = (
     b"/* caf\xe9 (Latin-1) */\n"

@@ -52,7 +52,8 @@ def _illegal_character(what: str, where: SourcePoint, original: str) -> BadInput
         return UnsupportedConstruct(where, f"identifier with non-ASCII characters '{word}'")
     ch = line[where.column - 1 : where.column] or "?"
     if "\udc80" <= ch <= "\udcff":
-        return BadInput(f"syntax error: byte 0x{ord(ch) - 0xDC00:02X} that is not UTF-8 (outside a comment or string)", where)
+        byte = ord(ch) - 0xDC00
+        return BadInput(f"syntax error: byte 0x{byte:02X} that is not UTF-8 (outside a comment or string)", where)
     return BadInput(f"syntax error: {what}", where)
 
 
