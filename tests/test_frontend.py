@@ -291,3 +291,17 @@ def test_a_function_defined_in_an_included_file_is_bad_input(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == (f"crepair: error: {path}:2:11: unsupported construct: function f defined in the included "
                    "file f.h (crepair analyses one file: move the definition into it)\n")
+
+
+@pytest.mark.parametrize("header, message", [
+    ("#error in a header\n", "{p}:2:11: in the included file e.h:1:2: #error in a header"),
+    ("int x = ;\n", "{p}:2:11: in the included file e.h:1:9: syntax error: Invalid expression before ';'"),
+    (None, "{p}:2:10: header e.h not found next to p.c"),
+])
+def test_errors_in_an_included_file_name_it_and_point_at_the_include(tmp_path, capsys, header, message):
+    if header is not None:
+        (tmp_path / "e.h").write_text(header)
+    path = tmp_path / "p.c"
+    path.write_text('/* one file */\n#include "e.h"\nint main(void) { return 0; }\n')
+    assert main(["verify", str(path)]) == 3
+    assert capsys.readouterr().err == "crepair: error: " + message.replace("{p}", str(path)) + "\n"

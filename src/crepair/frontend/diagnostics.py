@@ -9,6 +9,7 @@ file:line:col of the original file (1-based, columns in characters).
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from pycparser import c_ast, c_parser
 
@@ -21,22 +22,32 @@ MAX_DEPTH = 300
 of expressions and statements); the recursive walkers of the later stages
 run within Python's default recursion limit up to about 450."""
 
-_PARSE_ERROR = re.compile(r"^[^:]*:(\d+):(\d+): (.*)$", re.S)
+_PARSE_ERROR = re.compile(r"^(.*?):(\d+):(\d+): (.*)$", re.S)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
+
+
+def include_point(path: str, original: str, spans: SpanIndex, header: str) -> SourcePoint:
+    """Where the file includes ``header`` (a name gcc reports), else 1:1."""
+    for m in _INCLUDE.finditer(original):
+        if PurePath(m[1]).name == PurePath(header).name:
+            return spans.make_span(m.start(1), m.end(1)).point
+    return SourcePoint(path, 1, 1)
 
 
 def syntax_error(message: str, parser: c_parser.CParser, pre: Preprocessed, spans: SpanIndex) -> BadInput:
     """pycparser's error as one line naming the position in the user's file."""
     m = _PARSE_ERROR.match(message)
-    what = message.split(": ", 1)[-1]
     if m:
-        line, col, what = int(m[1]), int(m[2]), m[3]
-    elif what == "At end of input":
-        return _end_of_input(pre, spans)
+        file, line, col, what = m[1], int(m[2]), int(m[3]), m[4]
     else:  # some pycparser errors name no position: use the next token's
+        file, _, what = message.partition(": ")
         tok = getattr(parser, "_peek", lambda: None)()
-        if tok is None or not getattr(tok, "lineno", None):
+        if what == "At end of input" or tok is None or not getattr(tok, "lineno", None):
             return _end_of_input(pre, spans, what)
         line, col, what = tok.lineno, tok.column, f"{what} before '{tok.value}'"
+    if file != "<stdin>":
+        where = include_point(pre.path, pre.original, spans, file)
+        return BadInput(f"in the included file {file}:{line}:{col}: syntax error: {what}", where)
     where = spans.pp_point(line, col)
     if what.startswith("Illegal character"):
         return _illegal_character(what, where, pre.original)
@@ -57,7 +68,7 @@ def _illegal_character(what: str, where: SourcePoint, original: str) -> BadInput
     return BadInput(f"syntax error: {what}", where)
 
 
-def _end_of_input(pre: Preprocessed, spans: SpanIndex, what: str = "unexpected end of file") -> BadInput:
+def _end_of_input(pre: Preprocessed, spans: SpanIndex, what: str) -> BadInput:
     opened: list[int] = []
     for i, tok in enumerate(pre.tokens):
         if tok.text == "{":
@@ -67,8 +78,7 @@ def _end_of_input(pre: Preprocessed, spans: SpanIndex, what: str = "unexpected e
     if opened:
         where = spans.make_span(pre.tokens[opened[-1]].start, pre.tokens[opened[-1]].end).point
         return BadInput("syntax error at end of file: this '{' is never closed", where)
-    if what != "unexpected end of file":
-        what += " at end of file"
+    what = "unexpected end of file" if what == "At end of input" else f"{what} at end of file"
     end = pre.tokens[-1].end if pre.tokens else 0
     return BadInput(f"syntax error: {what}", spans.make_span(end, end).point)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
-from crepair.frontend.diagnostics import check_depth, syntax_error, too_deep_for_the_parser
+from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Preprocessed, run_preprocessor
 from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
@@ -121,17 +121,6 @@ def _implicit_int(text: str) -> str:
     return "\n".join(out)
 
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
-
-
-def _include_point(program: CProgram, header: str) -> SourcePoint:
-    """Where the file includes ``header`` (the name gcc reports), else 1:1."""
-    for m in _INCLUDE.finditer(program.original):
-        if Path(m[1]).name == Path(header).name:
-            return program.spans.make_span(m.start(1), m.end(1)).point
-    return SourcePoint(program.path, 1, 1)
-
-
 class _SupportChecker(c_ast.NodeVisitor):
     """Rejects what the encoder does not model, with the exact position."""
 
@@ -151,7 +140,7 @@ class _SupportChecker(c_ast.NodeVisitor):
         header = node.coord.file if node.coord else "<stdin>"
         if header != "<stdin>":
             raise UnsupportedConstruct(
-                _include_point(self._program, header),
+                include_point(self._program.path, self._program.original, self._program.spans, header),
                 f"function {node.decl.name} defined in the included file {header} "
                 "(crepair analyses one file: move the definition into it)",
             )

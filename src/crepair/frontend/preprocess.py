@@ -112,24 +112,29 @@ def _run(cmd: list[str], data: bytes, path: Path) -> subprocess.CompletedProcess
 
 
 def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:
-    for m in _GCC_ERROR.finditer(stderr):
-        if m["file"] != "<stdin>":
-            continue  # an error inside a header: its "included from" line names ours
-        line, col = int(m["line"]), _char_column(original, int(m["line"]), int(m["col"]))
-        where = SourcePoint(path, line, col)
-        missing = _MISSING_HEADER.match(m["msg"])
-        if missing:
-            return BadInput(
-                f"header {missing[1]} not found: crepair provides only the standard headers "
-                f"{', '.join(_shipped_headers())}; remove the #include and declare what the program uses",
-                where,
-            )
+    m = _GCC_ERROR.search(stderr)
+    if m is None:
+        first = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
+        return BadInput(f"preprocessor failed: {first}", SourcePoint(path, 1, 1))
+    if m["file"] != "<stdin>":  # inside an included file: point at the #include
+        included = _INCLUDED_FROM.search(stderr)
+        line = int(included[1]) if included else 1
+        name_at = original.split("\n")[line - 1].find(Path(m["file"]).name) if included else -1
+        where = SourcePoint(path, line, name_at + 1 if name_at >= 0 else 1)
+        return BadInput(f"in the included file {m['file']}:{m['line']}:{m['col']}: {m['msg']}", where)
+    line = int(m["line"])
+    where = SourcePoint(path, line, _char_column(original, line, int(m["col"])))
+    missing = _MISSING_HEADER.match(m["msg"])
+    if missing is None:
         return BadInput(f"preprocessor: {m['msg']}", where)
-    included = _INCLUDED_FROM.search(stderr)
-    first = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
-    if included:
-        return BadInput(f"preprocessor, in an included file: {first}", SourcePoint(path, int(included[1]), 1))
-    return BadInput(f"preprocessor failed: {first}", SourcePoint(path, 1, 1))
+    name = missing[1]
+    if f'"{name}"' in original.split("\n")[line - 1]:
+        return BadInput(f"header {name} not found next to {Path(path).name}", where)
+    return BadInput(
+        f"header {name} not found: crepair provides only the standard headers "
+        f"{', '.join(_shipped_headers())}; remove the #include and declare what the program uses",
+        where,
+    )
 
 
 def _char_column(original: str, line: int, byte_column: int) -> int:
