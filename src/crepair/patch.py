@@ -8,9 +8,10 @@ from __future__ import annotations
 import difflib
 import shutil
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath, PurePosixPath
 
-from crepair.errors import InternalError
+from crepair.errors import BadInput, InternalError
+from crepair.frontend.source import encode
 
 
 def apply_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
@@ -30,26 +31,81 @@ def apply_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
 
 
 def unified_diff(path: str, before: str, after: str, context: int = 3) -> str:
-    """A unified diff from ``before`` to ``after`` labelled with ``path``."""
+    """A unified diff from ``before`` to ``after``, both texts of the file
+    ``path`` as :mod:`crepair.frontend.source` decodes it.
+
+    Lines are split at ``"\\n"`` only and keep their endings (CR LF stays
+    CR LF, so the diff applies to a CR LF file); a last line without a
+    newline is followed by ``\\ No newline at end of file``.  Encode the
+    diff with ``source.encode`` (or print it to a stream whose errors
+    handler is ``surrogateescape``) to get the file's own bytes in its lines.
+
+    The labels are ``a/PATH`` and ``b/PATH``, as ``git diff`` writes them:
+    ``path`` as given (leading ``./`` and ``/`` dropped), so ``patch -p1``
+    applies the diff from the directory in which ``path`` was given (from
+    ``/`` for an absolute path); a path that climbs out with ``..`` (which
+    patch refuses) is labelled by its file name, to apply from the file's
+    directory.  A name with a space ends in a TAB; one with quotes,
+    backslashes, control or non-ASCII characters is quoted with C escapes.
+    """
+    label = _label(path)
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path.lstrip('/')}",
-        tofile=f"b/{path.lstrip('/')}",
-        n=context,
+        _lines(before), _lines(after), fromfile=_quote("a/" + label), tofile=_quote("b/" + label),
+        n=context, lineterm="\n",
     )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    out = []
+    for line in lines:
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
 
 
-def apply_to_file(path: str | Path, patched: str) -> Path:
-    """Write ``patched`` to ``path`` after copying the original to
-    ``path.orig`` (or ``.orig.N`` if that exists).  Returns the backup path."""
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def _label(path: str) -> str:
+    parts = [p for p in PurePosixPath(PurePath(path).as_posix()).parts if p not in ("/", ".")]
+    if ".." in parts:
+        parts = parts[-1:]
+    return "/".join(parts)
+
+
+_C_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n"}
+
+
+def _quote(name: str) -> str:
+    raw = encode(name)
+    if not any(b < 0x20 or b >= 0x7F or b in b'"\\' for b in raw):
+        return name + "\t" if " " in name else name
+    return '"' + "".join(_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
+
+
+def apply_to_file(path: str | Path, patched: str, *, original: str | None = None) -> Path:
+    """Write ``patched`` (a text as :mod:`crepair.frontend.source` decodes
+    it) to ``path`` as bytes, after copying the file to ``path.orig`` (or
+    ``.orig.N`` if that exists).  Returns the backup path.
+
+    Bytes outside the edits, line endings, a BOM and bytes that are not
+    UTF-8 come back exactly as they were read.  With ``original`` (the text
+    the repair was computed from), raises ``BadInput`` and changes nothing
+    when the file no longer holds that text.
+    """
     path = Path(path)
+    if original is not None:
+        try:
+            now = path.read_bytes()
+        except OSError as exc:
+            raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
+        if now != encode(original):
+            raise BadInput(f"{path} changed since crepair read it; the repair was not applied")
     backup = path.with_name(path.name + ".orig")
     n = 1
     while backup.exists():
         backup = path.with_name(f"{path.name}.orig.{n}")
         n += 1
     shutil.copy2(path, backup)
-    path.write_text(patched, encoding="utf-8", errors="surrogateescape")
+    path.write_bytes(encode(patched))
     return backup

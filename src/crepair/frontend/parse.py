@@ -15,7 +15,9 @@ from pathlib import Path
 from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
+from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Preprocessed, run_preprocessor
+from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
 
 _FLOAT_TYPES = {"float", "double"}
@@ -25,6 +27,11 @@ _FLOAT_TYPES = {"float", "double"}
 class CProgram:
     """A parsed translation unit.
 
+    ``original`` is the file's text as :mod:`crepair.frontend.source`
+    decodes it (UTF-8, undecodable bytes as lone surrogates, line endings and
+    BOM kept): spans are 0-based offsets into it, and
+    ``source.encode(original)`` is the file's bytes.  A patched copy of
+    ``original`` is written back with ``crepair.patch.apply_to_file``.
     ``functions`` maps each defined function's name to its ``FuncDef``;
     ``globals`` lists the file-scope variable declarations in order;
     ``typedefs`` maps typedef names to their type nodes.
@@ -38,19 +45,24 @@ class CProgram:
     globals: list[c_ast.Decl] = field(default_factory=list)
     typedefs: dict[str, c_ast.Node] = field(default_factory=dict)
 
+    @property
+    def newline(self) -> str:
+        """The line ending of most lines, ``"\\r\\n"`` or ``"\\n"``, for text that adds a line."""
+        return newline_of(self.original)
 
-def load_program(path: str | Path) -> CProgram:
+
+def load_program(path: str | Path, *, text: str | None = None) -> CProgram:
     """Read, preprocess, parse and check the C file at ``path``.
 
-    Raises ``BadInput`` (unreadable file, syntax error, with file:line:col),
-    ``UnsupportedConstruct`` and ``MissingTool`` (no gcc for preprocessing).
-    The file is only read.
+    With ``text`` (e.g. a patched copy of a program's ``original``), that
+    text is taken as the file's contents and the file is not read: errors
+    name ``path``, and ``#include "x.h"`` is looked up next to ``path``.
+    Raises ``BadInput`` (unreadable or binary file, preprocessor or syntax
+    error, with file:line:col), ``UnsupportedConstruct`` and ``MissingTool``
+    (no gcc for preprocessing).  The file is only read.
     """
     path = Path(path)
-    try:
-        original = path.read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    original = read_source(path) if text is None else check_source(str(path), encode(text))
     pre = run_preprocessor(path, original)
     return parse_preprocessed(pre)
 
@@ -58,17 +70,15 @@ def load_program(path: str | Path) -> CProgram:
 def parse_preprocessed(pre: Preprocessed) -> CProgram:
     """Parse an already preprocessed unit (see :func:`load_program`)."""
     parser = c_parser.CParser()
+    spans = SpanIndex(pre)
     try:
         ast = parser.parse(_implicit_int(pre.text), filename="<stdin>")
     except c_parser.ParseError as exc:
-        message = str(exc)
-        if not re.match(r"[^:]*:\d+:", message):
-            # some pycparser errors name no position: use the next token's
-            tok = getattr(parser, "_peek", lambda: None)()
-            if tok is not None and getattr(tok, "lineno", None):
-                message = f"<stdin>:{tok.lineno}:{tok.column}: {message.split(': ', 1)[-1]} before '{tok.value}'"
-        raise BadInput(_parse_error_text(message, pre.path)) from None
-    spans = SpanIndex(pre)
+        raise syntax_error(str(exc), parser, pre, spans) from None
+    except RecursionError:
+        raise too_deep_for_the_parser(pre, spans) from None
+    if not ast.ext:
+        raise BadInput("no C code in the file (empty after preprocessing)", SourcePoint(pre.path, 1, 1))
     program = CProgram(pre.path, pre.original, ast, spans)
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
@@ -77,6 +87,7 @@ def parse_preprocessed(pre: Preprocessed) -> CProgram:
             program.typedefs[ext.name] = ext.type
         elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl):
             program.globals.append(ext)
+    check_depth(ast, spans)
     _SupportChecker(program).visit(ast)
     return program
 
@@ -110,15 +121,6 @@ def _implicit_int(text: str) -> str:
     return "\n".join(out)
 
 
-def _parse_error_text(message: str, path: str) -> str:
-    # pycparser: "<stdin>:12:5: before: x" -> "prog.c:12:5: syntax error before: x"
-    head, _, rest = message.partition(": ")
-    parts = head.split(":")
-    if len(parts) >= 3 and parts[-2].isdigit():
-        return f"{path}:{parts[-2]}:{parts[-1]}: syntax error {rest}".rstrip()
-    return f"{path}: syntax error: {message}"
-
-
 class _SupportChecker(c_ast.NodeVisitor):
     """Rejects what the encoder does not model, with the exact position."""
 
@@ -135,6 +137,13 @@ class _SupportChecker(c_ast.NodeVisitor):
         raise UnsupportedConstruct(where, what)
 
     def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
+        header = node.coord.file if node.coord else "<stdin>"
+        if header != "<stdin>":
+            raise UnsupportedConstruct(
+                include_point(self._program.path, self._program.original, self._program.spans, header),
+                f"function {node.decl.name} defined in the included file {header} "
+                "(crepair analyses one file: move the definition into it)",
+            )
         if node.param_decls:
             self._in_params += 1
             for p in node.param_decls:

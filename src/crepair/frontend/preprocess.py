@@ -11,6 +11,7 @@ the macro's name).
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
 import subprocess
@@ -18,11 +19,15 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool, SourcePoint
+from crepair.errors import BadInput, MissingTool, SourcePoint, UnsupportedConstruct
+from crepair.frontend.source import ENCODING, decode, encode, point_at
 from crepair.frontend.tokens import Token, tokenize
 
 _LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"((?:\\.|[^"\\])*)"')
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
+_MISSING_HEADER = re.compile(r"(\S+): No such file or directory")
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line\b|\d)", re.M)
+_INCLUDED_FROM = re.compile(r"[Ii]n file included from <stdin>:(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,26 +66,87 @@ def _include_dir() -> Path:
 
 
 def run_preprocessor(path: Path, original: str) -> Preprocessed:
-    """Preprocess the file at ``path`` (whose contents are ``original``).
+    """Preprocess the file at ``path`` whose text is ``original`` (decoded as
+    in :mod:`crepair.frontend.source`; the bytes gcc reads are exactly the
+    file's).  ``#include "x.h"`` is looked up next to the file.
 
     Raises ``MissingTool`` when gcc is absent and ``BadInput`` (with
     file:line:col) when the preprocessor rejects the file, e.g. an include
-    of a header crepair does not model.
+    of a header crepair does not model or an ``#error``.
     """
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
+    _reject_line_directives(str(path), original)
+    data = encode(original)
     cmd = [gcc, "-E", "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
-    proc = subprocess.run(
-        cmd, input=original, capture_output=True, text=True, check=False
-    )
+    proc = _run(cmd[:2] + ["-fdiagnostics-column-unit=byte"] + cmd[2:], data, path)
+    if proc.returncode != 0 and b"column-unit" in proc.stderr:  # gcc < 11, clang
+        proc = _run(cmd, data, path)
     if proc.returncode != 0:
-        m = _GCC_ERROR.search(proc.stderr)
-        if m:
-            where = SourcePoint(str(path), int(m["line"]), int(m["col"]))
-            raise BadInput(f"preprocessor: {m['msg']}", where)
-        raise BadInput(f"preprocessor failed: {proc.stderr.strip()}", SourcePoint(str(path), 1, 1))
-    return Preprocessed(str(path), original, proc.stdout, _map_tokens(original, proc.stdout))
+        raise _preprocessor_error(str(path), original, proc.stderr.decode(ENCODING, "replace"))
+    text = decode(proc.stdout)
+    return Preprocessed(str(path), original, text, _map_tokens(original, text))
+
+
+def _reject_line_directives(path: str, original: str) -> None:
+    """``#line`` (and its GNU form ``# 12``) renumbers lines, and the token
+    map aligns by the file's own lines."""
+    if not _LINE_DIRECTIVE.search(original):
+        return
+    tokens = tokenize(original, skip_directives=False)
+    for i, tok in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        first_on_line = i == 0 or tokens[i - 1].line < tok.line
+        if tok.text == "#" and first_on_line and nxt.line == tok.line and (nxt.text == "line" or nxt.text[0].isdigit()):
+            raise UnsupportedConstruct(point_at(path, original, tok.start), "#line directive")
+
+
+def _run(cmd: list[str], data: bytes, path: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(
+            cmd, input=data, capture_output=True, check=False, cwd=path.parent, env={**os.environ, "LC_ALL": "C"}
+        )
+    except OSError as exc:
+        raise MissingTool(f"cannot run the C preprocessor {cmd[0]}: {exc.strerror or exc}") from None
+
+
+def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:
+    m = _GCC_ERROR.search(stderr)
+    if m is None:
+        first = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
+        return BadInput(f"preprocessor failed: {first}", SourcePoint(path, 1, 1))
+    if m["file"] != "<stdin>":  # inside an included file: point at the #include
+        included = _INCLUDED_FROM.search(stderr)
+        line = int(included[1]) if included else 1
+        name_at = original.split("\n")[line - 1].find(Path(m["file"]).name) if included else -1
+        where = SourcePoint(path, line, name_at + 1 if name_at >= 0 else 1)
+        return BadInput(f"in the included file {m['file']}:{m['line']}:{m['col']}: {m['msg']}", where)
+    line = int(m["line"])
+    where = SourcePoint(path, line, _char_column(original, line, int(m["col"])))
+    missing = _MISSING_HEADER.match(m["msg"])
+    if missing is None:
+        return BadInput(f"preprocessor: {m['msg']}", where)
+    name = missing[1]
+    if f'"{name}"' in original.split("\n")[line - 1]:
+        return BadInput(f"header {name} not found next to {Path(path).name}", where)
+    return BadInput(
+        f"header {name} not found: crepair provides only the standard headers "
+        f"{', '.join(_shipped_headers())}; remove the #include and declare what the program uses",
+        where,
+    )
+
+
+def _char_column(original: str, line: int, byte_column: int) -> int:
+    """gcc counts columns in bytes; crepair in characters of ``original``."""
+    lines = original.split("\n")
+    if not 0 < line <= len(lines):
+        return byte_column
+    return len(decode(encode(lines[line - 1])[: byte_column - 1])) + 1
+
+
+def _shipped_headers() -> list[str]:
+    return sorted(p.name for p in _include_dir().iterdir() if p.suffix == ".h")
 
 
 def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
@@ -104,6 +170,11 @@ def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
     for line in sorted(pp_by_line):
         pp_toks = pp_by_line[line]
         orig_toks = by_line.get(line, [])
+        if [t.text for t in orig_toks] == [t for t, _ in pp_toks]:  # no macro on this line
+            mapped.extend(
+                MappedToken(o.text, line, col, o.start, o.end, False) for o, (_, col) in zip(orig_toks, pp_toks)
+            )
+            continue
         matcher = difflib.SequenceMatcher(
             None, [t.text for t in orig_toks], [t for t, _ in pp_toks], autojunk=False
         )

@@ -67,6 +67,24 @@ class SpanIndex:
             return self._position(self._tokens[idx].start)
         return SourcePoint(self._pre.path, coord.line, 1)
 
+    def pp_point(self, line: int, pp_column: int) -> SourcePoint:
+        """file:line:col in the original file of the preprocessed token that
+        pycparser reports at ``line`` (original, 1-based) and ``pp_column``
+        (1-based, in the preprocessed line); the first token at or after it,
+        else the end of ``line``."""
+        idx = self._at.get((line, pp_column))
+        if idx is None:
+            later = [i for i, t in enumerate(self._tokens) if (t.line, t.pp_column) >= (line, pp_column)]
+            if later and self._tokens[later[0]].line == line:
+                idx = later[0]
+        if idx is not None:
+            return self._position(self._tokens[idx].start)
+        if 0 < line <= len(self._line_starts):
+            end = self._pre.original.find("\n", self._line_starts[line - 1])
+            end = len(self._pre.original) if end < 0 else end
+            return self._position(end - 1 if end > 0 and self._pre.original[end - 1] == "\r" else end)
+        return SourcePoint(self._pre.path, line, pp_column)
+
     def _position(self, offset: int) -> SourcePoint:
         lo, hi = 0, len(self._line_starts) - 1
         while lo < hi:
@@ -90,7 +108,10 @@ class SpanIndex:
         point = self.point(node)
         start = self._line_starts[point.line - 1] + point.column - 1
         end = self._pre.original.find("\n", start)
-        return self.make_span(start, end if end >= 0 else len(self._pre.original))
+        end = len(self._pre.original) if end < 0 else end
+        if end > start and self._pre.original[end - 1] == "\r":
+            end -= 1
+        return self.make_span(start, end)
 
     # -- expressions ------------------------------------------------------
     def span(self, node: c_ast.Node) -> Span:

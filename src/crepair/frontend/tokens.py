@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 _TOKEN_RE = re.compile(
     r"""
-    (?P<ws>[ \t\r\f\v]+)
+    (?P<ws>[ \t\r\f\v\ufeff]+)
   | (?P<nl>\n)
   | (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<str>"(?:\\.|[^"\\\n])*")
@@ -52,7 +52,7 @@ def tokenize(text: str, *, skip_directives: bool) -> list[Token]:
     for m in _TOKEN_RE.finditer(text):
         kind, value = m.lastgroup, m.group()
         if kind == "nl":
-            if not (in_directive and text[max(m.start() - 1, 0)] == "\\"):
+            if not (in_directive and _continued(text, m.start())):
                 in_directive = False
             line, line_start, at_line_start = line + 1, m.end(), True
             continue
@@ -69,3 +69,11 @@ def tokenize(text: str, *, skip_directives: bool) -> list[Token]:
             continue
         tokens.append(Token(value, m.start(), m.end(), line, m.start() - line_start + 1))
     return tokens
+
+
+def _continued(text: str, newline: int) -> bool:
+    """Whether the line ending at offset ``newline`` ends in a backslash (before any CR)."""
+    i = newline - 1
+    while i >= 0 and text[i] == "\r":
+        i -= 1
+    return i >= 0 and text[i] == "\\"
