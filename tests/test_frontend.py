@@ -307,7 +307,6 @@ def test_errors_in_an_included_file_name_it_and_point_at_the_include(tmp_path, c
     assert capsys.readouterr().err == "crepair: error: " + message.replace("{p}", str(path)) + "\n"
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py re-reads the file with newline translation (patch in the h-frontend report)")
 def test_cli_quotes_the_assertion_of_a_crlf_file(tmp_path, capsys):
     path = tmp_path / "p.c"
     path.write_bytes(CLAMP.replace(b"\n", b"\r\n").replace(b"\xe9", b"e"))

@@ -190,7 +190,6 @@ def test_cli_apply_keeps_crlf_and_latin1_bytes(tmp_path, monkeypatch, capsys):
 
 
 @needs_patch
-@pytest.mark.xfail(strict=True, reason="cli.main must set stdout errors='surrogateescape' (patch in the h-frontend report)")
 def test_cli_diff_printed_to_a_strict_utf8_pipe_applies_with_patch(tmp_path):
     # a user's locale is usually en_US.UTF-8, whose stdout errors handler is strict
     data = _crlf(SUM)

@@ -107,7 +107,7 @@ class VerifyResult:
 
 def _array_value(model: smt.Model, inp, signed: bool) -> "list[int] | ArrayValue":
     if inp.size is not None:
-        n = model.eval_int(inp.size, signed=False) if not isinstance(inp.size, int) else inp.size
+        n = inp.size if isinstance(inp.size, int) else model.eval_int(inp.size, signed=True)
         if 0 <= n <= 1 << 16:
             return [model.eval_int(smt.Select(inp.term, smt.BitVecVal(i, 32)), signed) for i in range(n)]
     entries, default = smt.array_entries(model, inp.term, signed)

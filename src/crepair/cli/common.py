@@ -6,6 +6,7 @@ import argparse
 import enum
 
 from crepair.errors import UsageError
+from crepair.frontend.source import read_source
 from crepair.options import DEFAULT_UNWIND
 
 
@@ -73,7 +74,7 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
 
 
 def read_original(path: str) -> str:
-    """The user's file as text (undecodable bytes kept as surrogates, so
-    that printing with ``errors="surrogateescape"`` gives them back)."""
-    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-        return fh.read()
+    """The user's file as crepair holds it (:mod:`crepair.frontend.source`:
+    no newline translation; undecodable bytes kept as surrogates, so that
+    printing with ``errors="surrogateescape"`` gives them back)."""
+    return read_source(path)

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         if chosen is None:
             print(f"nothing applied to {args.file}: no non-vacuous repair", file=sys.stderr)
         else:
-            backup = apply_to_file(args.file, chosen.patched)
+            backup = apply_to_file(args.file, chosen.patched, original=run.program.original)
             print(f"applied repair {repairs.index(chosen) + 1} to {args.file} (original kept as {backup})",
                   file=sys.stderr)
     return _EXIT.get(run.outcome, ExitCode.UNKNOWN)

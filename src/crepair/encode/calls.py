@@ -45,10 +45,10 @@ class Calls(EncoderCore):
         for name, var in self._params(func):
             self._scopes[-1][name] = var
             if isinstance(var.ctype, ct.ArrayType):
-                state.env[var.key] = self._nondet_array(var, name, func)
+                state.env[var.key] = self._nondet_array(var, name, func, state)
             else:
                 term = self._fresh(var.key, var.ctype)
-                self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed))
+                self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed, guard=state.guard))
                 state.env[var.key] = term
         state = self._leave(func, frame, self._exec(func.body, state))
         return self.formula
@@ -131,7 +131,7 @@ class Calls(EncoderCore):
             if ctype is None:
                 raise UnsupportedConstruct(self._point(node), f"input function '{name}'")
             term = self._fresh(f"{name}@{self._line(node)}", ctype)
-            self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed))
+            self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed, guard=state.guard))
             return Value(term, ctype)
         if name in _ASSERTS or name in _ASSUMES:
             if not args:

@@ -68,10 +68,22 @@ class EncoderCore:
     def _fresh(self, key: str, ctype: ct.IntType) -> smt.Term:
         return smt.BitVec(f"{key}#{next(self._ssa)}", ctype.bits)
 
-    def _nondet_array(self, var: Var, label: str, node: c_ast.Node) -> smt.Term:
+    def _nondet_array(self, var: Var, label: str, node: c_ast.Node, state: State) -> smt.Term:
+        """A fresh array input; its size is recorded when the declaration
+        gives one (a constant, or a side-effect-free expression)."""
         elem = var.ctype.elem
         term = smt.smt_array(f"{var.key}#{next(self._ssa)}", elem.bits)
-        self.formula.inputs.append(Input(label, self._line(node), term, elem.signed, is_array=True))
+        size, dim = None, var.ctype.size
+        if isinstance(dim, c_ast.Constant) and dim.type == "int":
+            size = smt.BitVecVal(int(dim.value.rstrip("uUlL"), 0), 32)
+        elif dim is not None and not has_effects(dim):
+            try:
+                size = convert(self._expr(dim, Ctx(state, {}, {}, True)), ct.INT).term
+            except (BadInput, UnsupportedConstruct):
+                size = None
+        self.formula.inputs.append(
+            Input(label, self._line(node), term, elem.signed, is_array=True, size=size, guard=state.guard)
+        )
         return term
 
     def _lookup(self, node: c_ast.ID) -> Var:

@@ -119,14 +119,18 @@ class UnwindingCut:
 class Input:
     """An input of the program: an entry parameter, a ``nondet_*()`` call or
     an uninitialized variable.  ``signed`` tells how to print the value;
-    ``size`` is set for arrays (a term for the element count, or None)."""
+    ``size`` is set for arrays whose element count is known (an int, or a
+    32-bit term for a variable-length array); ``guard`` holds iff the run
+    reads the input (None: always).  ``formula.inputs`` lists inputs in the
+    order a run reads them."""
 
     label: str
     line: int
     term: smt.Term
     signed: bool
     is_array: bool = False
-    size: smt.Term | None = None
+    size: "smt.Term | int | None" = None
+    guard: smt.Term | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,10 +64,12 @@ class Statements(EncoderCore):
         if isinstance(ctype, ct.ArrayType):
             if node.init is not None:
                 raise UnsupportedConstruct(self._point(node), "array initializer")
-            state.env[var.key] = self._nondet_array(var, node.name, node)
+            state.env[var.key] = self._nondet_array(var, node.name, node, state)
         elif node.init is None:
             term = self._fresh(var.key, ctype)
-            self.formula.inputs.append(Input(f"{node.name} (uninitialized)", self._line(node), term, ctype.signed))
+            self.formula.inputs.append(
+                Input(f"{node.name} (uninitialized)", self._line(node), term, ctype.signed, guard=state.guard)
+            )
             state.env[var.key] = term
         else:
             term, state = self._located(node.init, state, LocationKind.ASSIGNMENT, ctype, name=var.key)

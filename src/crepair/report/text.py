@@ -18,7 +18,7 @@ from crepair.schemes.template_scheme import TemplateStats
 
 
 def _source_line(original: str, line: int) -> str:
-    lines = original.split("\n")
+    lines = original.split("\n")  # a CR of CR LF is stripped below
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
@@ -30,7 +30,7 @@ def _violation(cex: Counterexample, original: str) -> str:
     a = cex.assertion
     if cex.violated == Violation.UNWINDING_ASSERTION:
         return f"unwinding assertion violated: {a.file}:{a.line}: a run goes beyond the unwinding bound here"
-    return f"assertion violated: {a.file}:{a.line}: {original[a.start:a.end]}"
+    return f"assertion violated: {a.file}:{a.line}: {' '.join(original[a.start:a.end].split())}"
 
 
 def _input_lines(cex: Counterexample, original: str) -> list[str]:
@@ -201,7 +201,7 @@ def _mutation_summary(run: RepairRun, stats: MutationStats) -> str:
 
 def _highlight(original: str, span) -> list[str]:
     lines = original.split("\n")
-    text = lines[span.line - 1] if span.line <= len(lines) else ""
+    text = lines[span.line - 1].rstrip("\r") if span.line <= len(lines) else ""
     end = span.end_column if span.end_line == span.line else len(text)
     marker = "".join("\t" if ch == "\t" else " " for ch in text[: span.column - 1])
     return [f"{span.line:>6} | {text}", f"{'':>6} | {marker}{'^' * max(end - span.column + 1, 1)}"]

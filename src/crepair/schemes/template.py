@@ -23,11 +23,9 @@ printed as a simplified expression and re-verified from its patched text.
 from __future__ import annotations
 
 import random
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from crepair.bmc import check_bound, check_original
 from crepair.encode import encode
@@ -358,14 +356,11 @@ class TemplateRepair:
         """Re-check a patched program from its text with a fresh encoding
         (same bound and unwinding semantics): its evidence if it verifies,
         else None (``unknown`` is set when the check was unknown)."""
-        with tempfile.TemporaryDirectory(prefix="crepair-") as tmp:
-            candidate = Path(tmp) / Path(self._path).name
-            candidate.write_text(text, encoding="utf-8", errors="surrogateescape")
-            try:
-                program = load_program(candidate)
-                formula, _ = encode(program, bound=self._f.bound, entry=self._entry, unwinding=self._f.unwinding)
-            except CRepairError:
-                return None
+        try:
+            program = load_program(self._path, text=text)
+            formula, _ = encode(program, bound=self._f.bound, entry=self._entry, unwinding=self._f.unwinding)
+        except CRepairError:
+            return None
         self.checks += 1
         verdict, _, reason = check_original(formula, self._limits)
         if verdict == Verdict.UNKNOWN:
