@@ -73,6 +73,20 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
     sp.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
+def add_specification(sp: argparse.ArgumentParser, what: str) -> None:
+    """The options that say what is specification (never changed) and, for
+    model-based diagnosis, what the components are; ``what`` names the
+    command's use of diagnosis in the help ("diagnosis" or "template scheme")."""
+    sp.add_argument("--no-mutate", type=names, default=frozenset(), metavar="F,G",
+                    help="functions of the specification, never blamed or changed")
+    sp.add_argument("--mutate-main", action="store_true",
+                    help="let the code of main (not its assertions) be blamed and repaired")
+    sp.add_argument("--components", type=names, default=frozenset({"rhs", "cond"}), metavar="rhs,cond",
+                    help=f"{what}: what may be a component (default: rhs,cond)")
+    sp.add_argument("--inputs", type=at_least(1), default=2, metavar="N",
+                    help=f"{what}: failing inputs used for diagnosis (default: 2)")
+
+
 def read_original(path: str) -> str:
     """The user's file as crepair holds it (:mod:`crepair.frontend.source`:
     no newline translation; undecodable bytes kept as surrogates, so that

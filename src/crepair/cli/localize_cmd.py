@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common, at_least, names, read_original
+from crepair.cli.common import ExitCode, add_common, add_specification, at_least, read_original
 from crepair.errors import UsageError
 from crepair.options import Method
 from crepair.report import json_report, text
@@ -18,15 +18,8 @@ def add_parser(sub) -> None:
     add_common(loc, None, "solver time limit in seconds, 0 for none (default: none)")
     loc.add_argument("--method", choices=[m.value for m in Method], default="must",
                      help="localization method (default: must)")
-    loc.add_argument("--no-mutate", type=names, default=frozenset(), metavar="F,G",
-                     help="specification functions, never blamed")
-    loc.add_argument("--mutate-main", action="store_true",
-                     help="let the code of main (not its assertions) be blamed and repaired")
+    add_specification(loc, "diagnosis")
     loc.add_argument("--sarif", metavar="FILE", help="also write the locations as SARIF 2.1.0 to FILE")
-    loc.add_argument("--components", type=names, default=frozenset({"rhs", "cond"}), metavar="rhs,cond",
-                     help="diagnosis: what may be a component (default: rhs,cond)")
-    loc.add_argument("--inputs", type=at_least(1), default=2, metavar="N",
-                     help="diagnosis: failing inputs used (default: 2)")
     loc.add_argument("--max-diagnoses", type=at_least(1), default=10, metavar="N",
                      help="diagnosis: at most N (default: 10)")
     loc.add_argument("--max-size", type=at_least(1), default=3, metavar="K",

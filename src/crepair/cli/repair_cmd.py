@@ -7,7 +7,7 @@ import sys
 import time
 
 from crepair import api
-from crepair.cli.common import ExitCode, add_common, at_least, names
+from crepair.cli.common import ExitCode, add_common, add_specification, at_least
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
@@ -32,16 +32,9 @@ def add_parser(sub) -> None:
     r.add_argument("--unwinding-assumptions", action="store_true",
                    help="FM'16 semantics: runs the bound cuts off are assumed away, so a repair may be correct "
                         "only vacuously (such repairs are labelled, ranked last and never applied)")
-    r.add_argument("--no-mutate", type=names, default=frozenset(), metavar="F,G",
-                   help="functions never to mutate (specification)")
-    r.add_argument("--mutate-main", action="store_true",
-                   help="let the code of main (not its assertions) be repaired")
+    add_specification(r, "template scheme")
     r.add_argument("--prune", choices=[p.value for p in Prune], default="must",
                    help="prune the search with must fault localization (default: must)")
-    r.add_argument("--components", type=names, default=frozenset({"rhs", "cond"}), metavar="rhs,cond",
-                   help="template scheme: what may be a component (default: rhs,cond)")
-    r.add_argument("--inputs", type=at_least(1), default=2, metavar="N",
-                   help="template scheme: failing inputs for diagnosis (default: 2)")
     r.add_argument("--max-refinements", type=at_least(1), default=10, metavar="N",
                    help="template scheme: counterexample refinements per repair (default: 10)")
     r.add_argument("--repairs-per-diagnosis", type=at_least(1), default=5, metavar="N",

@@ -116,3 +116,17 @@ def finish(stats: SchemeStats, outcome: RepairOutcome, stopped: StopReason, reas
     elif stats.repairs and outcome in (RepairOutcome.NO_REPAIR, RepairOutcome.EXHAUSTED):
         outcome = RepairOutcome.VACUOUS_ONLY
     stats.outcome, stats.stopped, stats.reason = outcome, stopped, reason
+
+
+def tracked(stats: SchemeStats, search: Iterator[Repair]) -> Iterator[Repair]:
+    """Yield from a scheme's ``search``, recording its ``seconds`` and, if
+    the caller closes the generator, that it was stopped (StopReason CALLER)."""
+    start = time.monotonic()
+    try:
+        yield from search
+    except GeneratorExit:
+        if stats.stopped == StopReason.NOT_STARTED:
+            finish(stats, RepairOutcome.STOPPED, StopReason.CALLER)
+        raise
+    finally:
+        stats.seconds = time.monotonic() - start

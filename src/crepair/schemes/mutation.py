@@ -63,7 +63,7 @@ from crepair.records import (
     StopReason,
     text_span,
 )
-from crepair.schemes.base import Encoding, Problem, SchemeStats, finish
+from crepair.schemes.base import Encoding, Problem, SchemeStats, finish, tracked
 from crepair.solver import Limits, cardinality_solver, smt, smt_solver
 from crepair.solver.sat import VarPool
 from crepair.solver.smt import SmtSolver, Verdict
@@ -158,16 +158,7 @@ class AllRepair:
 
     # ------------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
-        start = time.monotonic()
-        stats = self.stats
-        try:
-            yield from self._search(start)
-        except GeneratorExit:
-            if stats.stopped == StopReason.NOT_STARTED:
-                finish(stats, RepairOutcome.STOPPED, StopReason.CALLER)
-            raise
-        finally:
-            stats.seconds = time.monotonic() - start
+        return tracked(self.stats, self._search(time.monotonic()))
 
     def _search(self, start: float) -> Iterator[Repair]:
         stats = self.stats

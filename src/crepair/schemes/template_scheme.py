@@ -14,7 +14,6 @@ found nothing says "unknown", never "no repair" or "already correct".
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -22,7 +21,7 @@ from crepair.localization.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnos
 from crepair.mutation.operators import is_specification
 from crepair.options import Component
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
-from crepair.schemes.base import Encoding, Problem, SchemeStats, finish
+from crepair.schemes.base import Encoding, Problem, SchemeStats, finish, tracked
 from crepair.schemes.template import TemplateRepair
 
 DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
@@ -57,16 +56,7 @@ class TemplateScheme:
         self.stats = TemplateStats()
 
     def repairs(self) -> Iterator[Repair]:
-        stats = self.stats
-        t0 = time.monotonic()
-        try:
-            yield from self._search()
-        except GeneratorExit:
-            if stats.stopped == StopReason.NOT_STARTED:
-                finish(stats, RepairOutcome.STOPPED, StopReason.CALLER)
-            raise
-        finally:
-            stats.seconds = time.monotonic() - t0
+        return tracked(self.stats, self._search())
 
     def _search(self) -> Iterator[Repair]:
         p, o, stats = self._problem, self._problem.options, self.stats
