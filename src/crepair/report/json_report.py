@@ -44,7 +44,9 @@ def counterexample_dict(cex: Counterexample | None) -> dict[str, Any] | None:
     return {
         "violated": cex.violated.value,
         "assertion": span_dict(cex.assertion),
-        "inputs": [{"label": i.label, "line": i.line, "value": _value(i.value)} for i in cex.inputs],
+        "inputs": [
+            {"label": i.label, "line": i.line, "value": _value(i.value), "executed": i.executed} for i in cex.inputs
+        ],
         "lines": list(cex.lines),
     }
 

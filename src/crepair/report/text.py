@@ -38,6 +38,7 @@ def _input_lines(cex: Counterexample, original: str) -> list[str]:
     return [
         f"  {inp.label:<28} = {inp.value}    (line {inp.line}: {_source_line(original, inp.line)})"
         for inp in cex.inputs
+        if inp.executed  # inputs on paths the run does not take play no part
     ]
 
 
