@@ -28,6 +28,8 @@ See bench/README.md.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.markdown import fmt_s  # noqa: E402
 from harness.records import search_records  # noqa: E402
 from harness.runner import Benchmark, Job, main  # noqa: E402
+from harness.setup import REPO  # noqa: E402
 from must_report import PRUNES, SUITES, file_order, outcome_cell, report, run_order  # noqa: E402
 
 MAX_SIZE = 2
@@ -77,6 +80,8 @@ class MustPruning(Benchmark):
                         help="take the (file, level) pairs of the suites in turn, so partial results cover every suite")
         ap.add_argument("--files", default="", help="comma-separated file names to run (e.g. tcas_v1.c,sum.c)")
         ap.add_argument("--levels", default="", help="comma-separated levels to keep (default: each suite's levels)")
+        ap.add_argument("--compare", metavar="REV", default=None, help="add the changes since the raw JSON "
+                        "committed at git revision REV (bench/results/must-pruning.json there)")
         ap.add_argument("--unwinding", choices=("assertions", "assumptions"), default="assertions",
                         help="crepair's unwinding semantics (default assertions)")
         for suite, bound in (("tcas", 8), ("qlose", 10), ("loops", 3)):
@@ -115,7 +120,7 @@ class MustPruning(Benchmark):
         return {j.key: j for j in jobs}
 
     def meta(self) -> dict:
-        return {"max_size": MAX_SIZE, "unwinding": self.args.unwinding,
+        return {"max_size": MAX_SIZE, "unwinding": self.args.unwinding, "compare": self.args.compare,
                 "suites": {s: {"folder": f"{self.shared}/benchmarks/{FOLDERS[s]}", "levels": list(LEVELS[s]),
                                "unwind": self.unwind(s)} for s in self.suites()}}
 
@@ -124,7 +129,18 @@ class MustPruning(Benchmark):
             j = next(j for j in jobs.values() if j.suite == s)
             meta["suites"][s] = {"folder": str(Path(j.path).parent), "levels": LEVELS[s], "unwind": j.unwind}
         meta["suites"] = {s: meta["suites"][s] for s in SUITES if s in meta["suites"]}
-        return report(jobs, meta, final, MAX_SIZE)
+        rev = self.args.compare or meta.get("compare")
+        return report(jobs, meta, final, MAX_SIZE, rev and self.committed(rev))
+
+    def committed(self, rev: str) -> tuple[dict, str] | None:
+        """The runs of bench/results/must-pruning.json at git revision ``rev``."""
+        path = "bench/results/must-pruning.json"
+        git = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=REPO, capture_output=True, text=True)
+        if git.returncode:
+            print(f"--compare: no {path} at {rev}: {git.stderr.strip()}", file=sys.stderr)
+            return None
+        jobs = [PruneJob.from_record(rec) for rec in json.loads(git.stdout)["runs"]]
+        return {j.key: j for j in jobs}, f"`{path}` at {rev}"
 
     @staticmethod
     def work(p: dict, fh, t0: float) -> None:

@@ -233,7 +233,33 @@ EXPLAINED = (
     "(Proposition 1). *timeout* = outcome unknown at the time limit.")
 
 
-def report(jobs: dict, meta: dict, final: bool, max_size: int) -> str:
+def changes_lines(pairs_all: list[Pair], old_jobs: dict, where: str) -> list[str]:
+    """Per (file, level) run by both: the outcomes, and the repairs (of
+    either prune run) found only before or only now."""
+    old = {(p.suite, p.file, p.level): p for p in make_pairs(old_jobs)}
+    out = [f"## Changes compared with {where}", "", "Per (file, level): outcomes none/must before → now; the repairs "
+           "(found by either run) that are gone (*vacuous*: labelled vacuous before) or new.", ""]
+    n_gone = n_vacuous = n_new = 0
+    for p in pairs_all:
+        q = old.get((p.suite, p.file, p.level))
+        if q is None or not p.finished() or not q.finished():
+            continue
+        before, now = ({repair_key(r): r for j in x.jobs() for r in j.repairs} for x in (q, p))
+        gone = sorted((before[k] for k in before.keys() - now.keys()), key=repair_sort_key)
+        new = sorted((now[k] for k in now.keys() - before.keys()), key=repair_sort_key)
+        outcomes = ["/".join(j.outcome for j in x.jobs()) for x in (q, p)]
+        vacuous = sum(1 for r in gone if is_vacuous(r))
+        n_gone, n_vacuous, n_new = n_gone + len(gone), n_vacuous + vacuous, n_new + len(new)
+        if gone or new or outcomes[0] != outcomes[1]:
+            out.append(f"* {p.suite}/{p.file} L{p.level}: {outcomes[0]} → {outcomes[1]}; repairs {len(before)} → "
+                       f"{len(now)}" + (f"; gone ({vacuous} of {len(gone)} vacuous): " if gone else "")
+                       + ", ".join(md_escape(edits_label(r)) + ("" if is_vacuous(r) else " (**not vacuous**)")
+                                   for r in gone)
+                       + ("; new: " + ", ".join(md_escape(edits_label(r)) for r in new) if new else ""))
+    return out + ["", f"In all: {n_gone} repairs gone ({n_vacuous} of them vacuous), {n_new} new.", ""]
+
+
+def report(jobs: dict, meta: dict, final: bool, max_size: int, old: tuple[dict, str] | None = None) -> str:
     pairs_all = make_pairs(jobs)
     unwinding = meta.get("unwinding", "assumptions")
     out = header("Must-location pruning benchmark: AllRepair vs FL-AllRepair (crepair)", meta, jobs, final) + [
@@ -295,6 +321,8 @@ def report(jobs: dict, meta: dict, final: bool, max_size: int) -> str:
                 for v in sorted(found.values(), key=lambda v: repair_sort_key(v["r"]))))
     out.append("")
 
+    if old is not None:
+        out += changes_lines(pairs_all, *old)
     errs = [j for j in jobs.values() if j.error]
     if errs:
         out += ["## Run errors", ""]
