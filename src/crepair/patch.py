@@ -1,6 +1,8 @@
 """Repairs as unified diffs of the user's original text, and ``--apply``.
 
-Only the replaced tokens change; comments, macros and layout stay.
+Only the replaced tokens change; comments, macros, layout, line endings and
+bytes that are not UTF-8 stay byte for byte (texts are as
+:mod:`crepair.frontend.source` decodes them).
 """
 
 from __future__ import annotations
