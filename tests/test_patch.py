@@ -201,3 +201,27 @@ def test_cli_diff_printed_to_a_strict_utf8_pipe_applies_with_patch(tmp_path):
     diff = run.stdout[run.stdout.index(b"--- a/prog.c"):]
     done = subprocess.run(["patch", "-p1", "--dry-run"], input=diff, cwd=tmp_path, capture_output=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_apply_to_file_through_a_symlink_patches_the_target(tmp_path):
+    real = tmp_path / "real.c"
+    real.write_bytes(b"int x = 1;\r\n")
+    link = tmp_path / "link.c"
+    link.symlink_to(real)
+    backup = apply_to_file(link, "int x = 2;\r\n")
+    assert link.is_symlink() and real.read_bytes() == b"int x = 2;\r\n"
+    assert backup == tmp_path / "link.c.orig" and backup.read_bytes() == b"int x = 1;\r\n"
+
+
+def test_a_failed_write_leaves_the_file_and_no_temporary(tmp_path, monkeypatch):
+    path = tmp_path / "prog.c"
+    path.write_bytes(b"int x = 1;\n")
+
+    def disk_full(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    with pytest.raises(BadInput, match="cannot write .*No space left on device; the file is unchanged"):
+        apply_to_file(path, "int x = 2;\n")
+    assert path.read_bytes() == b"int x = 1;\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.c", "prog.c.orig"]

@@ -1,12 +1,16 @@
 """Repairs as unified diffs of the user's original text, and ``--apply``.
 
-Only the replaced tokens change; comments, macros and layout stay.
+Only the replaced tokens change; comments, macros, layout, line endings and
+bytes that are not UTF-8 stay byte for byte (texts are as
+:mod:`crepair.frontend.source` decodes them).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePath, PurePosixPath
 
@@ -89,23 +93,34 @@ def apply_to_file(path: str | Path, patched: str, *, original: str | None = None
     ``.orig.N`` if that exists).  Returns the backup path.
 
     Bytes outside the edits, line endings, a BOM and bytes that are not
-    UTF-8 come back exactly as they were read.  With ``original`` (the text
-    the repair was computed from), raises ``BadInput`` and changes nothing
-    when the file no longer holds that text.
+    UTF-8 come back exactly as they were read; the file keeps its
+    permissions, and a symbolic link stays a link (its target is written).
+    The new contents replace the old in one step (a temporary file renamed
+    over it), so a failed write leaves the file as it was.  Raises
+    ``BadInput``, having changed nothing, when the file cannot be backed up
+    or written, or (given ``original``, the text the repair was computed
+    from) when the file no longer holds ``original``.
     """
     path = Path(path)
-    if original is not None:
-        try:
-            now = path.read_bytes()
-        except OSError as exc:
-            raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
-        if now != encode(original):
+    try:
+        if original is not None and path.read_bytes() != encode(original):
             raise BadInput(f"{path} changed since crepair read it; the repair was not applied")
-    backup = path.with_name(path.name + ".orig")
-    n = 1
-    while backup.exists():
-        backup = path.with_name(f"{path.name}.orig.{n}")
-        n += 1
-    shutil.copy2(path, backup)
-    path.write_bytes(encode(patched))
+        backup = path.with_name(path.name + ".orig")
+        n = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.orig.{n}")
+            n += 1
+        shutil.copy2(path, backup)
+    except OSError as exc:
+        raise BadInput(f"cannot back up {path}: {exc.strerror or exc}; the repair was not applied") from None
+    target = path.resolve()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".crepair", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(encode(patched))
+        shutil.copymode(target, tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise BadInput(f"cannot write {path}: {exc.strerror or exc}; the file is unchanged") from None
     return backup

@@ -14,7 +14,7 @@ from pathlib import PurePath
 from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
-from crepair.frontend.preprocess import Preprocessed
+from crepair.frontend.preprocess import Preprocessed, compiler_error
 from crepair.frontend.spans import SpanIndex
 
 MAX_DEPTH = 300
@@ -51,6 +51,9 @@ def syntax_error(message: str, parser: c_parser.CParser, pre: Preprocessed, span
     where = spans.pp_point(line, col)
     if what.startswith("Illegal character"):
         return _illegal_character(what, where, pre.original)
+    gcc = compiler_error(pre)
+    if gcc is not None and gcc[0].line == where.line:
+        return BadInput(gcc[1], gcc[0])
     if what.startswith("before: "):
         what = f"before '{what[len('before: '):]}'"
     return BadInput(f"syntax error {what}" if what.startswith("before") else f"syntax error: {what}", where)

@@ -74,19 +74,37 @@ def run_preprocessor(path: Path, original: str) -> Preprocessed:
     file:line:col) when the preprocessor rejects the file, e.g. an include
     of a header crepair does not model or an ``#error``.
     """
-    gcc = shutil.which("gcc") or shutil.which("cc")
-    if gcc is None:
-        raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
     _reject_line_directives(str(path), original)
-    data = encode(original)
-    cmd = [gcc, "-E", "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
-    proc = _run(cmd[:2] + ["-fdiagnostics-column-unit=byte"] + cmd[2:], data, path)
-    if proc.returncode != 0 and b"column-unit" in proc.stderr:  # gcc < 11, clang
-        proc = _run(cmd, data, path)
+    proc = _gcc(["-E"], path, original)
     if proc.returncode != 0:
         raise _preprocessor_error(str(path), original, proc.stderr.decode(ENCODING, "replace"))
     text = decode(proc.stdout)
     return Preprocessed(str(path), original, text, _map_tokens(original, text))
+
+
+def compiler_error(pre: Preprocessed) -> tuple[SourcePoint, str] | None:
+    """gcc's own first error on the file, for a clearer message when the
+    parser rejects it ("unknown type name 'FILE'" rather than "before '*'");
+    None when gcc finds none in the file itself."""
+    flags = ["-fsyntax-only", "-w", "-fpermissive"]
+    proc = _gcc(flags, Path(pre.path), pre.original)
+    m = next((m for m in _GCC_ERROR.finditer(proc.stderr.decode(ENCODING, "replace")) if m["file"] == "<stdin>"), None)
+    if m is None:
+        return None
+    line = int(m["line"])
+    return SourcePoint(pre.path, line, _char_column(pre.original, line, int(m["col"]))), m["msg"]
+
+
+def _gcc(mode: list[str], path: Path, original: str) -> subprocess.CompletedProcess:
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
+    data = encode(original)
+    cmd = [gcc, *mode, "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
+    proc = _run(cmd[:1] + ["-fdiagnostics-column-unit=byte"] + cmd[1:], data, path)
+    if proc.returncode != 0 and b"column-unit" in proc.stderr:  # gcc < 11, clang
+        proc = _run(cmd, data, path)
+    return proc
 
 
 def _reject_line_directives(path: str, original: str) -> None:
@@ -129,7 +147,11 @@ def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:
         return BadInput(f"preprocessor: {m['msg']}", where)
     name = missing[1]
     if f'"{name}"' in original.split("\n")[line - 1]:
-        return BadInput(f"header {name} not found next to {Path(path).name}", where)
+        return BadInput(
+            f"header {name} not found next to {Path(path).name} nor among crepair's standard headers "
+            f"{', '.join(_shipped_headers())}",
+            where,
+        )
     return BadInput(
         f"header {name} not found: crepair provides only the standard headers "
         f"{', '.join(_shipped_headers())}; remove the #include and declare what the program uses",
