@@ -134,7 +134,8 @@ def localize(
 
     def result(**fields) -> LocalizeResult:
         return LocalizeResult(program.path, entry, method, outcome, bound, fields.pop("cex", None),
-                              fields.pop("locations", ()), time.monotonic() - start, **fields)
+                              fields.pop("locations", ()), time.monotonic() - start, original=program.original,
+                              **fields)
 
     if verdict != Verdict.SAT:
         return result(reason=f"check of the program: {reason}" if verdict == Verdict.UNKNOWN else "")

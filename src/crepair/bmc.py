@@ -92,7 +92,8 @@ class Counterexample:
 @dataclass(frozen=True, slots=True)
 class VerifyResult:
     """Outcome of :func:`verify`; ``seconds`` is wall-clock time;
-    ``reason`` says why an UNKNOWN outcome is unknown."""
+    ``reason`` says why an UNKNOWN outcome is unknown; ``original`` is the
+    text of the file checked (spans index it)."""
 
     path: str
     entry: str
@@ -103,6 +104,7 @@ class VerifyResult:
     locations: int = 0
     warnings: tuple[str, ...] = field(default=())
     reason: str = ""
+    original: str = field(default="", repr=False)  # the file's text (crepair.frontend.source)
 
 
 def _array_value(model: smt.Model, inp, signed: bool) -> "list[int] | ArrayValue":
@@ -232,5 +234,5 @@ def verify_program(
         cex = counterexample_of(formula, model)
     return VerifyResult(
         program.path, entry, outcome, bound, cex, time.monotonic() - start, len(formula.locations),
-        tuple(warnings), reason if outcome == VerifyOutcome.UNKNOWN else "",
+        tuple(warnings), reason if outcome == VerifyOutcome.UNKNOWN else "", program.original,
     )

@@ -6,7 +6,6 @@ import argparse
 import enum
 
 from crepair.errors import UsageError
-from crepair.frontend.source import read_source
 from crepair.options import DEFAULT_UNWIND
 
 
@@ -85,10 +84,3 @@ def add_specification(sp: argparse.ArgumentParser, what: str) -> None:
                     help=f"{what}: what may be a component (default: rhs,cond)")
     sp.add_argument("--inputs", type=at_least(1), default=2, metavar="N",
                     help=f"{what}: failing inputs used for diagnosis (default: 2)")
-
-
-def read_original(path: str) -> str:
-    """The user's file as crepair holds it (:mod:`crepair.frontend.source`:
-    no newline translation; undecodable bytes kept as surrogates, so that
-    printing with ``errors="surrogateescape"`` gives them back)."""
-    return read_source(path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common, add_specification, at_least, read_original
+from crepair.cli.common import ExitCode, add_common, add_specification, at_least
 from crepair.errors import UsageError
 from crepair.options import Method
 from crepair.report import json_report, text
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json_report.localize_json(result))
     else:
-        print(text.render_localize(result, read_original(args.file)))
+        print(text.render_localize(result, result.original))
     if args.sarif:
         from crepair.report.sarif import localize_sarif
 

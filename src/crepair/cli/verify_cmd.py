@@ -6,7 +6,7 @@ import argparse
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common, read_original
+from crepair.cli.common import ExitCode, add_common
 from crepair.report import json_report, text
 
 
@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json_report.verify_json(result))
     else:
-        print(text.render_verify(result, read_original(args.file)))
+        print(text.render_verify(result, result.original))
     if result.outcome == VerifyOutcome.VIOLATED:
         return ExitCode.VIOLATED
     if result.outcome == VerifyOutcome.UNKNOWN:

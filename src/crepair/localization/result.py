@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from crepair.bmc import Counterexample, VerifyOutcome
 from crepair.localization.diagnosis import Diagnosis
@@ -23,7 +23,8 @@ class LocalizeResult:
     ``in_specification`` counts must locations left out because they lie in
     the specification (``main``, ``AllRepair_correct_*``, ``no_mutate``).
     ``reason`` says why an UNKNOWN outcome (or an incomplete diagnosis) is
-    unknown.  ``seconds``: wall-clock time.
+    unknown.  ``seconds``: wall-clock time; ``original``: the text of the
+    file localized (spans index it).
     """
 
     path: str
@@ -38,3 +39,4 @@ class LocalizeResult:
     complete: bool = True
     in_specification: int = 0
     reason: str = ""
+    original: str = field(default="", repr=False)

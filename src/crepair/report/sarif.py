@@ -1,6 +1,7 @@
 """SARIF 2.1.0 for must location sets (one result per location).
 
-Columns in SARIF regions are 1-based and ``endColumn`` is exclusive.
+Columns in SARIF regions are 1-based, count code points
+(``columnKind``), and ``endColumn`` is exclusive.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def localize_sarif(result: LocalizeResult) -> str:
                         ],
                     }
                 },
+                "columnKind": "unicodeCodePoints",
                 "results": results,
             }
         ],
