@@ -337,3 +337,86 @@ def eliminate_definitions(term: z3.ExprRef, keep: list[z3.ExprRef]) -> z3.ExprRe
 def at_most(lits: Sequence[z3.ExprRef], k: int) -> z3.ExprRef:
     """The pseudo-Boolean constraint: at most ``k`` of ``lits`` hold."""
     return z3.AtMost(*lits, k) if lits else z3.BoolVal(True)
+
+
+class TermGraph:
+    """Terms as a DAG of small integers, for walks that visit many nodes
+    without calling z3 per node (e.g. model-based slicing).
+
+    Node ``n`` (0-based, in order of :meth:`add`) has ``kinds[n]``: "var",
+    "value", "ite", "and", "or", "implies", "not", "select", "store",
+    "const-array" or "app" (any other application; :func:`shape` with
+    "not" told apart), ``children[n]`` (node ids), ``names[n]`` (a
+    variable's name, else None) and ``literals[n]`` (a literal's Python
+    value: a signed int or a bool, else None).  Shared subterms are one
+    node.  Graphs only grow; nothing else is mutated.
+    """
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.children: list[tuple[int, ...]] = []
+        self.names: list[str | None] = []
+        self.literals: list[int | bool | None] = []
+        self._terms: list[z3.ExprRef] = []
+        self._widths: list[int] = []  # of a bit-vector node, else 0
+        self._nodes: dict[int, int] = {}  # z3 AST id -> node
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def add(self, term: z3.ExprRef) -> int:
+        """The node of ``term``, added with its subterms if new."""
+        nodes = self._nodes
+        found = nodes.get(term.get_id())
+        if found is not None:
+            return found
+        stack: list[tuple[z3.ExprRef, bool]] = [(term, False)]
+        pending: dict[int, tuple[str, tuple[z3.ExprRef, ...]]] = {}
+        while stack:
+            t, expanded = stack.pop()
+            key = t.get_id()
+            if key in nodes:
+                continue
+            if not expanded:
+                kind, children = shape(t)
+                if kind == "app" and z3.is_app_of(t, z3.Z3_OP_NOT):
+                    kind = "not"
+                pending[key] = (kind, children)
+                stack.append((t, True))
+                stack.extend((c, False) for c in children if c.get_id() not in nodes)
+                continue
+            kind, children = pending.pop(key)
+            literal: int | bool | None = None
+            if kind == "value":
+                if z3.is_bv_value(t):
+                    literal = t.as_signed_long()
+                elif z3.is_true(t) or z3.is_false(t):
+                    literal = z3.is_true(t)
+            nodes[key] = len(self.kinds)
+            self.kinds.append(kind)
+            self.children.append(tuple(nodes[c.get_id()] for c in children))
+            self.names.append(str(t) if kind == "var" else None)
+            self.literals.append(literal)
+            self._terms.append(t)
+            self._widths.append(t.size() if z3.is_bv(t) else 0)
+        return nodes[term.get_id()]
+
+    def value(self, model: Model, node: int) -> int | bool:
+        """The value of node ``node`` in ``model`` (completed): a signed int
+        for a bit-vector, else whether it is true (False for non-Boolean
+        terms).  Calls z3's C API directly: no Python term is built."""
+        literal = self.literals[node]
+        if literal is not None:
+            return literal
+        native = model._model
+        ctx = native.ctx.ref()
+        out = (z3.Ast * 1)()
+        if not z3.Z3_model_eval(ctx, native.model, self._terms[node].as_ast(), True, out):
+            raise ValueError(f"z3 cannot evaluate {self._terms[node]} in the model")
+        if self._widths[node]:
+            if not z3.Z3_is_numeral_ast(ctx, out[0]):
+                return False
+            unsigned = int(z3.Z3_get_numeral_string(ctx, out[0]))
+            bits = self._widths[node]
+            return unsigned - (1 << bits) if unsigned >> (bits - 1) else unsigned
+        return z3.Z3_get_bool_value(ctx, out[0]) == z3.Z3_L_TRUE
