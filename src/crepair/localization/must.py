@@ -108,7 +108,7 @@ class DependencyGraph:
             static.append(found)
 
     def _define(self, lhs: smt.Term, origin: Origin | None, rhs: tuple[smt.Term, ...]) -> None:
-        self.definitions[str(lhs)] = _Definition(origin, rhs, tuple(self.terms.add(t) for t in rhs))
+        self.definitions[smt.name(lhs)] = _Definition(origin, rhs, tuple(self.terms.add(t) for t in rhs))
 
     def demand(self, formula: ProgramFormula) -> tuple[int, ...]:
         """The nodes of ``formula.demand()`` (the last answer is cached)."""

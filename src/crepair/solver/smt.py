@@ -347,7 +347,7 @@ class TermGraph:
     "value", "ite", "and", "or", "implies", "not", "select", "store",
     "const-array" or "app" (any other application; :func:`shape` with
     "not" told apart), ``children[n]`` (node ids), ``names[n]`` (a
-    variable's name, else None) and ``literals[n]`` (a literal's Python
+    variable's name, ``decl().name()``, else None) and ``literals[n]`` (a literal's Python
     value: a signed int or a bool, else None).  Shared subterms are one
     node.  Graphs only grow; nothing else is mutated.
     """
@@ -370,35 +370,40 @@ class TermGraph:
         found = nodes.get(term.get_id())
         if found is not None:
             return found
-        stack: list[tuple[z3.ExprRef, bool]] = [(term, False)]
-        pending: dict[int, tuple[str, tuple[z3.ExprRef, ...]]] = {}
+        # post-order: a term is added once its children are nodes
+        stack: list[tuple[z3.ExprRef, int, list | None]] = [(term, term.get_id(), None)]
         while stack:
-            t, expanded = stack.pop()
-            key = t.get_id()
+            t, key, children = stack[-1]
             if key in nodes:
+                stack.pop()
                 continue
-            if not expanded:
-                kind, children = shape(t)
-                if kind == "app" and z3.is_app_of(t, z3.Z3_OP_NOT):
-                    kind = "not"
-                pending[key] = (kind, children)
-                stack.append((t, True))
-                stack.extend((c, False) for c in children if c.get_id() not in nodes)
+            if children is None:
+                children = [(c, c.get_id()) for c in t.children()]
+                stack[-1] = (t, key, children)
+                stack.extend((c, k, None) for c, k in children if k not in nodes)
                 continue
-            kind, children = pending.pop(key)
-            literal: int | bool | None = None
-            if kind == "value":
-                if z3.is_bv_value(t):
-                    literal = t.as_signed_long()
-                elif z3.is_true(t) or z3.is_false(t):
-                    literal = z3.is_true(t)
+            stack.pop()
+            kind, name, literal = "app", None, None
+            if z3.is_app(t):
+                op = t.decl().kind()
+                if not children:
+                    if op == z3.Z3_OP_UNINTERPRETED:
+                        kind, name = "var", t.decl().name()
+                    else:
+                        kind = "value"
+                        if op == z3.Z3_OP_TRUE or op == z3.Z3_OP_FALSE:
+                            literal = op == z3.Z3_OP_TRUE
+                        elif op == z3.Z3_OP_BNUM:
+                            literal = t.as_signed_long()
+                else:
+                    kind = _SHAPES.get(op) or ("not" if op == z3.Z3_OP_NOT else "app")
             nodes[key] = len(self.kinds)
             self.kinds.append(kind)
-            self.children.append(tuple(nodes[c.get_id()] for c in children))
-            self.names.append(str(t) if kind == "var" else None)
+            self.children.append(tuple(nodes[k] for _, k in children))
+            self.names.append(name)
             self.literals.append(literal)
             self._terms.append(t)
-            self._widths.append(t.size() if z3.is_bv(t) else 0)
+            self._widths.append(t.size() if t.sort_kind() == z3.Z3_BV_SORT else 0)
         return nodes[term.get_id()]
 
     def value(self, model: Model, node: int) -> int | bool:
@@ -420,3 +425,8 @@ class TermGraph:
             bits = self._widths[node]
             return unsigned - (1 << bits) if unsigned >> (bits - 1) else unsigned
         return z3.Z3_get_bool_value(ctx, out[0]) == z3.Z3_L_TRUE
+
+
+def name(term: z3.ExprRef) -> str:
+    """The name of an uninterpreted constant (what ``str`` prints for it)."""
+    return term.decl().name()
