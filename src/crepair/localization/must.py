@@ -25,6 +25,11 @@ variables of each right-hand side, so one SDG serves every mutated program
 of the same program (I-FOSFL, Sect. 5.4): build it with the alternatives;
 the walk follows the alternative the mutated program selects.
 
+The right-hand sides are translated once into a DAG of integers
+(``smt.TermGraph``), with the dependencies that hold in every model
+precomputed, so that a walk calls z3 only to evaluate the conditions and
+indices it reaches.
+
 >>> # F = fosfl(DependencyGraph(formula), formula, model).origins  # doctest: +SKIP
 """
 
@@ -70,8 +75,10 @@ class DependencyGraph:
     location copy are kept, so the graph serves every mutated program
     (I-FOSFL); a walk follows the alternative the mutated program selects.
     Every right-hand side is translated once into ``terms``, a DAG of
-    integers, so that walks do not call z3 but to evaluate conditions.
-    Built once in O(size of the right-hand sides).
+    integers, so that walks do not call z3 but to evaluate conditions;
+    ``static[n]`` holds the dependencies of term node ``n`` when they are
+    the same in every model (else None).  Built once in O(size of the
+    right-hand sides); ``demand`` adds the demand formula's terms.
     """
 
     def __init__(self, formula: ProgramFormula):
@@ -140,8 +147,10 @@ class _Walk:
     term's value in every program that keeps them, which is what the must
     property (Theorem 3) needs.
 
-    Terms are nodes of ``sdg.terms``; the model is asked only for the
-    values of conditions and indices the walk reaches (once each).
+    Terms are nodes of ``sdg.terms``; the dependencies of a term without
+    conditional operands or array reads are the same in every model
+    (``sdg.static``); the model is asked only for the values of the
+    conditions and indices the walk reaches (once each).
     """
 
     def __init__(self, sdg: DependencyGraph, model: smt.Model):
@@ -171,11 +180,7 @@ class _Walk:
         graph = self._graph
         kind = graph.kinds[root]
         children = graph.children[root]
-        if kind == "var":
-            result = frozenset((graph.names[root],))
-        elif kind == "value":
-            result = frozenset()
-        elif kind == "ite":
+        if kind == "ite":
             cond, then, other = children
             result = self.term(cond) | self.term(then if self.value(cond) else other)
         elif kind == "and" or kind == "or" or kind == "implies":
@@ -196,9 +201,7 @@ class _Walk:
         elif kind == "select":
             array, index = children
             result = self.term(index) | self.element(array, self.value(index))
-        elif not children:
-            result = frozenset()
-        elif len(children) == 1:
+        elif len(children) == 1:  # any other term with a model-dependent operand
             result = self.term(children[0])
         else:  # stores and other whole-array terms, arithmetic, comparisons
             result = frozenset().union(*(self.term(c) for c in children))
@@ -355,8 +358,8 @@ def fosfl(
     formula, i.e. it is a counterexample, of the mutated program that takes
     alternative ``selected[i]`` at location ``i`` (default: the original
     program).  An element node ``(A, k)`` contributes the origin of ``A``'s
-    definition only if that definition stores element ``k``.  Nothing is
-    mutated.
+    definition only if that definition stores element ``k``.  Only
+    ``sdg`` changes: it keeps the translation of the demand formula.
     """
     walk = _Walk(sdg, model)
     important = important_vars(sdg.demand(formula), walk)
