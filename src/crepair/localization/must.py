@@ -329,7 +329,7 @@ def compute_slice(
         else:
             rhs = rhs[0]
         targets = walk.term(rhs) if index is None else walk.element(rhs, index)
-        stack.extend(t for t in targets if t not in visited)
+        stack.extend(targets - visited)
     return visited
 
 
