@@ -346,10 +346,11 @@ class TermGraph:
     Node ``n`` (0-based, in order of :meth:`add`) has ``kinds[n]``: "var",
     "value", "ite", "and", "or", "implies", "not", "select", "store",
     "const-array" or "app" (any other application; :func:`shape` with
-    "not" told apart), ``children[n]`` (node ids), ``names[n]`` (a
-    variable's name, ``decl().name()``, else None) and ``literals[n]`` (a literal's Python
-    value: a signed int or a bool, else None).  Shared subterms are one
-    node.  Graphs only grow; nothing else is mutated.
+    "not" told apart), ``children[n]`` (node ids, children before
+    parents), ``names[n]`` (a variable's :func:`name`, else None) and
+    ``literals[n]`` (a literal's Python value: a signed int or a bool,
+    else None).  Shared subterms are one node.  The graph keeps its terms
+    alive; it only grows.
     """
 
     def __init__(self) -> None:
