@@ -13,10 +13,14 @@ Usage (from the repository root)::
 
     PYTHONPATH=src python bench/fosfl_speed.py [--shared ../shared]
         [--versions 1,2,10-12] [--jobs 1] [--json out.json]
+    python bench/fosfl_speed.py --src OLD/src NEW/src [--json /tmp/run-]
     python bench/fosfl_speed.py --compare before.json after.json
 
-The workers import crepair from the ``PYTHONPATH`` of this process.  With
-``--jobs 1`` (the default) runs do not compete for cores.
+The workers import crepair from the ``PYTHONPATH`` of this process, or
+with ``--src`` from two trees in turn (version 1 with OLD, then NEW, then
+version 2 ...), so that both see the same machine load; export a commit's
+tree with ``git archive REV src | tar -x -C DIR``.  With ``--jobs 1`` (the
+default) runs do not compete for cores.  Results: bench/results/fosfl-speed.md.
 """
 
 from __future__ import annotations
