@@ -25,6 +25,11 @@ variables of each right-hand side, so one SDG serves every mutated program
 of the same program (I-FOSFL, Sect. 5.4): build it with the alternatives;
 the walk follows the alternative the mutated program selects.
 
+The right-hand sides are translated once into a DAG of integers
+(``smt.TermGraph``), with the dependencies that hold in every model
+precomputed, so that a walk calls z3 only to evaluate the conditions and
+indices it reaches.
+
 >>> # F = fosfl(DependencyGraph(formula), formula, model).origins  # doctest: +SKIP
 """
 
@@ -56,6 +61,7 @@ Node = str | tuple[str, int]
 class _Definition:
     origin: Origin | None  # None: a Φ-assignment
     rhs: tuple[smt.Term, ...]  # the alternatives of a location copy, else one term
+    nodes: tuple[int, ...]  # ``rhs`` as nodes of the graph's TermGraph
 
 
 class DependencyGraph:
@@ -68,32 +74,60 @@ class DependencyGraph:
     computes the edges a model satisfies).  The alternatives of every
     location copy are kept, so the graph serves every mutated program
     (I-FOSFL); a walk follows the alternative the mutated program selects.
-    Built once in O(number of constraints).
+    Every right-hand side is translated once into ``terms``, a DAG of
+    integers, so that walks do not call z3 but to evaluate conditions;
+    ``static[n]`` holds the dependencies of term node ``n`` when they are
+    the same in every model (else None).  Built once in O(size of the
+    right-hand sides); ``demand`` adds the demand formula's terms.
     """
 
     def __init__(self, formula: ProgramFormula):
+        self.terms = smt.TermGraph()
         self.definitions: dict[str, _Definition] = {}
         for c in formula.s_assign:
             lhs, rhs = smt.eq_sides(c.term)
-            self.definitions[str(lhs)] = _Definition(Origin(None, c.span, c.function), (rhs,))
+            self._define(lhs, Origin(None, c.span, c.function), (rhs,))
         for copy in formula.copies:
             loc = formula.locations[copy.location]
-            self.definitions[str(copy.lhs)] = _Definition(
-                Origin(loc.index, loc.span, loc.function), tuple(copy.alternatives)
-            )
+            self._define(copy.lhs, Origin(loc.index, loc.span, loc.function), tuple(copy.alternatives))
         for c in formula.s_phi:
             lhs, rhs = smt.eq_sides(c.term)
-            self.definitions[str(lhs)] = _Definition(None, (rhs,))
-        self._shapes: dict[int, tuple[str, tuple[smt.Term, ...], str | None]] = {}
+            self._define(lhs, None, (rhs,))
+        self._demand: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # z3 ids, nodes
+        self.static: list[frozenset[Node] | None] = []
+        self._extend_static()
 
-    def shape(self, term: smt.Term) -> tuple[str, tuple[smt.Term, ...], str | None]:
-        """``smt.shape`` of ``term`` and its name if it is a variable (cached)."""
-        key = term.get_id()
-        found = self._shapes.get(key)
-        if found is None:
-            kind, children = smt.shape(term)
-            found = self._shapes[key] = (kind, children, str(term) if kind == "var" else None)
-        return found
+    def _extend_static(self) -> None:
+        """``static[n]``: the variables of term node ``n`` if its
+        dependencies are the same in every model (no conditional operand or
+        array read below it), else None.  Extended to every node of
+        ``terms`` (children come before their parents)."""
+        terms, static = self.terms, self.static
+        for node in range(len(static), len(terms)):
+            kind = terms.kinds[node]
+            if kind == "var":
+                found: frozenset[Node] | None = frozenset((terms.names[node],))
+            elif kind in _DYNAMIC:
+                found = None
+            else:
+                below = [static[c] for c in terms.children[node]]
+                found = None if None in below else frozenset().union(*below)
+            static.append(found)
+
+    def _define(self, lhs: smt.Term, origin: Origin | None, rhs: tuple[smt.Term, ...]) -> None:
+        self.definitions[smt.name(lhs)] = _Definition(origin, rhs, tuple(self.terms.add(t) for t in rhs))
+
+    def demand(self, formula: ProgramFormula) -> tuple[int, ...]:
+        """The nodes of ``formula.demand()`` (the last answer is cached)."""
+        terms = formula.demand()
+        ids = tuple(t.get_id() for t in terms)
+        if ids != self._demand[0]:
+            self._demand = ids, tuple(self.terms.add(t) for t in terms)
+            self._extend_static()
+        return self._demand[1]
+
+
+_DYNAMIC = frozenset({"ite", "and", "or", "implies", "select"})  # kinds whose dependencies depend on the model
 
 
 class _Walk:
@@ -112,77 +146,91 @@ class _Walk:
     stored value is).  The values of the nodes returned determine the
     term's value in every program that keeps them, which is what the must
     property (Theorem 3) needs.
+
+    Terms are nodes of ``sdg.terms``; the dependencies of a term without
+    conditional operands or array reads are the same in every model
+    (``sdg.static``); the model is asked only for the values of the
+    conditions and indices the walk reaches (once each).
     """
 
     def __init__(self, sdg: DependencyGraph, model: smt.Model):
-        self._sdg = sdg
+        self._graph = sdg.terms
+        self._static = sdg.static
         self._model = model
-        self._values: dict[int, object] = {}
+        self._values: dict[int, int | bool] = {}
         self._memo: dict[int, frozenset[Node]] = {}
         self._elements: dict[tuple[int, int], frozenset[Node]] = {}
 
-    def _value(self, term: smt.Term):
-        key = term.get_id()
-        if key not in self._values:
-            value = self._model.eval_term(term)
-            self._values[key] = value.as_signed_long() if smt.is_bv_value(value) else smt.is_true(value)
-        return self._values[key]
+    def value(self, node: int) -> int | bool:
+        """The model's value of ``node`` (a signed int or a bool)."""
+        values = self._values
+        if node not in values:
+            values[node] = self._graph.value(self._model, node)
+        return values[node]
 
-    def term(self, root: smt.Term) -> frozenset[Node]:
+    def term(self, root: int) -> frozenset[Node]:
         """The nodes ``root``'s value depends on in the model."""
+        found = self._static[root]
+        if found is not None:
+            return found
         memo = self._memo
-        key = root.get_id()
-        if key in memo:
-            return memo[key]
-        kind, children, name = self._sdg.shape(root)
-        if kind == "var":
-            result = frozenset((name,))
-        elif kind == "value":
-            result = frozenset()
-        elif kind == "ite":
+        found = memo.get(root)
+        if found is not None:
+            return found
+        graph = self._graph
+        kind = graph.kinds[root]
+        children = graph.children[root]
+        if kind == "ite":
             cond, then, other = children
-            result = self.term(cond) | self.term(then if self._value(cond) else other)
-        elif kind in ("and", "or", "implies"):
+            result = self.term(cond) | self.term(then if self.value(cond) else other)
+        elif kind == "and" or kind == "or" or kind == "implies":
             # operands left to right up to the first that decides the value
-            decisive = kind == "or"
+            decides = kind != "and"  # the value that decides: true for ∨ and ⇒ (¬a ∨ b)
             nodes: set[Node] = set()
+            last = len(children) - 1
             for i, child in enumerate(children):
                 nodes |= self.term(child)
-                value = self._value(child)
-                if kind == "implies" and i == 0:
+                if i == last:
+                    break
+                value = self.value(child)
+                if kind == "implies":
                     value = not value
-                if value == (decisive or kind == "implies"):
+                if value == decides:
                     break
             result = frozenset(nodes)
         elif kind == "select":
             array, index = children
-            result = self.term(index) | self.element(array, self._value(index))
+            result = self.term(index) | self.element(array, self.value(index))
+        elif len(children) == 1:  # any other term with a model-dependent operand
+            result = self.term(children[0])
         else:  # stores and other whole-array terms, arithmetic, comparisons
-            result = frozenset().union(*(self.term(c) for c in children)) if children else frozenset()
-        memo[key] = result
+            result = frozenset().union(*(self.term(c) for c in children))
+        memo[root] = result
         return result
 
-    def stores(self, array: smt.Term, index: int) -> bool:
+    def stores(self, array: int, index: int) -> bool:
         """Whether the array term is a store to element ``index``."""
-        kind, children, _ = self._sdg.shape(array)
-        return kind == "store" and self._value(children[1]) == index
+        graph = self._graph
+        return graph.kinds[array] == "store" and self.value(graph.children[array][1]) == index
 
-    def element(self, array: smt.Term, index: int) -> frozenset[Node]:
+    def element(self, array: int, index: int) -> frozenset[Node]:
         """The nodes element ``index`` of the array term depends on."""
-        key = (array.get_id(), index)
+        key = (array, index)
         found = self._elements.get(key)
         if found is not None:
             return found
-        kind, children, name = self._sdg.shape(array)
+        graph = self._graph
+        kind = graph.kinds[array]
+        children = graph.children[array]
         if kind == "var":
-            result = frozenset(((name, index),))
+            result = frozenset(((graph.names[array], index),))
         elif kind == "store":
             inner, at, value = children
-            here = self._value(at) == index
+            here = self.value(at) == index
             result = self.term(at) | (self.term(value) if here else self.element(inner, index))
         elif kind == "ite":
             cond, then, other = children
-            result = self.term(cond) | self.element(then if self._value(cond) else other, index)
+            result = self.term(cond) | self.element(then if self.value(cond) else other, index)
         elif kind == "const-array":
             result = self.term(children[0])
         else:
@@ -191,51 +239,54 @@ class _Walk:
         return result
 
 
-def important_vars(demand: Iterable[smt.Term], model: smt.Model, walk: _Walk) -> set[Node]:
+def important_vars(demand: Iterable[int], walk: _Walk) -> set[Node]:
     """Variables of a partial model of ``∧ demand`` (CAV'20 Algorithm 3).
 
+    ``demand``: nodes of the walk's term graph (``DependencyGraph.demand``).
     The formula is walked in negation normal form: all conjuncts, and of a
-    disjunction only the first disjunct ``model`` satisfies.  The variables
-    of an atom are the nodes its value depends on (``_Walk.term``: array
-    reads give element nodes).
+    disjunction only the first disjunct the walk's model satisfies.  The
+    variables of an atom are the nodes its value depends on (``_Walk.term``:
+    array reads give element nodes).
     """
+    graph = walk._graph
+    kinds, children_of = graph.kinds, graph.children
     result: set[Node] = set()
     seen: set[tuple[int, bool]] = set()  # shared subterms are walked once per polarity
-    stack: list[tuple[smt.Term, bool]] = [(t, True) for t in demand]
+    stack: list[tuple[int, bool]] = [(t, True) for t in demand]
     while stack:
-        term, positive = stack.pop()
-        key = (term.get_id(), positive)
-        if key in seen:
+        item = stack.pop()
+        if item in seen:
             continue
-        seen.add(key)
-        kind = smt.bool_kind(term)
+        seen.add(item)
+        term, positive = item
+        kind = kinds[term]
         if kind == "not":
-            stack.append((term.children()[0], not positive))
-        elif kind in ("and", "or"):
-            children = term.children()
+            stack.append((children_of[term][0], not positive))
+        elif kind == "and" or kind == "or":
+            children = children_of[term]
             if (kind == "and") == positive:  # a conjunction in NNF
                 stack.extend((c, positive) for c in children)
             else:  # a disjunction: keep the first satisfied disjunct
                 for c in children:
-                    if model.eval_bool(c) == positive:
+                    if walk.value(c) == positive:
                         stack.append((c, positive))
                         break
         elif kind == "implies":
-            a, b = term.children()  # a -> b  ==  ¬a ∨ b
+            a, b = children_of[term]  # a -> b  ==  ¬a ∨ b
             if positive:
                 for c, pol in ((a, False), (b, True)):
-                    if model.eval_bool(c) == pol:
+                    if walk.value(c) == pol:
                         stack.append((c, pol))
                         break
             else:  # ¬(a -> b) == a ∧ ¬b
                 stack.extend([(a, True), (b, False)])
         elif kind == "ite":
-            c, t, e = term.children()  # (c ∧ t) ∨ (¬c ∧ e), and its negation alike
-            if model.eval_bool(c):
+            c, t, e = children_of[term]  # (c ∧ t) ∨ (¬c ∧ e), and its negation alike
+            if walk.value(c):
                 stack.extend([(c, True), (t, positive)])
             else:
                 stack.extend([(c, False), (e, positive)])
-        elif kind in ("true", "false"):
+        elif kind == "value":  # true, false
             continue
         else:  # an atom
             result |= walk.term(term)
@@ -261,6 +312,7 @@ def compute_slice(
     """
     walk = walk or _Walk(sdg, model)
     selected = selected or {}
+    definitions = sdg.definitions
     stack: list[Node] = [var]
     while stack:
         node = stack.pop()
@@ -268,13 +320,16 @@ def compute_slice(
             continue
         visited.add(node)
         name, index = (node, None) if isinstance(node, str) else node
-        definition = sdg.definitions.get(name)
+        definition = definitions.get(name)
         if definition is None:
             continue  # an input
-        location = definition.origin.location if definition.origin is not None else None
-        rhs = definition.rhs[selected.get(location, 0) if len(definition.rhs) > 1 else 0]
+        rhs = definition.nodes
+        if len(rhs) > 1:
+            rhs = rhs[selected.get(definition.origin.location, 0)]
+        else:
+            rhs = rhs[0]
         targets = walk.term(rhs) if index is None else walk.element(rhs, index)
-        stack.extend(t for t in targets if t not in visited)
+        stack.extend(targets - visited)
     return visited
 
 
@@ -303,11 +358,11 @@ def fosfl(
     formula, i.e. it is a counterexample, of the mutated program that takes
     alternative ``selected[i]`` at location ``i`` (default: the original
     program).  An element node ``(A, k)`` contributes the origin of ``A``'s
-    definition only if that definition stores element ``k``.  Nothing is
-    mutated.
+    definition only if that definition stores element ``k``.  Only
+    ``sdg`` changes: it keeps the translation of the demand formula.
     """
     walk = _Walk(sdg, model)
-    important = important_vars(formula.demand(), model, walk)
+    important = important_vars(sdg.demand(formula), walk)
     influence: set[Node] = set()
     for v in sorted(important, key=str):
         compute_slice(sdg, model, v, influence, selected=selected, walk=walk)
@@ -317,7 +372,7 @@ def fosfl(
         definition = sdg.definitions.get(name)
         if definition is None or definition.origin is None:
             continue
-        if not isinstance(node, str) and not walk.stores(definition.rhs[0], node[1]):
+        if not isinstance(node, str) and not walk.stores(definition.nodes[0], node[1]):
             continue
         origins.add(definition.origin)
     ordered = tuple(sorted(origins, key=lambda o: (o.span.start, o.span.end, o.location is None)))
