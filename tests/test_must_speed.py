@@ -1,4 +1,4 @@
-"""FOSFL's walk over the integer DAG (``smt.TermGraph``) against the
+"""FOSFL's walk over the integer DAG (``crepair.solver.dag.TermGraph``) against the
 straightforward walk over z3 terms: the same important variables, slices
 and must sets (CAV'20 Algorithms 1-3) for the same model, on the paper's
 examples, generated programs and, when ../shared is present, TCAS."""

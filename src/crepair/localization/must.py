@@ -26,7 +26,7 @@ of the same program (I-FOSFL, Sect. 5.4): build it with the alternatives;
 the walk follows the alternative the mutated program selects.
 
 The right-hand sides are translated once into a DAG of integers
-(``smt.TermGraph``), with the dependencies that hold in every model
+(``crepair.solver.dag.TermGraph``), with the dependencies that hold in every model
 precomputed, so that a walk calls z3 only to evaluate the conditions and
 indices it reaches.
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from crepair.encode.formula import ProgramFormula
 from crepair.frontend import Span
-from crepair.solver import smt
+from crepair.solver import dag, smt
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ class DependencyGraph:
     """
 
     def __init__(self, formula: ProgramFormula):
-        self.terms = smt.TermGraph()
+        self.terms = dag.TermGraph()
         self.definitions: dict[str, _Definition] = {}
         for c in formula.s_assign:
             lhs, rhs = smt.eq_sides(c.term)
@@ -115,7 +115,7 @@ class DependencyGraph:
             static.append(found)
 
     def _define(self, lhs: smt.Term, origin: Origin | None, rhs: tuple[smt.Term, ...]) -> None:
-        self.definitions[smt.name(lhs)] = _Definition(origin, rhs, tuple(self.terms.add(t) for t in rhs))
+        self.definitions[dag.name(lhs)] = _Definition(origin, rhs, tuple(self.terms.add(t) for t in rhs))
 
     def demand(self, formula: ProgramFormula) -> tuple[int, ...]:
         """The nodes of ``formula.demand()`` (the last answer is cached)."""
