@@ -30,6 +30,9 @@ from crepair.solver.smt import Verdict
 
 
 def _limits(timeout: float | None, rlimit: int | None = None) -> Limits:
+    """The limits of a verify or localize call (``timeout`` 0 or None: none)."""
+    if timeout == 0:
+        timeout = None
     if timeout is not None and not timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, or 0 for none (got {timeout:g})")
     return Limits.after(timeout, rlimit)

@@ -140,6 +140,8 @@ class RepairOptions:
             overrides["components"] = frozenset(_enum(Component, x, "components") for x in overrides["components"])
         if "no_mutate" in overrides:
             overrides["no_mutate"] = frozenset(overrides["no_mutate"])
+        if overrides.get("timeout") == 0:  # 0 means no limit, as on the command line
+            overrides["timeout"] = None
         return dataclasses.replace(options, **overrides)
 
 

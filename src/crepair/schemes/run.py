@@ -55,9 +55,7 @@ class RepairRun:
         formula, _ = self.problem.encoding(_ENCODING[self.options.schemes[0]])
         assumed = dataclasses.replace(formula, unwinding=Unwinding.ASSUMPTIONS)
         verdict, model, reason = check_original(assumed, self.problem.limits)
-        self.checks = 1
         self.bound: BoundReport = check_bound(assumed, self.problem.limits)
-        self.checks += formula.cuts != []
         if self.bound.too_small:
             self.bound = needed_bound(program, self.bound, self.options.entry, self.problem.limits)
         self.counterexample: Counterexample | None = None
