@@ -120,7 +120,12 @@ class BoundedProof(Evidence):
         if self.unwinding_assertions:
             return f"verified: every run ends within unwinding bound {b} and satisfies every assertion"
         if self.vacuous:
-            return f"VACUOUS: correct only on the runs within unwinding bound {b} ({self.bound.message()})"
+            cut = self.bound.cut
+            where = f" ({cut.what} at {cut.span})" if cut is not None else ""
+            if self.bound.too_small is None:
+                return f"VACUOUS: could not decide whether the repaired program's runs fit unwinding bound {b}"
+            return (f"VACUOUS: the repaired program has runs beyond unwinding bound {b}{where}; "
+                    "it is correct only on the runs within the bound")
         return f"verified up to unwinding bound {b} (unwinding assumptions; every run fits)"
 
 
