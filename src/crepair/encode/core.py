@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.formula import Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, ScopeValue, Unwinding
+from crepair.encode.formula import Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
 from crepair.encode.ops import Value, convert, to_bool
-from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Site, State, Var, has_effects
+from crepair.encode.env import Env, Keys, differing
+from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend.parse import CProgram
 from crepair.solver import smt
@@ -49,11 +50,14 @@ class EncoderCore:
         self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
         self._locations: dict[c_ast.Node, int] = {}
+        self._lines: dict[c_ast.Node, int] = {}  # memo of _line: statements of loops are walked B times
         self._ssa = itertools.count()
         self._instances = itertools.count()
+        self._keys = Keys()  # numbers the variable keys of every Env of this encoding
         self._scopes: list[dict[str, Var]] = [{}]
         self._frames: list[Frame] = []
         self._saved_scopes: list[list[dict[str, Var]]] = []  # the callers' scopes
+        self._chain: ScopeChain | None = None  # snapshot of _scopes, None when it changed since
         self._call_stack: list[str] = []
         self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
 
@@ -63,7 +67,10 @@ class EncoderCore:
         return self._p.spans.point(node)
 
     def _line(self, node: c_ast.Node) -> int:
-        return self._point(node).line
+        line = self._lines.get(node)
+        if line is None:
+            line = self._lines[node] = self._point(node).line
+        return line
 
     def _fresh(self, key: str, ctype: ct.IntType) -> smt.Term:
         return smt.BitVec(f"{key}#{next(self._ssa)}", ctype.bits)
@@ -173,18 +180,31 @@ class EncoderCore:
         self.formula.copies.append(LocationCopy(idx, lhs, tuple(alternatives), state.guard, scope))
         return lhs, state
 
-    def _scope_values(self, state: State) -> tuple[ScopeValue, ...]:
-        """The scalar variables visible here (innermost declaration wins)."""
-        seen: dict[str, ScopeValue] = {}
-        for scope in reversed(self._scopes):
-            for name, var in scope.items():
-                if name in seen or var.unusable or not isinstance(var.ctype, ct.IntType):
-                    continue
-                term = state.env.get(var.key)
-                if term is not None:
-                    seen[name] = ScopeValue(name, term, var.ctype.bits, var.ctype.signed)
-        return tuple(sorted(seen.values(), key=lambda v: v.name))
+    def _scope_values(self, state: State) -> Scope:
+        """The scalar variables visible here (innermost declaration wins),
+        as a snapshot read later (O(1) now: the chain is shared until the
+        scopes change)."""
+        if self._chain is None:
+            self._chain = tuple((scope, len(scope)) for scope in self._scopes)
+        return Scope(self._chain, state.env.copy())
 
+    def _push_scope(self) -> None:
+        self._scopes.append({})
+        self._chain = None
+
+    def _pop_scope(self) -> None:
+        self._scopes.pop()
+        self._chain = None
+
+    def _declare(self, name: str, var: Var) -> None:
+        """Add ``name`` to the innermost scope.  Scope dicts only grow, so
+        that a :class:`Scope` snapshot is a prefix; redeclaring a name in
+        the same scope (file-scope tentative definitions) uses a new dict."""
+        scope = self._scopes[-1]
+        if name in scope:
+            scope = self._scopes[-1] = dict(scope)
+        scope[name] = var
+        self._chain = None
 
     # ------------------------------------------------------------- merging
     def _merge(
@@ -198,20 +218,20 @@ class EncoderCore:
         if branch is not None and len(alive) != 2:
             branch = None
         if not alive:
-            return State(smt.BoolVal(False), dict(states[-1].env) if states else {}, False)
+            return State(smt.BoolVal(False), states[-1].env.copy() if states else Env(self._keys), False)
         if len(alive) == 1:
             s = alive[0]
             return State(guard if guard is not None else s.guard, s.env, True)
         merged_guard = guard if guard is not None else smt.disjunction(s.guard for s in alive)
-        keys = set(alive[0].env)
-        for s in alive[1:]:
-            keys &= set(s.env)
-        env: dict[str, smt.Term] = {}
-        for key in sorted(keys):
-            values = [s.env[key] for s in alive]
+        # only keys whose terms are not shared may differ; sorted, as the Φs are numbered in this order
+        env = alive[0].env.copy()
+        for key in sorted(differing(s.env for s in alive)):
+            values = [s.env.get(key) for s in alive]
+            if any(v is None for v in values):  # declared on some paths only: out of scope after the join
+                env.discard(key)
+                continue
             first = values[0]
             if all(v.eq(first) for v in values[1:]):
-                env[key] = first
                 continue
             term = values[-1]
             for s, v in zip(reversed(alive[:-1]), reversed(values[:-1])):

@@ -10,6 +10,7 @@ program is bounded-correct iff the conjunction is unsatisfiable.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from crepair.frontend.spans import Span
@@ -62,14 +63,16 @@ class LocationCopy:
     """One unwound/inlined copy of a location: ``lhs == alternatives[j]``.
 
     ``alternatives[0]`` encodes the original expression; the others encode
-    the mutants the mutation unit proposed, in its order.
+    the mutants the mutation unit proposed, in its order.  ``scope`` is a
+    sequence of :class:`ScopeValue` sorted by name (the encoder gives a
+    snapshot computed when first read, see :class:`crepair.encode.walk.Scope`).
     """
 
     location: int
     lhs: smt.Term
     alternatives: tuple[smt.Term, ...]
     guard: smt.Term
-    scope: tuple["ScopeValue", ...] = ()
+    scope: Sequence["ScopeValue"] = ()
 
 
 @dataclass(frozen=True, slots=True)
