@@ -46,7 +46,7 @@ class Calls(EncoderCore):
         for name, var in self._params(func):
             self._declare(name, var)
             if isinstance(var.ctype, ct.ArrayType):
-                state.env[var.key] = self._nondet_array(var, name, func)
+                self._nondet_array(var, name, func)
             else:
                 term = self._fresh(var.key, var.ctype)
                 self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed))
@@ -61,7 +61,7 @@ class Calls(EncoderCore):
         var = Var(f"{decl.name}", ctype)
         self._declare(decl.name, var)  # the file scope: no function entered yet
         if isinstance(ctype, ct.ArrayType):
-            state.env[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
+            self._arrays[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
         elif decl.init is not None:
             ctx = Ctx(state, {}, {}, True)
             state.env[var.key] = convert(self._expr(decl.init, ctx), ctype).term

@@ -54,6 +54,8 @@ class EncoderCore:
         self._ssa = itertools.count()
         self._instances = itertools.count()
         self._keys = Keys()  # numbers the variable keys of every Env of this encoding
+        # the current term of each array: one SSA chain for all paths, its stores guarded (see _store_element)
+        self._arrays: dict[str, smt.Term] = {}
         self._scopes: list[dict[str, Var]] = [{}]
         self._frames: list[Frame] = []
         self._saved_scopes: list[list[dict[str, Var]]] = []  # the callers' scopes
@@ -79,6 +81,7 @@ class EncoderCore:
         elem = var.ctype.elem
         term = smt.smt_array(f"{var.key}#{next(self._ssa)}", elem.bits)
         self.formula.inputs.append(Input(label, self._line(node), term, elem.signed, is_array=True))
+        self._arrays[var.key] = term
         return term
 
     def _lookup(self, node: c_ast.ID) -> Var:
@@ -188,6 +191,26 @@ class EncoderCore:
             self._chain = tuple((scope, len(scope)) for scope in self._scopes)
         return Scope(self._chain, state.env.copy())
 
+    def _store_element(self, state: State, key: str, index: smt.Term, value: smt.Term, span) -> smt.Term:
+        """``a[index] = value`` on the path of ``state``: the new array is
+        ``store(a, index, ite(guard, value, a[index]))``.
+
+        Arrays are not in the path environments: every path reads and
+        extends one chain of guarded stores, which no merge needs to join
+        (a store is the identity on the paths its guard excludes, and the
+        walk visits a path's stores before the code executed after them).
+        A Φ over whole arrays (``a3 = ite(g, a1, a2)``) would instead leave
+        the solver array-valued ``ite`` terms at every join.
+        Returns the new array variable.
+        """
+        old = self._arrays[key]
+        if not smt.is_true(state.guard):
+            value = smt.If(state.guard, value, smt.Select(old, index))
+        new = smt.smt_array(f"{key}#{next(self._ssa)}", smt.width(value))
+        self.formula.s_assign.append(Constraint(new == smt.Store(old, index, value), span, self._function))
+        self._arrays[key] = new
+        return new
+
     def _push_scope(self) -> None:
         self._scopes.append({})
         self._chain = None
@@ -236,10 +259,7 @@ class EncoderCore:
             term = values[-1]
             for s, v in zip(reversed(alive[:-1]), reversed(values[:-1])):
                 term = smt.If(branch if branch is not None else s.guard, v, term)
-            if smt.is_array(first):
-                phi = smt.smt_array(f"{key}#{next(self._ssa)}", first.range().size())
-            else:
-                phi = smt.BitVec(f"{key}#{next(self._ssa)}", first.size())
+            phi = smt.BitVec(f"{key}#{next(self._ssa)}", first.size())  # arrays are not in environments
             self.formula.s_phi.append(Constraint(phi == term, None))
             env[key] = phi
         return State(merged_guard, env, True)

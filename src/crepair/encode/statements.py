@@ -64,7 +64,7 @@ class Statements(EncoderCore):
         if isinstance(ctype, ct.ArrayType):
             if node.init is not None:
                 raise UnsupportedConstruct(self._point(node), "array initializer")
-            state.env[var.key] = self._nondet_array(var, node.name, node)
+            self._nondet_array(var, node.name, node)
         elif node.init is None:
             term = self._fresh(var.key, ctype)
             self.formula.inputs.append(Input(f"{node.name} (uninitialized)", self._line(node), term, ctype.signed))
