@@ -117,3 +117,34 @@ def test_encoding_time_grows_linearly(tmp_path):
     small = _encode_seconds(tmp_path, 500)
     large = _encode_seconds(tmp_path, 2000)
     assert large < 8 * small, f"500 lines: {small:.3f} s, 2000 lines: {large:.3f} s"
+
+
+LOOPS = """
+int main(void) {
+    int x = nondet_int();
+    int s = 0;
+    for (int i = 0; i < 3; i++) {
+        if (x > i) s = s + i; else s = s - 1;
+    }
+    while (x > 10) { x = x - 7; if (x == 12) break; }
+    for (int j = 0; j < 2; j++) s += j;
+    assert(s != 4);
+    return 0;
+}
+"""
+
+
+def test_executed_lines_are_the_steps_whose_guard_holds(tmp_path):
+    from crepair.solver.smt import SmtSolver, Verdict
+
+    formula, _ = encode(load_program(write_c(tmp_path, LOOPS)), bound=3)
+    solver = SmtSolver()
+    solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
+    assert solver.check() == Verdict.SAT
+    model = solver.model()
+    lines: list[int] = []
+    for step in formula.trace:
+        if model.eval_bool(step.guard) and (not lines or lines[-1] != step.line):
+            lines.append(step.line)
+    assert formula.executed_lines(model) == lines
+    assert lines[-2:] == [9, 10] and lines.count(5) >= 2  # the loop body ran more than once
