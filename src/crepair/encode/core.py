@@ -4,10 +4,14 @@ AllRepair FM'16, Sect. 3.1: every repairable expression (condition,
 right-hand side, returned value, argument) becomes a *location*, assigned
 to a fresh SSA variable; each unwound or inlined copy of it is a
 :class:`~crepair.encode.formula.LocationCopy` whose alternatives encode the
-mutants.  Where paths join, variables that differ get a Φ-assignment
-``x = ite(g, x1, x2)`` in S_phi (the SSA of Clarke, Kroening, Lerda,
-TACAS'04, Sect. 3).  The statement, expression, assignment and call
-encoders of the sibling modules are mixins over :class:`EncoderCore`.
+mutants.  Where paths join, scalar variables that differ get a
+Φ-assignment ``x = ite(g, x1, x2)`` in S_phi (the SSA of Clarke, Kroening,
+Lerda, TACAS'04, Sect. 3); path environments are persistent
+(:mod:`~crepair.encode.env`), so forks, snapshots and merges cost what the
+paths changed.  Arrays are one chain of guarded stores shared by all paths
+(:meth:`EncoderCore._store_element`), never merged.  The statement,
+expression, assignment and call encoders of the sibling modules are mixins
+over :class:`EncoderCore`.
 """
 
 from __future__ import annotations
@@ -62,7 +66,6 @@ class EncoderCore:
         self._chain: ScopeChain | None = None  # snapshot of _scopes, None when it changed since
         self._call_stack: list[str] = []
         self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
-
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):

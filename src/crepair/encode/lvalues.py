@@ -4,7 +4,9 @@ AllRepair FM'16, Sect. 3.1: an assignment statement is a location; its
 right-hand side (or, for ``x op= e``, the whole compound assignment) is
 evaluated into a fresh SSA variable (TACAS'04 SSA).  An assignment nested
 in an expression, and ``++``/``--``, are plain SSA equations in S_assign.
-An array element store defines a fresh array ``a' = store(a, i, v)``.
+An array element store defines a fresh array
+``a' = store(a, i, ite(g, v, a[i]))`` guarded by its path ``g`` (one chain
+per array, see :meth:`~crepair.encode.core.EncoderCore._store_element`).
 """
 
 from __future__ import annotations
