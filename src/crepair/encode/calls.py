@@ -15,6 +15,7 @@ from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
 from crepair.encode.core import EncoderCore
+from crepair.encode.env import Env
 from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.walk import Ctx, Frame, State, Var
@@ -37,15 +38,15 @@ class Calls(EncoderCore):
 
     # ------------------------------------------------------------------ api
     def run(self) -> ProgramFormula:
-        state = State(smt.BoolVal(True), {})
+        state = State(smt.BoolVal(True), Env(self._keys))
         for decl in self._p.globals:
             state = self._global(decl, state)
         func = self._p.functions[self._entry]
         frame = self._enter(func, state)
         for name, var in self._params(func):
-            self._scopes[-1][name] = var
+            self._declare(name, var)
             if isinstance(var.ctype, ct.ArrayType):
-                state.env[var.key] = self._nondet_array(var, name, func, state)
+                self._nondet_array(var, name, func, state)
             else:
                 term = self._fresh(var.key, var.ctype)
                 self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed, guard=state.guard))
@@ -58,9 +59,9 @@ class Calls(EncoderCore):
     def _global(self, decl: c_ast.Decl, state: State) -> State:
         ctype = self._type(decl.type)
         var = Var(f"{decl.name}", ctype)
-        self._scopes[0][decl.name] = var
+        self._declare(decl.name, var)  # the file scope: no function entered yet
         if isinstance(ctype, ct.ArrayType):
-            state.env[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
+            self._arrays[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
         elif decl.init is not None:
             ctx = Ctx(state, {}, {}, True)
             state.env[var.key] = convert(self._expr(decl.init, ctx), ctype).term
@@ -110,6 +111,7 @@ class Calls(EncoderCore):
         self._call_stack.append(name)
         self._saved_scopes.append(self._scopes)
         self._scopes = [self._scopes[0], {}]
+        self._chain = None
         return frame
 
     def _leave(self, func: c_ast.FuncDef, frame: Frame, state: State) -> State:
@@ -117,6 +119,7 @@ class Calls(EncoderCore):
         self._frames.pop()
         self._call_stack.pop()
         self._scopes = self._saved_scopes.pop()
+        self._chain = None
         return merged
 
     def _call(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
@@ -176,7 +179,7 @@ class Calls(EncoderCore):
             bound.append((pname, var, term))
         frame = self._enter(func, ctx.state)
         for pname, var, term in bound:
-            self._scopes[-1][pname] = var
+            self._declare(pname, var)
             if term is not None:
                 ctx.state.env[var.key] = term
         escapes = self._escapes  # the callee's returns rejoin the caller

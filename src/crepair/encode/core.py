@@ -4,10 +4,14 @@ AllRepair FM'16, Sect. 3.1: every repairable expression (condition,
 right-hand side, returned value, argument) becomes a *location*, assigned
 to a fresh SSA variable; each unwound or inlined copy of it is a
 :class:`~crepair.encode.formula.LocationCopy` whose alternatives encode the
-mutants.  Where paths join, variables that differ get a Φ-assignment
-``x = ite(g, x1, x2)`` in S_phi (the SSA of Clarke, Kroening, Lerda,
-TACAS'04, Sect. 3).  The statement, expression, assignment and call
-encoders of the sibling modules are mixins over :class:`EncoderCore`.
+mutants.  Where paths join, scalar variables that differ get a
+Φ-assignment ``x = ite(g, x1, x2)`` in S_phi (the SSA of Clarke, Kroening,
+Lerda, TACAS'04, Sect. 3); path environments are persistent
+(:mod:`~crepair.encode.env`), so forks, snapshots and merges cost what the
+paths changed.  Arrays are one chain of guarded stores shared by all paths
+(:meth:`EncoderCore._store_element`), never merged.  The statement,
+expression, assignment and call encoders of the sibling modules are mixins
+over :class:`EncoderCore`.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.formula import Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, ScopeValue, Unwinding
+from crepair.encode.formula import Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
 from crepair.encode.ops import Value, convert, to_bool
-from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Site, State, Var, has_effects
+from crepair.encode.env import Env, Keys, differing
+from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend.parse import CProgram
 from crepair.solver import smt
@@ -49,21 +54,28 @@ class EncoderCore:
         self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
         self._locations: dict[c_ast.Node, int] = {}
+        self._lines: dict[c_ast.Node, int] = {}  # memo of _line: statements of loops are walked B times
         self._ssa = itertools.count()
         self._instances = itertools.count()
+        self._keys = Keys()  # numbers the variable keys of every Env of this encoding
+        # the current term of each array: one SSA chain for all paths, its stores guarded (see _store_element)
+        self._arrays: dict[str, smt.Term] = {}
         self._scopes: list[dict[str, Var]] = [{}]
         self._frames: list[Frame] = []
         self._saved_scopes: list[list[dict[str, Var]]] = []  # the callers' scopes
+        self._chain: ScopeChain | None = None  # snapshot of _scopes, None when it changed since
         self._call_stack: list[str] = []
         self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
-
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):
         return self._p.spans.point(node)
 
     def _line(self, node: c_ast.Node) -> int:
-        return self._point(node).line
+        line = self._lines.get(node)
+        if line is None:
+            line = self._lines[node] = self._point(node).line
+        return line
 
     def _fresh(self, key: str, ctype: ct.IntType) -> smt.Term:
         return smt.BitVec(f"{key}#{next(self._ssa)}", ctype.bits)
@@ -84,6 +96,7 @@ class EncoderCore:
         self.formula.inputs.append(
             Input(label, self._line(node), term, elem.signed, is_array=True, size=size, guard=state.guard)
         )
+        self._arrays[var.key] = term
         return term
 
     def _lookup(self, node: c_ast.ID) -> Var:
@@ -185,18 +198,51 @@ class EncoderCore:
         self.formula.copies.append(LocationCopy(idx, lhs, tuple(alternatives), state.guard, scope))
         return lhs, state
 
-    def _scope_values(self, state: State) -> tuple[ScopeValue, ...]:
-        """The scalar variables visible here (innermost declaration wins)."""
-        seen: dict[str, ScopeValue] = {}
-        for scope in reversed(self._scopes):
-            for name, var in scope.items():
-                if name in seen or var.unusable or not isinstance(var.ctype, ct.IntType):
-                    continue
-                term = state.env.get(var.key)
-                if term is not None:
-                    seen[name] = ScopeValue(name, term, var.ctype.bits, var.ctype.signed)
-        return tuple(sorted(seen.values(), key=lambda v: v.name))
+    def _scope_values(self, state: State) -> Scope:
+        """The scalar variables visible here (innermost declaration wins),
+        as a snapshot read later (O(1) now: the chain is shared until the
+        scopes change)."""
+        if self._chain is None:
+            self._chain = tuple((scope, len(scope)) for scope in self._scopes)
+        return Scope(self._chain, state.env.copy())
 
+    def _store_element(self, state: State, key: str, index: smt.Term, value: smt.Term, span) -> smt.Term:
+        """``a[index] = value`` on the path of ``state``: the new array is
+        ``store(a, index, ite(guard, value, a[index]))``.
+
+        Arrays are not in the path environments: every path reads and
+        extends one chain of guarded stores, which no merge needs to join
+        (a store is the identity on the paths its guard excludes, and the
+        walk visits a path's stores before the code executed after them).
+        A Φ over whole arrays (``a3 = ite(g, a1, a2)``) would instead leave
+        the solver array-valued ``ite`` terms at every join.
+        Returns the new array variable.
+        """
+        old = self._arrays[key]
+        if not smt.is_true(state.guard):
+            value = smt.If(state.guard, value, smt.Select(old, index))
+        new = smt.smt_array(f"{key}#{next(self._ssa)}", smt.width(value))
+        self.formula.s_assign.append(Constraint(new == smt.Store(old, index, value), span, self._function))
+        self._arrays[key] = new
+        return new
+
+    def _push_scope(self) -> None:
+        self._scopes.append({})
+        self._chain = None
+
+    def _pop_scope(self) -> None:
+        self._scopes.pop()
+        self._chain = None
+
+    def _declare(self, name: str, var: Var) -> None:
+        """Add ``name`` to the innermost scope.  Scope dicts only grow, so
+        that a :class:`Scope` snapshot is a prefix; redeclaring a name in
+        the same scope (file-scope tentative definitions) uses a new dict."""
+        scope = self._scopes[-1]
+        if name in scope:
+            scope = self._scopes[-1] = dict(scope)
+        scope[name] = var
+        self._chain = None
 
     # ------------------------------------------------------------- merging
     def _merge(
@@ -210,28 +256,25 @@ class EncoderCore:
         if branch is not None and len(alive) != 2:
             branch = None
         if not alive:
-            return State(smt.BoolVal(False), dict(states[-1].env) if states else {}, False)
+            return State(smt.BoolVal(False), states[-1].env.copy() if states else Env(self._keys), False)
         if len(alive) == 1:
             s = alive[0]
             return State(guard if guard is not None else s.guard, s.env, True)
         merged_guard = guard if guard is not None else smt.disjunction(s.guard for s in alive)
-        keys = set(alive[0].env)
-        for s in alive[1:]:
-            keys &= set(s.env)
-        env: dict[str, smt.Term] = {}
-        for key in sorted(keys):
-            values = [s.env[key] for s in alive]
+        # only keys whose terms are not shared may differ; sorted, as the Φs are numbered in this order
+        env = alive[0].env.copy()
+        for key in sorted(differing(s.env for s in alive)):
+            values = [s.env.get(key) for s in alive]
+            if any(v is None for v in values):  # declared on some paths only: out of scope after the join
+                env.discard(key)
+                continue
             first = values[0]
             if all(v.eq(first) for v in values[1:]):
-                env[key] = first
                 continue
             term = values[-1]
             for s, v in zip(reversed(alive[:-1]), reversed(values[:-1])):
                 term = smt.If(branch if branch is not None else s.guard, v, term)
-            if smt.is_array(first):
-                phi = smt.smt_array(f"{key}#{next(self._ssa)}", first.range().size())
-            else:
-                phi = smt.BitVec(f"{key}#{next(self._ssa)}", first.size())
+            phi = smt.BitVec(f"{key}#{next(self._ssa)}", first.size())  # arrays are not in environments
             self.formula.s_phi.append(Constraint(phi == term, None))
             env[key] = phi
         return State(merged_guard, env, True)

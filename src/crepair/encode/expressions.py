@@ -50,7 +50,7 @@ class Expressions(EncoderCore):
                     var = self._lookup(name)
                     if not isinstance(var.ctype, ct.ArrayType):
                         raise BadInput(f"'{name.name}' is not an array", self._point(name))
-                    ctx.cache[node] = (ctx.state.env[var.key], var.ctype.elem)
+                    ctx.cache[node] = (self._arrays[var.key], var.ctype.elem)
                 array, elem = ctx.cache[node]
                 return Value(smt.Select(array, self._index(sub, ctx)), elem)
             case c_ast.ArrayRef(name=c_ast.ArrayRef() as inner):

@@ -10,6 +10,7 @@ program is bounded-correct iff the conjunction is unsatisfiable.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from crepair.frontend.spans import Span
@@ -62,14 +63,16 @@ class LocationCopy:
     """One unwound/inlined copy of a location: ``lhs == alternatives[j]``.
 
     ``alternatives[0]`` encodes the original expression; the others encode
-    the mutants the mutation unit proposed, in its order.
+    the mutants the mutation unit proposed, in its order.  ``scope`` is a
+    sequence of :class:`ScopeValue` sorted by name (the encoder gives a
+    snapshot computed when first read, see :class:`crepair.encode.walk.Scope`).
     """
 
     location: int
     lhs: smt.Term
     alternatives: tuple[smt.Term, ...]
     guard: smt.Term
-    scope: tuple["ScopeValue", ...] = ()
+    scope: Sequence["ScopeValue"] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +207,24 @@ class ProgramFormula:
             return None
         return next((c for c in self.cuts if model.eval_bool(c.reached)), None)
 
+    def executed_lines(self, model: smt.Model) -> list[int]:
+        """The 1-based lines of the statement copies the run of ``model``
+        executes (``trace`` steps whose guard holds), consecutive repeats
+        merged: the lines a counterexample shows.
+
+        Guards share their history (the guard after a loop is a disjunction
+        over its exits, built on the guard before it), so evaluating each
+        step's guard on its own costs O(its DAG) per step, quadratic after
+        many loops; here every DAG node is evaluated once (iteratively: the
+        DAG may be deeper than Python's recursion limit).
+        """
+        value: dict[int, bool] = {}
+        lines: list[int] = []
+        for step in self.trace:
+            if _holds(step.guard, model, value) and (not lines or lines[-1] != step.line):
+                lines.append(step.line)
+        return lines
+
     def original_copies(self) -> list[smt.Term]:
         """The location copies with their original expression."""
         return self.selected_copies({})
@@ -212,3 +233,37 @@ class ProgramFormula:
         """The location copies with alternative ``selected.get(i, 0)`` at
         location index i (0 = the original expression)."""
         return [c.lhs == c.alternatives[selected.get(c.location, 0)] for c in self.copies]
+
+
+_CONNECTIVES = {
+    "and": lambda v: all(v),
+    "or": lambda v: any(v),
+    "not": lambda v: not v[0],
+    "implies": lambda v: (not v[0]) or v[1],
+    "ite": lambda v: v[1] if v[0] else v[2],
+}
+
+
+def _holds(root: smt.Term, model: smt.Model, value: dict[int, bool]) -> bool:
+    """The truth of Boolean ``root`` in ``model``; ``value`` memoizes it by
+    term id across calls (connectives are evaluated here, atoms by the model)."""
+    stack = [root]
+    while stack:
+        term = stack[-1]
+        key = term.get_id()
+        if key in value:
+            stack.pop()
+            continue
+        connective = _CONNECTIVES.get(smt.bool_kind(term))
+        if connective is None:  # an atom, true or false
+            value[key] = model.eval_bool(term)
+            stack.pop()
+            continue
+        children = smt.shape(term)[1]
+        pending = [c for c in children if c.get_id() not in value]
+        if pending:
+            stack.extend(pending)
+            continue
+        value[key] = connective([value[c.get_id()] for c in children])
+        stack.pop()
+    return value[root.get_id()]

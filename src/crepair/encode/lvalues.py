@@ -4,7 +4,9 @@ AllRepair FM'16, Sect. 3.1: an assignment statement is a location; its
 right-hand side (or, for ``x op= e``, the whole compound assignment) is
 evaluated into a fresh SSA variable (TACAS'04 SSA).  An assignment nested
 in an expression, and ``++``/``--``, are plain SSA equations in S_assign.
-An array element store defines a fresh array ``a' = store(a, i, v)``.
+An array element store defines a fresh array
+``a' = store(a, i, ite(g, v, a[i]))`` guarded by its path ``g`` (one chain
+per array, see :meth:`~crepair.encode.core.EncoderCore._store_element`).
 """
 
 from __future__ import annotations
@@ -65,23 +67,17 @@ class Assignments(EncoderCore):
         if index is None:
             ctx.state.env[var.key] = value.term
         else:
-            new = smt.smt_array(f"{var.key}#{next(self._ssa)}", target.bits)
-            old = ctx.state.env[var.key]
-            self.formula.s_assign.append(
-                Constraint(new == smt.Store(old, index, value.term), self._p.spans.span(node), self._function)
-            )
-            ctx.state.env[var.key] = new
+            self._store_element(ctx.state, var.key, index, value.term, self._p.spans.span(node))
         ctx.cache[node] = value
         return value
 
     def _read_lvalue(self, node: c_ast.Assignment, var: Var, index, ctx: Ctx) -> Value:
         key = ("lvalue", node)
         if ctx.record:
-            env_term = ctx.state.env[var.key]
             if index is None:
-                value = Value(env_term, var.ctype)
+                value = Value(ctx.state.env[var.key], var.ctype)
             else:
-                value = Value(smt.Select(env_term, index), var.ctype.elem)
+                value = Value(smt.Select(self._arrays[var.key], index), var.ctype.elem)
             ctx.cache[key] = value
             return value
         return ctx.cache[key]
@@ -102,12 +98,7 @@ class Assignments(EncoderCore):
             var = self._lookup(target.name)
             index = self._index(target.subscript, ctx)
             converted = convert(value, var.ctype.elem)
-            new = smt.smt_array(f"{var.key}#{next(self._ssa)}", var.ctype.elem.bits)
-            old = ctx.state.env[var.key]
-            self.formula.s_assign.append(
-                Constraint(new == smt.Store(old, index, converted.term), self._p.spans.span(origin), self._function)
-            )
-            ctx.state.env[var.key] = new
+            self._store_element(ctx.state, var.key, index, converted.term, self._p.spans.span(origin))
             return converted
         raise UnsupportedConstruct(self._point(target), "increment of something that is not a variable")
 

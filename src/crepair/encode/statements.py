@@ -38,10 +38,10 @@ class Statements(EncoderCore):
         return method(node, state)
 
     def _exec_Compound(self, node: c_ast.Compound, state: State) -> State:
-        self._scopes.append({})
+        self._push_scope()
         for item in node.block_items or []:
             state = self._exec(item, state)
-        self._scopes.pop()
+        self._pop_scope()
         return state
 
     def _exec_EmptyStatement(self, node: c_ast.Node, state: State) -> State:
@@ -60,11 +60,11 @@ class Statements(EncoderCore):
         ctype = self._type(node.type)
         frame = self._frames[-1]
         var = Var(f"{frame.function}@{next(self._instances)}::{node.name}", ctype)
-        self._scopes[-1][node.name] = var
+        self._declare(node.name, var)
         if isinstance(ctype, ct.ArrayType):
             if node.init is not None:
                 raise UnsupportedConstruct(self._point(node), "array initializer")
-            state.env[var.key] = self._nondet_array(var, node.name, node, state)
+            self._nondet_array(var, node.name, node, state)
         elif node.init is None:
             term = self._fresh(var.key, ctype)
             self.formula.inputs.append(
@@ -118,11 +118,11 @@ class Statements(EncoderCore):
         return self._loop(node, state, node.cond, node.stmt, None, do_while=True)
 
     def _exec_For(self, node: c_ast.For, state: State) -> State:
-        self._scopes.append({})
+        self._push_scope()
         if node.init is not None:
             state = self._exec(node.init, state)
         state = self._loop(node, state, node.cond, node.stmt, node.next, do_while=False)
-        self._scopes.pop()
+        self._pop_scope()
         return state
 
     def _loop(self, node, state: State, cond, body, step, *, do_while: bool) -> State:

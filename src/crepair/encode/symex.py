@@ -7,7 +7,9 @@ Follows AllRepair FM'16, Sect. 3.1 (after Clarke, Kroening, Lerda, TACAS'04):
 * loops are unwound ``bound`` times; the innermost copy gets
   ``assume(!cond)``; recursive calls are inlined up to depth ``bound``;
 * SSA: each assignment defines a fresh variable; at merge points the
-  Φ-assignments ``x = g ? x1 : x2`` go to S_phi.
+  Φ-assignments ``x = g ? x1 : x2`` go to S_phi; an array element store
+  defines a fresh array ``a' = store(a, i, g ? v : a[i])`` guarded by its
+  path, so that arrays need no Φ.
 
 The walk is a symbolic execution with a path guard per state; states are
 merged after branches, loops and function bodies.  Every construct the walk

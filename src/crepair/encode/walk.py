@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.formula import LocationKind
+from crepair.encode.env import Env
+from crepair.encode.formula import LocationKind, ScopeValue
 from crepair.solver import smt
 
 #: Overrides of one mutant: AST node -> new operator (str), constant (int)
@@ -64,12 +66,12 @@ class State:
     state (``alive`` false) is a path that left by return/break/continue."""
 
     guard: smt.Term
-    env: dict[str, smt.Term]
+    env: Env
     alive: bool = True
 
     def fork(self, cond: smt.Term | None = None) -> "State":
         guard = self.guard if cond is None else smt.And(self.guard, cond)
-        return State(guard, dict(self.env), self.alive)
+        return State(guard, self.env.copy(), self.alive)
 
 
 @dataclass(slots=True)
@@ -94,6 +96,64 @@ class Ctx:
     cache: dict[c_ast.Node, object]
     overrides: Overrides
     record: bool
+
+
+#: The lexical scopes visible at a point, outermost first: each scope dict
+#: (name -> Var, only ever extended) with its length at that point.
+ScopeChain = tuple[tuple[dict[str, Var], int], ...]
+
+
+class Scope(Sequence[ScopeValue]):
+    """The scalar variables in scope at a location copy, innermost
+    declaration first, as :class:`ScopeValue` records sorted by name
+    (Könighofer & Bloem's Vals(r)).
+
+    Built in O(1) from the scope ``chain`` and an environment snapshot
+    ``env`` (neither is mutated later: scope dicts only grow, and an
+    :class:`Env` copy is unaffected by writes to the original); the
+    records are computed when first read, in O(variables in scope).
+    """
+
+    __slots__ = ("_chain", "_env", "_values")
+
+    def __init__(self, chain: ScopeChain, env: Env):
+        self._chain: ScopeChain | None = chain
+        self._env: Env | None = env
+        self._values: tuple[ScopeValue, ...] | None = None
+
+    def values(self) -> tuple[ScopeValue, ...]:
+        if self._values is None:
+            seen: dict[str, ScopeValue] = {}
+            for scope, length in reversed(self._chain):
+                for name, var in islice(scope.items(), length):
+                    if name in seen or var.unusable or not isinstance(var.ctype, ct.IntType):
+                        continue
+                    term = self._env.get(var.key)
+                    if term is not None:
+                        seen[name] = ScopeValue(name, term, var.ctype.bits, var.ctype.signed)
+            self._values = tuple(sorted(seen.values(), key=lambda v: v.name))
+            self._chain = self._env = None
+        return self._values
+
+    def __getitem__(self, i):
+        return self.values()[i]
+
+    def __len__(self) -> int:
+        return len(self.values())
+
+    def __iter__(self):
+        return iter(self.values())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Sequence):
+            return self.values() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return repr(self.values())
 
 
 def has_effects(node: c_ast.Node) -> bool:
