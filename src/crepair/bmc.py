@@ -129,10 +129,7 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
             value = model.eval_int(inp.term, inp.signed)
         guard = getattr(inp, "guard", None)
         inputs.append(InputValue(inp.label, inp.line, value, guard is None or model.eval_bool(guard)))
-    lines: list[int] = []
-    for step in formula.trace:
-        if model.eval_bool(step.guard) and (not lines or lines[-1] != step.line):
-            lines.append(step.line)
+    lines = formula.executed_lines(model)
     cut = formula.failed_cut(model)
     if cut is not None:
         return Counterexample(cut.span, tuple(inputs), tuple(lines), Violation.UNWINDING_ASSERTION)
