@@ -13,8 +13,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from crepair.solver.sat import CardinalitySolver
+from typing import TYPE_CHECKING
+
 from crepair.solver.smt import Optimizer, SmtSolver, Verdict
+
+if TYPE_CHECKING:  # PySAT is imported on first use: verification needs no SAT solver
+    from crepair.solver.sat import CardinalitySolver
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +75,10 @@ def cardinality_solver(
     clauses: Sequence[Sequence[int]], exactly_one: Sequence[Sequence[int]], changed: Sequence[int], k: int
 ) -> CardinalitySolver:
     """A MiniCard solver over selection vectors (use it in a ``with`` block)."""
+    from crepair.solver.sat import CardinalitySolver
+
     return CardinalitySolver([list(c) for c in clauses], [list(g) for g in exactly_one], list(changed), k)
 
 
-__all__ = ["CardinalitySolver", "Limits", "Optimizer", "SmtSolver", "Verdict", "cardinality_solver",
+__all__ = ["Limits", "Optimizer", "SmtSolver", "Verdict", "cardinality_solver",
            "optimizer", "smt_solver"]
