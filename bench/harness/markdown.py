@@ -52,7 +52,9 @@ def header(title: str, meta: dict, jobs: dict, final: bool, what: str = "runs") 
         out.append(f"* Load average (1 min) at the start: {load}"
                    + (f", at the end: {meta['load_end']}" if meta.get("load_end") else "")
                    + " (other benchmarks may have run at the same time; times are wall-clock)")
-    out.append(f"* Command: `{meta['command']}`")
+    commands = meta.get("commands") or [meta["command"]]
+    out.append(f"* Command: `{commands[0]}`" if len(commands) == 1 else "* Commands (in order; the later ones "
+               "resumed the earlier): " + "; ".join(f"`{c}`" for c in commands))
     return out
 
 
