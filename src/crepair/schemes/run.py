@@ -73,6 +73,9 @@ class RepairRun:
             self._final = RepairOutcome.BOUND_TOO_SMALL
         else:
             self._final = RepairOutcome.ORIGINAL_CORRECT
+        if self._final is not None:  # no search: every scheme ends with the run's outcome
+            for scheme in self.schemes:
+                scheme.stats.outcome, scheme.stats.reason = self._final, self.reason
         self._iter: Iterator[Repair] = self._run()
 
     @property
@@ -104,7 +107,9 @@ class RepairRun:
                 yield from held
             finally:
                 repairs.close()
-        self.stopped = StopReason.COMPLETE
+        # the run stopped as its schemes did: a time-out or an unknown wins over completion
+        reasons = {s.stats.stopped for s in self.schemes}
+        self.stopped = next((r for r in (StopReason.TIMEOUT, StopReason.UNKNOWN) if r in reasons), StopReason.COMPLETE)
 
     @property
     def stats(self) -> SchemeStats:
