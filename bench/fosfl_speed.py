@@ -52,7 +52,7 @@ def worker(spec: str) -> dict:
     cpu = time.process_time()
     run = crepair.repair(spec, level=1, max_size=2, unwind=8, timeout=None, entry="main")
     repairs = sorted(
-        "+".join(f"{c.location.span.line}:{c.mutation.old_text}->{c.mutation.new_text}" for c in r.changes)
+        "+".join(f"{c.span.line}:{e.old}->{e.new}" for c in r.changes for e in c.edits)
         for r in run
     )
     s = run.stats
