@@ -12,3 +12,21 @@ def write_c(tmp_path: Path, source: str, name: str = "prog.c") -> Path:
     path = tmp_path / name
     path.write_text(textwrap.dedent(source).lstrip("\n"))
     return path
+
+
+# A clamp whose limit is one too high: level 1 cannot fix it, level 2 can
+# (``y > 9`` with ``y = 9``); shared by the command-line and UNKNOWN tests.
+CLAMP_TOO_HIGH = """
+    int f(int x) {
+        int y = x + 1;
+        if (y > 10)
+            y = 10;
+        return y;
+    }
+    int main(void) {
+        int x = nondet_int();
+        __CPROVER_assume(x >= 0 && x <= 20);
+        assert(f(x) <= 9);
+        return 0;
+    }
+"""

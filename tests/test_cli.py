@@ -7,22 +7,7 @@ import sys
 import pytest
 
 from crepair.cli import ExitCode, main
-from cprog import write_c
-
-BUGGY = """
-    int f(int x) {
-        int y = x + 1;
-        if (y > 10)
-            y = 10;
-        return y;
-    }
-    int main(void) {
-        int x = nondet_int();
-        __CPROVER_assume(x >= 0 && x <= 20);
-        assert(f(x) <= 9);
-        return 0;
-    }
-"""
+from cprog import CLAMP_TOO_HIGH as BUGGY, write_c
 
 
 @pytest.mark.parametrize(

@@ -18,22 +18,8 @@ from crepair.localization.diagnosis import Diagnosis
 from crepair.schemes.template_scheme import TemplateScheme
 from crepair.solver import Limits
 from crepair.solver.smt import Verdict
-from cprog import write_c
+from cprog import CLAMP_TOO_HIGH as BUGGY, write_c
 
-BUGGY = """
-    int f(int x) {
-        int y = x + 1;
-        if (y > 10)
-            y = 10;
-        return y;
-    }
-    int main(void) {
-        int x = nondet_int();
-        __CPROVER_assume(x >= 0 && x <= 20);
-        assert(f(x) <= 9);
-        return 0;
-    }
-"""
 
 LOOP = """
     int main(void) {
