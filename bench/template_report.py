@@ -87,12 +87,6 @@ def explanation(bench, v: int, r: dict) -> list[str]:
     return [f"Explanation: {expl}.", ""]
 
 
-
-
-def universe_ok(r: dict) -> bool:
-    return bool(r.get("universe", {}).get("ok"))
-
-
 def _diagnoses_cells(lz: dict) -> tuple[str, str]:
     """The localize run: the diagnoses found (and their sizes), and the time to the first."""
     if not lz:

@@ -12,7 +12,7 @@ from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnoser, failing_inputs
 from crepair.options import RepairOptions
 from crepair.records import RepairOutcome, Scheme, StopReason
-from crepair.schemes.base import Encoding, Problem
+from crepair.schemes.base import Problem
 from crepair.schemes.template import TemplateRepair
 from crepair.localization.diagnosis import Diagnosis
 from crepair.schemes.template_scheme import TemplateScheme

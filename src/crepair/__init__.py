@@ -47,6 +47,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "__version__",
     "BadInput",
     "BoundedProof",
     "CRepairError",

@@ -21,7 +21,7 @@ from crepair.localization.diagnosis import Diagnoser, diagnose, failing_inputs, 
 from crepair.localization.must import DependencyGraph, fosfl
 from crepair.localization.result import LocalizeResult
 from crepair.mutation.operators import is_specification
-from crepair.options import DEFAULT_UNWIND, Component, Method, RepairOptions, _enum
+from crepair.options import DEFAULT_UNWIND, Component, Method, RepairOptions, _enum, at_least, positive_seconds
 from crepair.schemes.mutation import Progress
 from crepair.schemes.run import RepairRun
 from crepair.schemes.template_scheme import component_kinds
@@ -33,14 +33,9 @@ def _limits(timeout: float | None, rlimit: int | None = None) -> Limits:
     """The limits of a verify or localize call (``timeout`` 0 or None: none)."""
     if timeout == 0:
         timeout = None
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, or 0 for none (got {timeout:g})")
+    positive_seconds("--timeout", timeout)
+    at_least("rlimit", rlimit, 1)
     return Limits.after(timeout, rlimit)
-
-
-def _check_unwind(unwind: int) -> None:
-    if unwind < 0:
-        raise UsageError(f"--unwind must be at least 0 (got {unwind})")
 
 
 def verify(
@@ -59,7 +54,7 @@ def verify(
     outcome with ``result.bound.too_small`` true is vacuous beyond the bound.
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
-    _check_unwind(unwind)
+    at_least("--unwind", unwind, 0)
     limits = _limits(timeout, rlimit)
     return verify_program(load_program(path), unwind=unwind, entry=entry, limits=limits)
 
@@ -118,10 +113,9 @@ def localize(
     """
     method = _enum(Method, method, "method")
     components = frozenset(_enum(Component, c, "components") for c in components)
-    _check_unwind(unwind)
+    at_least("--unwind", unwind, 0)
     for name, value in (("--inputs", inputs), ("--max-size", max_size), ("--max-diagnoses", max_diagnoses)):
-        if value is not None and value < 1:
-            raise UsageError(f"{name} must be at least 1 (got {value})")
+        at_least(name, value, 1)
     if not components:
         raise UsageError("--components needs at least one of rhs, cond")
     limits = _limits(timeout, rlimit)
@@ -131,9 +125,7 @@ def localize(
     formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=method == Method.DIAGNOSIS)
     bound = check_bound(formula, limits)
     verdict, model, reason = check_original(formula, limits)
-    outcome = {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
-        verdict, VerifyOutcome.UNKNOWN
-    )
+    outcome = VerifyOutcome.of(verdict)
 
     def result(**fields) -> LocalizeResult:
         return LocalizeResult(program.path, entry, method, outcome, bound, fields.pop("cex", None),

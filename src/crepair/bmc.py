@@ -38,6 +38,14 @@ class VerifyOutcome(enum.Enum):
     VIOLATED = "violated"  # a counterexample was found
     UNKNOWN = "unknown"  # the solver gave up (time-out, resource limit, unknown)
 
+    @staticmethod
+    def of(verdict: Verdict) -> "VerifyOutcome":
+        """The outcome of a check of the program's violation: SAT is a
+        counterexample, UNSAT a bounded proof, UNKNOWN neither."""
+        return {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
+            verdict, VerifyOutcome.UNKNOWN
+        )
+
 
 class Violation(enum.Enum):
     """What a counterexample violates."""
@@ -127,8 +135,7 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
             value: int | list[int] | ArrayValue = _array_value(model, inp, inp.signed)
         else:
             value = model.eval_int(inp.term, inp.signed)
-        guard = getattr(inp, "guard", None)
-        inputs.append(InputValue(inp.label, inp.line, value, guard is None or model.eval_bool(guard)))
+        inputs.append(InputValue(inp.label, inp.line, value, inp.guard is None or model.eval_bool(inp.guard)))
     lines = formula.executed_lines(model)
     cut = formula.failed_cut(model)
     if cut is not None:
@@ -191,7 +198,7 @@ def needed_bound(program: CProgram, report: BoundReport, entry: str, limits: Lim
         mid = (low + high) // 2
         ok = fits(mid)
         if ok is None:
-            return dataclasses.replace(report, needed=None)
+            return report
         low, high = (low, mid) if ok else (mid, high)
     return dataclasses.replace(report, needed=high)
 
@@ -224,9 +231,7 @@ def verify_program(
     if verdict == Verdict.UNSAT:
         bound = needed_bound(program, bound, entry, limits)
     cex = None
-    outcome = {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
-        verdict, VerifyOutcome.UNKNOWN
-    )
+    outcome = VerifyOutcome.of(verdict)
     if model is not None:
         cex = counterexample_of(formula, model)
     return VerifyResult(

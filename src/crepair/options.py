@@ -42,12 +42,14 @@ class Method(enum.Enum):
     DIAGNOSIS = "diagnosis"  # minimal diagnoses (model-based diagnosis, FMCAD'11)
 
 
-def _at_least(name: str, value: int | None, low: int) -> None:
+def at_least(name: str, value: int | None, low: int) -> None:
+    """Raise ``UsageError`` unless ``value`` is None or at least ``low``."""
     if value is not None and value < low:
         raise UsageError(f"{name} must be at least {low} (got {value})")
 
 
-def _seconds(name: str, value: float | None) -> None:
+def positive_seconds(name: str, value: float | None) -> None:
+    """Raise ``UsageError`` unless ``value`` is None or a positive number of seconds."""
     if value is not None and not value > 0:
         raise UsageError(f"{name} must be a positive number of seconds, or 0 for none (got {value:g})")
 
@@ -97,17 +99,17 @@ class RepairOptions:
         """Raise ``UsageError`` for a value out of range; return self."""
         if not self.schemes:
             raise UsageError("--scheme needs at least one scheme")
-        _at_least("--unwind", self.unwind, 0)
-        _at_least("--max-size", self.max_size, 1)
-        _at_least("--max-repairs", self.max_repairs, 1)
-        _at_least("--inputs", self.inputs, 1)
-        _at_least("--max-refinements", self.max_refinements, 1)
-        _at_least("--repairs-per-diagnosis", self.repairs_per_diagnosis, 1)
-        _at_least("--max-terms", self.max_terms, 0)
-        _at_least("--max-diagnoses", self.max_diagnoses, 1)
-        _seconds("--timeout", self.timeout)
-        _seconds("diagnosis_timeout", self.diagnosis_timeout)
-        _at_least("rlimit", self.rlimit, 1)
+        at_least("--unwind", self.unwind, 0)
+        at_least("--max-size", self.max_size, 1)
+        at_least("--max-repairs", self.max_repairs, 1)
+        at_least("--inputs", self.inputs, 1)
+        at_least("--max-refinements", self.max_refinements, 1)
+        at_least("--repairs-per-diagnosis", self.repairs_per_diagnosis, 1)
+        at_least("--max-terms", self.max_terms, 0)
+        at_least("--max-diagnoses", self.max_diagnoses, 1)
+        positive_seconds("--timeout", self.timeout)
+        positive_seconds("diagnosis_timeout", self.diagnosis_timeout)
+        at_least("rlimit", self.rlimit, 1)
         if not self.components:
             raise UsageError("--components needs at least one of rhs, cond")
         return self

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         print(json_report.repair_json(run, repairs))
     else:
         print()
-        print(text.render_summary(run, run.found))
+        print(text.render_summary(run))
     if args.apply:
         chosen = next((r for r in repairs if not r.vacuous), None)
         if chosen is None:

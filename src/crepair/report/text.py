@@ -157,7 +157,8 @@ def _coverage(stats: MutationStats) -> str:
     return "covered " + " and ".join(parts) if parts else "nothing covered"
 
 
-def render_summary(run: RepairRun, found: int) -> str:
+def render_summary(run: RepairRun) -> str:
+    found = run.found
     if not run.searched:
         return f"outcome: {_outcome_text(run, None, found)}"
     out = []

@@ -1,4 +1,4 @@
-"""The scheme interface: a problem, a scheme's statistics, and the registry.
+"""The scheme interface: a problem, a scheme's statistics, its ending.
 
 A repair scheme is built from a :class:`Problem` (the program, the options,
 the run's limits and its shared encodings) and yields checked
@@ -61,9 +61,6 @@ class Problem:
                     self.program, bound=o.unwind, entry=o.entry, split_ternaries=True, unwinding=o.unwinding
                 )
         return self._encodings[kind]
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.start
 
 
 @dataclass(slots=True)

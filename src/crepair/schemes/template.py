@@ -34,7 +34,7 @@ from crepair.errors import CRepairError
 from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnosis, pin
 from crepair.patch import apply_edits, unified_diff
-from crepair.records import BoundedProof, BoundReport, Change, Edit, Repair, Scheme, text_span
+from crepair.records import BoundedProof, BoundReport, Change, Edit, Repair, Scheme
 from crepair.solver import Limits, optimizer, smt, smt_solver
 from crepair.solver.smt import Optimizer, Verdict
 

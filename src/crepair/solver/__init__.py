@@ -57,13 +57,10 @@ class Limits:
         return Limits(deadline, self.rlimit, self.seed)
 
 
-def smt_solver(limits: Limits, seconds: float | None = None) -> SmtSolver:
+def smt_solver(limits: Limits) -> SmtSolver:
     """A fresh incremental SMT solver under ``limits`` (its time limit is
-    the time left, or ``seconds`` if that is sooner)."""
-    left = limits.seconds_left()
-    if seconds is not None:
-        left = seconds if left is None else min(left, seconds)
-    return SmtSolver(timeout=left, seed=limits.seed, rlimit=limits.rlimit)
+    the time left until the deadline)."""
+    return SmtSolver(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit)
 
 
 def optimizer(limits: Limits) -> Optimizer:

@@ -125,12 +125,6 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
     return {i: v for i, v in entries.items() if v != default}, default
 
 
-def seconds_left(deadline: float | None) -> float | None:
-    """Seconds until ``deadline`` (a ``time.monotonic()`` instant), at least
-    a millisecond so that a solver timeout stays positive; None for none."""
-    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
-
-
 class SmtSolver:
     """An incremental SMT solver with a fixed seed.  Create it with
     :func:`crepair.solver.smt_solver` (the factory that applies limits).
