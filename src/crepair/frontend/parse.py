@@ -16,7 +16,7 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
-from crepair.frontend.preprocess import Preprocessed, run_preprocessor
+from crepair.frontend.preprocess import Headers, Preprocessed, run_preprocessor
 from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
 
@@ -51,10 +51,15 @@ class CProgram:
         return newline_of(self.original)
 
 
-def load_program(path: str | Path, *, text: str | None = None) -> CProgram:
+def load_program(path: str | Path, *, text: str | None = None, real_c: bool = False) -> CProgram:
     """Read, preprocess, parse and check the C file at ``path``.
 
-    With ``text`` (e.g. a patched copy of a program's ``original``), that
+    By default the program is read as the bounded engine models it:
+    crepair's own standard headers, and constructs the encoder does not
+    model are rejected.  With ``real_c`` the whole C library's headers are
+    read (``pycparser-fake-libc``) and nothing is rejected for the encoder:
+    for schemes that only instrument the text and compile it with gcc (the
+    test-driven scheme).  With ``text`` (e.g. a patched copy of a program's ``original``), that
     text is taken as the file's contents and the file is not read: errors
     name ``path``, and ``#include "x.h"`` is looked up next to ``path``.
     Raises ``BadInput`` (unreadable or binary file, preprocessor or syntax
@@ -63,12 +68,13 @@ def load_program(path: str | Path, *, text: str | None = None) -> CProgram:
     """
     path = Path(path)
     original = read_source(path) if text is None else check_source(str(path), encode(text))
-    pre = run_preprocessor(path, original)
-    return parse_preprocessed(pre)
+    pre = run_preprocessor(path, original, Headers.LIBC if real_c else Headers.CREPAIR)
+    return parse_preprocessed(pre, check=not real_c)
 
 
-def parse_preprocessed(pre: Preprocessed) -> CProgram:
-    """Parse an already preprocessed unit (see :func:`load_program`)."""
+def parse_preprocessed(pre: Preprocessed, check: bool = True) -> CProgram:
+    """Parse an already preprocessed unit (see :func:`load_program`);
+    ``check``: reject what the encoder does not model."""
     parser = c_parser.CParser()
     spans = SpanIndex(pre)
     try:
@@ -88,7 +94,8 @@ def parse_preprocessed(pre: Preprocessed) -> CProgram:
         elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl):
             program.globals.append(ext)
     check_depth(ast, spans)
-    _SupportChecker(program).visit(ast)
+    if check:
+        _SupportChecker(program).visit(ast)
     return program
 
 

@@ -1,8 +1,12 @@
 """Preprocessing with the system C preprocessor, and the map back to the file.
 
-The user's file goes through ``gcc -E`` with crepair's own stand-ins for the
-standard headers (``include/``), so ``#define`` constants and ``#include
-<stdio.h>`` work as in a compiler.  Every preprocessed token is then aligned
+The user's file goes through ``gcc -E`` with stand-ins for the standard
+headers, so ``#define`` constants and ``#include <stdio.h>`` work as in a
+compiler: crepair's own (``include/``, which declare the verification
+built-ins ``assume``, ``nondet_int``, …) for the bounded engine, or the
+whole C library's declarations as pycparser can read them
+(``pycparser-fake-libc``) for real programs that only gcc compiles
+(:class:`Headers`).  Every preprocessed token is then aligned
 with the tokens of its original line, so a span in the preprocessed text maps
 to an exact character span of the user's file (a macro's expansion maps to
 the macro's name).
@@ -11,6 +15,7 @@ the macro's name).
 from __future__ import annotations
 
 import difflib
+import enum
 import os
 import re
 import shutil
@@ -28,6 +33,13 @@ _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fata
 _MISSING_HEADER = re.compile(r"(\S+): No such file or directory")
 _LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line\b|\d)", re.M)
 _INCLUDED_FROM = re.compile(r"[Ii]n file included from <stdin>:(\d+)")
+
+
+class Headers(enum.Enum):
+    """Which stand-ins for the standard headers the preprocessor reads."""
+
+    CREPAIR = "crepair"  # crepair's own: the verification built-ins, what the encoder models
+    LIBC = "libc"  # the whole C library, declarations only (pycparser-fake-libc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +71,25 @@ class Preprocessed:
     original: str
     text: str
     tokens: tuple[MappedToken, ...]
+    headers: Headers = Headers.CREPAIR
 
 
 def _include_dir() -> Path:
     return Path(str(resources.files("crepair.frontend") / "include"))
 
 
-def run_preprocessor(path: Path, original: str) -> Preprocessed:
+def _header_flags(headers: Headers) -> list[str]:
+    if headers == Headers.CREPAIR:
+        return ["-I", str(_include_dir())]
+    import pycparser_fake_libc
+
+    # gcc's attributes and extension keywords, which the fake headers and
+    # real programs use, mean nothing to the parser
+    return ["-I", pycparser_fake_libc.directory, "-D__attribute__(x)=", "-D__extension__=",
+            "-D__inline=inline", "-D__restrict=restrict", "-D__asm__(x)="]
+
+
+def run_preprocessor(path: Path, original: str, headers: Headers = Headers.CREPAIR) -> Preprocessed:
     """Preprocess the file at ``path`` whose text is ``original`` (decoded as
     in :mod:`crepair.frontend.source`; the bytes gcc reads are exactly the
     file's).  ``#include "x.h"`` is looked up next to the file.
@@ -75,11 +99,11 @@ def run_preprocessor(path: Path, original: str) -> Preprocessed:
     of a header crepair does not model or an ``#error``.
     """
     _reject_line_directives(str(path), original)
-    proc = _gcc(["-E"], path, original)
+    proc = _gcc(["-E"], path, original, headers)
     if proc.returncode != 0:
         raise _preprocessor_error(str(path), original, proc.stderr.decode(ENCODING, "replace"))
     text = decode(proc.stdout)
-    return Preprocessed(str(path), original, text, _map_tokens(original, text))
+    return Preprocessed(str(path), original, text, _map_tokens(original, text), headers)
 
 
 def compiler_error(pre: Preprocessed) -> tuple[SourcePoint, str] | None:
@@ -87,7 +111,7 @@ def compiler_error(pre: Preprocessed) -> tuple[SourcePoint, str] | None:
     parser rejects it ("unknown type name 'FILE'" rather than "before '*'");
     None when gcc finds none in the file itself."""
     flags = ["-fsyntax-only", "-w", "-fpermissive"]
-    proc = _gcc(flags, Path(pre.path), pre.original)
+    proc = _gcc(flags, Path(pre.path), pre.original, pre.headers)
     m = next((m for m in _GCC_ERROR.finditer(proc.stderr.decode(ENCODING, "replace")) if m["file"] == "<stdin>"), None)
     if m is None:
         return None
@@ -95,12 +119,12 @@ def compiler_error(pre: Preprocessed) -> tuple[SourcePoint, str] | None:
     return SourcePoint(pre.path, line, _char_column(pre.original, line, int(m["col"]))), m["msg"]
 
 
-def _gcc(mode: list[str], path: Path, original: str) -> subprocess.CompletedProcess:
+def _gcc(mode: list[str], path: Path, original: str, headers: Headers) -> subprocess.CompletedProcess:
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
     data = encode(original)
-    cmd = [gcc, *mode, "-x", "c", "-nostdinc", "-undef", "-I", str(_include_dir()), "-"]
+    cmd = [gcc, *mode, "-x", "c", "-nostdinc", "-undef", *_header_flags(headers), "-"]
     proc = _run(cmd[:1] + ["-fdiagnostics-column-unit=byte"] + cmd[1:], data, path)
     if proc.returncode != 0 and b"column-unit" in proc.stderr:  # gcc < 11, clang
         proc = _run(cmd, data, path)

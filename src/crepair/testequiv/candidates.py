@@ -1,0 +1,124 @@
+"""The search space of test-driven repair as data: sites and candidates.
+
+A *site* is one place of the user's program where candidates differ (the
+paper's "location"): an expression whose value the candidates replace, or a
+statement before which they insert a guard or an assignment.  A
+*candidate* is one element of the search space (Definition 4.1): the
+program with exactly one site changed.  Candidates of one site that fall in
+the same *group* may be test-equivalent by value (Definition 3.4): the
+meta-program's runtime compares their values at every execution of the
+site (value projection, Algorithm 1).  Candidates of different groups are
+never merged.
+
+Source: Mechtaev, Gao, Tan, Roychoudhury, "Test-Equivalence Analysis for
+Automatic Patch Generation", TOSEM'18, §3–§5 and Fig. 10.
+
+Offsets are 0-based into the original text, end exclusive; ids are 0-based
+and dense (``sites[i].id == i``, ``candidates[j].id == j``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from crepair.frontend.spans import Span
+
+
+class Schema(enum.Enum):
+    """The transformation schemas M of Fig. 10 (and §5)."""
+
+    EXPRESSION = "expression"  # modify a side-effect-free integer/pointer expression or condition
+    REFINEMENT = "refinement"  # e && b, e || b
+    GUARD = "guard"  # if (b) s; if (0) s is deletion
+    ASSIGNMENT = "assignment"  # insert v = e; before a statement
+    INITIALIZATION = "initialization"  # give an uninitialized local an initializer
+
+
+class SiteKind(enum.Enum):
+    """How the meta-program instruments a site."""
+
+    EXPR = "expr"  # the expression's value is replaced; candidates are C expressions
+    STMT = "stmt"  # before a statement: a guard and/or an inserted assignment
+    DECL = "decl"  # right after a declaration without initializer: INITIALIZATION only
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A repairable place of the original program.
+
+    ``span``: the expression (EXPR) or the whole statement (STMT), including
+    a statement's ``;``.  ``text``: ``original[span.start:span.end]``.
+    ``function``: the enclosing function.  ``value_type``: the C type of an
+    EXPR site's value as C text (``"int"`` for conditions, ``"long long"``,
+    ``"unsigned int"``, ``"char *"``…); ``"void"`` for STMT sites.
+    ``condition``: the expression is used as a truth value (if/while/for/?:
+    condition, operand of ``&&``/``||``/``!``).
+    ``side_effect_free``: the expression may be evaluated more than once
+    (no assignment, ``++``/``--`` or call); only then does the meta-program
+    evaluate other candidates beside the running one.
+    ``reads``/``writes`` (STMT and DECL sites): the variable names the
+    statement may read / write, ``"*"`` meaning any (a call, a write through
+    a pointer); used by the dependency-based relation (§3.4).
+    ``order``: the site's rank by suspiciousness (0 = most suspicious).
+    """
+
+    id: int
+    kind: SiteKind
+    span: Span
+    text: str
+    function: str
+    value_type: str = "void"
+    condition: bool = False
+    side_effect_free: bool = True
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    order: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One element of the search space: site ``site`` changed by ``schema``.
+
+    ``code`` is what the meta-program runs, as C text over the variables
+    visible at the site and, for EXPR sites, ``__cr_e`` (the value of the
+    original expression, evaluated once by the site):
+
+    - EXPR site: an expression of the site's value type, e.g.
+      ``"x >= y"``, ``"__cr_e && (n != 0)"``;
+    - STMT site, GUARD: the guard condition (``"0"`` for deletion);
+    - STMT site, ASSIGNMENT and INITIALIZATION: the right-hand side, with
+      the assigned variable in ``lhs``.
+
+    ``group``: candidates of one site are compared by value only within a
+    group (an assignment's left-hand side; a schema whose candidates are
+    never partitioned gets a group of its own per candidate).
+    ``replacement``: the text that replaces ``site.span`` in the patched
+    program (so the patch is ``original[:start] + replacement +
+    original[end:]``).  ``cost``: f1x's syntactic cost, the number of AST
+    nodes added, changed or removed (§5); lower is tried first.
+    ``variables``: the names the candidate reads (for the dependency-based
+    relation, §3.4).
+    """
+
+    id: int
+    site: int
+    schema: Schema
+    code: str
+    replacement: str
+    cost: int
+    group: int = 0
+    lhs: str = ""
+    variables: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSpace:
+    """Sites and candidates of one program, candidates in the order they
+    are tried (cost, then site rank, then text: deterministic).  ``skipped``
+    lists ``(point, why)`` for places that are not sites (unsupported
+    types, file-scope initializers, macros…): each is noted, none fails."""
+
+    sites: tuple[Site, ...]
+    candidates: tuple[Candidate, ...]
+    skipped: tuple[tuple[str, str], ...] = ()
