@@ -23,6 +23,7 @@ class Scheme(enum.Enum):
 
     MUTATION = "mutation"  # all minimal mutation repairs (AllRepair, FM'16)
     TEMPLATE = "template"  # diagnosis + linear templates (Könighofer & Bloem, FMCAD'11)
+    TEST_DRIVEN = "test-driven"  # search with test-equivalence partitioning (f1x, TOSEM'18)
 
 
 class RepairOutcome(enum.Enum):
@@ -34,6 +35,7 @@ class RepairOutcome(enum.Enum):
     UNKNOWN = "unknown"  # time-out or solver unknown before an answer
     BOUND_TOO_SMALL = "bound-too-small"  # the original violates nothing within B, but B cuts its runs
     ORIGINAL_CORRECT = "original-correct"  # the program already verifies (bounded proof, every run)
+    NO_FAILING_TEST = "no-failing-test"  # test-driven: the original passes every test
     VACUOUS_ONLY = "vacuous-only"  # only repairs that the unwinding bound makes correct (FM'16 semantics)
     NO_REPAIR = "no-repair"  # none within the scheme up to the size limit
     EXHAUSTED = "exhausted"  # the whole search space was explored: none exists
@@ -127,6 +129,19 @@ class BoundedProof(Evidence):
             return (f"VACUOUS: the repaired program has runs beyond unwinding bound {b}{where}; "
                     "it is correct only on the runs within the bound")
         return f"verified up to unwinding bound {b} (unwinding assumptions; every run fits)"
+
+
+@dataclass(frozen=True, slots=True)
+class PassesTests(Evidence):
+    """A test-driven repair is only *plausible*: the patched program, built
+    normally (not the meta-program), passed ``passed`` of ``total`` tests
+    (all of them).  Tests are an incomplete specification: never "correct"."""
+
+    passed: int
+    total: int
+
+    def describe(self) -> str:
+        return f"plausible: passes {self.passed}/{self.total} tests"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ class ExitCode(enum.IntEnum):
     MISSING_TOOL = 7
     BOUND_TOO_SMALL = 8
     INTERNAL = 70
+    NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
+    NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)
     BROKEN_PIPE = 141
 
 
