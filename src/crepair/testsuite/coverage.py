@@ -1,0 +1,129 @@
+"""Per-test line coverage of the program (the program spectrum), from gcov.
+
+The project copy is built with ``--coverage -O0`` (through the compiler
+wrapper's ``CREPAIR_CFLAGS``) and with a small header that writes the
+coverage counters when the program dies of a signal; then, for each test,
+every ``.gcda`` file is removed, the test runs, and gcov's JSON
+(``gcov --json-format --stdout``, GCC ≥ 9) gives the lines of the
+program's source file with a non-zero count.
+
+gcov counts only some arcs and derives the others by flow conservation, so
+for a test that crashed or was stopped at its time limit the lines after
+the point where it stopped may count as executed (an over-approximation).
+
+Source of the spectrum's use: Jones & Harrold, ASE'05; Abreu, Zoeteweij,
+van Gemund, PRDC'06/TAIC PART'07.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool
+from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test
+from crepair.testsuite.spec import TestSpec
+from crepair.testsuite.workspace import Workspace
+
+COVERAGE_FLAGS = ("--coverage", "-O0")
+GRACE_MS = 200  # after a time-out, time for the program to write its counters
+
+
+@dataclass(frozen=True, slots=True)
+class TestCoverage:
+    """One test of a spectrum: its ``outcome`` and the 1-based numbers of
+    the program's lines it executed."""
+
+    test: str
+    outcome: TestOutcome
+    lines: frozenset[int]
+
+    @property
+    def failed(self) -> bool:
+        """Not passed: a failure or a time-out."""
+        return self.outcome != TestOutcome.PASS
+
+
+@dataclass(frozen=True, slots=True)
+class Spectrum:
+    """The program spectrum of ``program`` (relative to the project): one
+    :class:`TestCoverage` per test, in the specification's order;
+    ``build_seconds`` and ``seconds`` (everything) in wall-clock seconds."""
+
+    program: str
+    tests: tuple[TestCoverage, ...]
+    build_seconds: float
+    seconds: float
+
+    @property
+    def failing(self) -> tuple[TestCoverage, ...]:
+        return tuple(t for t in self.tests if t.failed)
+
+    @property
+    def passing(self) -> tuple[TestCoverage, ...]:
+        return tuple(t for t in self.tests if not t.failed)
+
+
+def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
+                     counter: TestCounter | None = None) -> Spectrum:
+    """Build a copy of ``spec``'s project for coverage, run every test of
+    ``spec`` (each at most ``timeout_ms`` milliseconds) and return the
+    spectrum of the program's file.
+
+    Raises ``BadInput`` when the build fails (the message is the compiler's
+    first error line) and ``MissingTool`` when gcc, make or gcov is missing.
+    The project directory is only read.
+    """
+    gcov = shutil.which("gcov")
+    if gcov is None:
+        raise MissingTool("coverage needs gcov, which was not found: install gcc (gcov comes with it)")
+    start = time.monotonic()
+    with spec.workspace() as ws:
+        flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header))
+        built = ws.build(flags)
+        if not built.ok:
+            raise BadInput(f"the build failed: {built.first_error}")
+        source = os.path.realpath(ws.path(spec.program))
+        tests = []
+        for test_id in spec.ids:
+            for old in _gcda_files(ws.root):
+                old.unlink()
+            run = run_test(spec, test_id, ws.root, timeout_ms=timeout_ms, counter=counter, grace_ms=GRACE_MS)
+            lines = executed_lines(gcov, _gcda_files(ws.root), source)
+            tests.append(TestCoverage(test_id, run.outcome, lines))
+    return Spectrum(spec.program.as_posix(), tuple(tests), built.seconds, time.monotonic() - start)
+
+
+def _gcda_files(root: Path) -> list[Path]:
+    found = []
+    for folder, _, names in os.walk(root):
+        found.extend(Path(folder, n) for n in names if n.endswith(".gcda"))
+    return sorted(found)
+
+
+def executed_lines(gcov: str, gcda: list[Path], source: str) -> frozenset[int]:
+    """The 1-based lines of the file ``source`` (a real absolute path) with a
+    non-zero count in the coverage data files ``gcda``.  Raises
+    ``BadInput`` when gcov cannot read them."""
+    lines: set[int] = set()
+    for data in gcda:
+        proc = subprocess.run([gcov, "--json-format", "--stdout", data.name], cwd=data.parent,
+                              capture_output=True, stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise BadInput(f"gcov could not read {data.name}: {message[0] if message else proc.returncode}")
+        for text in proc.stdout.splitlines():
+            if not text.strip():
+                continue
+            report = json.loads(text)
+            base = report.get("current_working_directory", str(data.parent))
+            for entry in report.get("files", ()):
+                if os.path.realpath(os.path.join(base, entry["file"])) != source:
+                    continue
+                lines.update(line["line_number"] for line in entry["lines"] if line["count"] > 0)
+    return frozenset(lines)
