@@ -16,9 +16,13 @@ For a line s, with F failing and P passing tests in all:
 
 Candidates are the lines executed by every failing test, as f1x considers
 only patches whose modification all failing tests execute (Mechtaev et al.,
-TOSEM'18, §6.3, Definition 6.1).
-On the candidates ``ef = F`` and ``nf = 0``, so the three formulas order
-them alike (fewer passing executions first); they differ in the scores.
+TOSEM'18, §6.3, Definition 6.1).  When some failing tests have exact
+coverage and others only gcov's estimate (they crashed or timed out, see
+``crepair.testsuite.coverage``), the candidates are the lines every failing
+test with exact coverage executes; the counts use every test.
+On the candidates ``ef = F`` and ``nf = 0`` (with exact coverage), so the
+three formulas order them alike (fewer passing executions first); they
+differ in the scores.
 Ties go to the smaller line number.
 
 >>> round(ochiai(1, 1, 0, 1), 4)
@@ -91,8 +95,9 @@ class SpectrumResult:
     ``ranking``: the candidate lines, most suspicious first (empty when no
     test fails); ``failing`` / ``passing``: the test ids, in the
     specification's order (a time-out counts as failing); ``timed_out``:
-    the failing ids that hit the time limit; ``seconds``: wall clock,
-    building and running included; ``original``: the program's text.
+    the ids that hit the time limit; ``estimated``: the ids whose coverage
+    is gcov's estimate (the program crashed or timed out); ``seconds``: wall
+    clock, building and running included; ``original``: the program's text.
     """
 
     path: str
@@ -103,28 +108,26 @@ class SpectrumResult:
     seconds: float
     original: str
     timed_out: tuple[str, ...] = ()
-
-    @property
-    def found_failing(self) -> bool:
-        """Whether any test fails (else there is nothing to localize)."""
-        return bool(self.failing)
+    estimated: tuple[str, ...] = ()
 
 
 def rank(spectrum: Spectrum, formula: Formula = Formula.OCHIAI) -> tuple[RankedLine, ...]:
-    """The lines executed by every failing test of ``spectrum``, scored by
-    ``formula`` and sorted by decreasing score, then increasing line
-    number.  Empty when no test fails.  ``spectrum`` is not changed."""
+    """The lines executed by every failing test of ``spectrum`` (every one
+    with exact coverage, when there is one), scored by ``formula`` and
+    sorted by decreasing score, then increasing line number.  Empty when
+    no test fails.  ``spectrum`` is not changed."""
     failing = spectrum.failing
     if not failing:
         return ()
     passing = spectrum.passing
     score = SCORES[formula]
-    candidates = frozenset.intersection(*(t.lines for t in failing))
+    exact = [t for t in failing if t.exact] or failing
+    candidates = frozenset.intersection(*(t.lines for t in exact))
     ranked = []
     for line in candidates:
-        ef = len(failing)  # every failing test executes a candidate
+        ef = sum(line in t.lines for t in failing)
         ep = sum(line in t.lines for t in passing)
-        ranked.append(RankedLine(line, score(ef, ep, 0, len(passing) - ep), ef, ep))
+        ranked.append(RankedLine(line, score(ef, ep, len(failing) - ef, len(passing) - ep), ef, ep))
     ranked.sort(key=lambda r: (-r.score, r.line))
     return tuple(ranked)
 
@@ -139,4 +142,5 @@ def localize_spectrum(spectrum: Spectrum, path: str, original: str, formula: For
         tuple(t.test for t in spectrum.failing), tuple(t.test for t in spectrum.passing),
         spectrum.seconds if seconds is None else seconds, original,
         tuple(t.test for t in spectrum.tests if t.outcome == TestOutcome.TIMEOUT),
+        tuple(t.test for t in spectrum.tests if not t.exact),
     )

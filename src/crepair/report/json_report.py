@@ -170,6 +170,7 @@ def spectrum_json(result: SpectrumResult) -> str:
         "failing": list(result.failing),
         "passing": list(result.passing),
         "timed_out": list(result.timed_out),
+        "estimated_coverage": list(result.estimated),
         "ranking": [
             {
                 "rank": rank, "line": r.line,

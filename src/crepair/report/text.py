@@ -292,6 +292,9 @@ def render_spectrum(result: SpectrumResult) -> str:
            f"{len(result.failing)} failing ({_ids(result.failing)}), {len(result.passing)} passing of {tests}"]
     if result.timed_out:
         out.append(f"  timed out (counted as failing): {_ids(result.timed_out)}")
+    if result.estimated:
+        out.append(f"  warning: the coverage of {_ids(result.estimated)} is gcov's estimate (the program crashed or "
+                   "timed out): lines of the function where it stopped may be missing or extra")
     if not result.ranking:
         out.append(f"no line of {result.path} is executed by every failing test: nothing to rank "
                    "(do the failing tests run this program?)")

@@ -8,8 +8,11 @@ every ``.gcda`` file is removed, the test runs, and gcov's JSON
 program's source file with a non-zero count.
 
 gcov counts only some arcs and derives the others by flow conservation, so
-for a test that crashed or was stopped at its time limit the lines after
-the point where it stopped may count as executed (an over-approximation).
+for a test whose program died of a signal (a crash, or crepair's SIGTERM
+at the time limit) the counts of the function where it stopped are
+estimates: lines there may be missing or extra.  Such a test's coverage is
+marked not ``exact`` (the header's signal handler is itself counted, which
+tells), as is a test stopped at its time limit.
 
 Source of the spectrum's use: Jones & Harrold, ASE'05; Abreu, Zoeteweij,
 van Gemund, PRDC'06/TAIC PART'07.
@@ -36,12 +39,14 @@ GRACE_MS = 200  # after a time-out, time for the program to write its counters
 
 @dataclass(frozen=True, slots=True)
 class TestCoverage:
-    """One test of a spectrum: its ``outcome`` and the 1-based numbers of
-    the program's lines it executed."""
+    """One test of a spectrum: its ``outcome``, the 1-based numbers of the
+    program's lines it executed, and whether those are ``exact`` (False:
+    the program died of a signal or hit the time limit, see above)."""
 
     test: str
     outcome: TestOutcome
     lines: frozenset[int]
+    exact: bool = True
 
     @property
     def failed(self) -> bool:
@@ -94,8 +99,9 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
             for old in _gcda_files(ws.root):
                 old.unlink()
             run = run_test(spec, test_id, ws.root, timeout_ms=timeout_ms, counter=counter, grace_ms=GRACE_MS)
-            lines = executed_lines(gcov, _gcda_files(ws.root), source)
-            tests.append(TestCoverage(test_id, run.outcome, lines))
+            lines, killed = executed_lines(gcov, _gcda_files(ws.root), source, str(ws.gcov_flush_header))
+            exact = not killed and run.outcome != TestOutcome.TIMEOUT
+            tests.append(TestCoverage(test_id, run.outcome, lines, exact))
     return Spectrum(spec.program.as_posix(), tuple(tests), built.seconds, time.monotonic() - start)
 
 
@@ -106,11 +112,14 @@ def _gcda_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def executed_lines(gcov: str, gcda: list[Path], source: str) -> frozenset[int]:
+def executed_lines(gcov: str, gcda: list[Path], source: str, header: str = "") -> tuple[frozenset[int], bool]:
     """The 1-based lines of the file ``source`` (a real absolute path) with a
-    non-zero count in the coverage data files ``gcda``.  Raises
-    ``BadInput`` when gcov cannot read them."""
+    non-zero count in the coverage data files ``gcda``, and whether the
+    signal handler of the flush ``header`` ran.  Raises ``BadInput`` when
+    gcov cannot read them."""
     lines: set[int] = set()
+    killed = False
+    header = os.path.realpath(header) if header else ""
     for data in gcda:
         proc = subprocess.run([gcov, "--json-format", "--stdout", data.name], cwd=data.parent,
                               capture_output=True, stdin=subprocess.DEVNULL)
@@ -123,7 +132,10 @@ def executed_lines(gcov: str, gcda: list[Path], source: str) -> frozenset[int]:
             report = json.loads(text)
             base = report.get("current_working_directory", str(data.parent))
             for entry in report.get("files", ()):
-                if os.path.realpath(os.path.join(base, entry["file"])) != source:
-                    continue
-                lines.update(line["line_number"] for line in entry["lines"] if line["count"] > 0)
-    return frozenset(lines)
+                where = os.path.realpath(os.path.join(base, entry["file"]))
+                if where == source:
+                    lines.update(line["line_number"] for line in entry["lines"] if line["count"] > 0)
+                elif where == header:
+                    killed |= any(f["execution_count"] > 0 for f in entry.get("functions", ())
+                                  if f["name"] == "__crepair_gcov_on_signal")
+    return frozenset(lines), killed

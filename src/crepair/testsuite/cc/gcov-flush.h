@@ -1,7 +1,9 @@
 /* Included (-include) into every file of a coverage build by crepair: when
    the program dies of a signal (a crash, or the SIGTERM crepair sends on a
    time-out), write the coverage counters before dying, so that failing
-   tests that crash still have a spectrum.  Declares what it needs itself:
+   tests that crash still have a spectrum.  The handler is itself counted:
+   crepair reads its count to know the counters stopped mid-way (gcov then
+   estimates some of them).  Declares what it needs itself:
    including <signal.h> here would fix the feature macros before the
    program's own #define _GNU_SOURCE. */
 extern void __gcov_dump(void);
