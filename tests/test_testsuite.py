@@ -319,7 +319,25 @@ codeflaws = SHARED / "codeflaws" / "198-A-bug-9683801-9684235"
 @pytest.mark.skipif(not codeflaws.is_dir(), reason="the Codeflaws benchmark is not here")
 def test_a_codeflaws_defect_builds_with_its_makefile_and_fails_its_negative_test():
     spec = load_tests(codeflaws / "198-A-9683801.c", tests_dir=codeflaws)
-    assert spec.build.kind == BuildKind.MAKE and spec.build.target == "198-A-9683801"
+    assert spec.build.kind == BuildKind.MAKE and spec.build.target is None  # its Makefile says FILENAME=...
     assert "neg1" in spec.ids and not any("heldout" in t for t in spec.ids)
     spectrum = collect_spectrum(spec)
     assert [t.test for t in spectrum.failing] == ["neg1"]
+    fixed = load_tests(codeflaws / "198-A-9684235.c", tests_dir=codeflaws)
+    assert fixed.build.target == "198-A-9684235"
+    assert not collect_spectrum(fixed).failing
+
+
+def test_a_makefile_that_does_not_name_the_program_builds_it_by_makes_rule(tmp_path):
+    root = tmp_path / "m"
+    write(root / "root.c", "#include <math.h>\n#include <stdio.h>\n"
+          "int main(void) { double x; scanf(\"%lf\", &x); printf(\"%g\\n\", sqrt(x)); return 0; }\n")
+    write(root / "Makefile", "LDFLAGS = -lm\nall:\n\t@echo not this one\n")
+    write(root / "input-a", "16\n")
+    write(root / "output-a", "4\n")
+    spec = load_tests(root / "root.c", tests_dir=root)
+    assert spec.build.kind == BuildKind.MAKE and spec.build.target == "root"
+    with spec.workspace() as ws:
+        built = ws.build()
+        assert built.ok, built.log  # -lm before root.c in make's rule: LDLIBS=-lm links sqrt
+        assert run_test(spec, "a", ws).passed

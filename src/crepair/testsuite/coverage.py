@@ -1,6 +1,8 @@
 """Per-test line coverage of the program (the program spectrum), from gcov.
 
-The project copy is built with ``--coverage -O0`` (through the compiler
+The outcome of each test comes from the program as the project builds it
+(its own flags).  For the lines, the project copy is then rebuilt with
+``--coverage -O0`` (through the compiler
 wrapper's ``CREPAIR_CFLAGS``) and with a small header that writes the
 coverage counters when the program dies of a signal; then, for each test,
 every ``.gcda`` file is removed, the test runs, and gcov's JSON
@@ -12,7 +14,9 @@ for a test whose program died of a signal (a crash, or crepair's SIGTERM
 at the time limit) the counts of the function where it stopped are
 estimates: lines there may be missing or extra.  Such a test's coverage is
 marked not ``exact`` (the header's signal handler is itself counted, which
-tells), as is a test stopped at its time limit.
+tells), as is a test stopped at its time limit, or one whose outcome
+changes under the coverage flags (undefined behaviour, e.g. ``scanf("%d")``
+into a ``char``).
 
 Source of the spectrum's use: Jones & Harrold, ASE'05; Abreu, Zoeteweij,
 van Gemund, PRDC'06/TAIC PART'07.
@@ -29,12 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crepair.errors import BadInput, MissingTool
-from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test
+from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test, run_tests
 from crepair.testsuite.spec import TestSpec
 from crepair.testsuite.workspace import Workspace
 
 COVERAGE_FLAGS = ("--coverage", "-O0")
 GRACE_MS = 200  # after a time-out, time for the program to write its counters
+SLOWDOWN = 10  # a coverage run may take this many times as long as the test's plain run (or the limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +63,7 @@ class TestCoverage:
 class Spectrum:
     """The program spectrum of ``program`` (relative to the project): one
     :class:`TestCoverage` per test, in the specification's order;
-    ``build_seconds`` and ``seconds`` (everything) in wall-clock seconds."""
+    ``build_seconds`` (both builds) and ``seconds`` (everything), wall clock."""
 
     program: str
     tests: tuple[TestCoverage, ...]
@@ -76,11 +81,13 @@ class Spectrum:
 
 def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
                      counter: TestCounter | None = None) -> Spectrum:
-    """Build a copy of ``spec``'s project for coverage, run every test of
-    ``spec`` (each at most ``timeout_ms`` milliseconds) and return the
-    spectrum of the program's file.
+    """Run every test of ``spec`` (each at most ``timeout_ms``
+    milliseconds) on a copy of the project as built, then on the copy built
+    for coverage (which may take ``SLOWDOWN`` times as long), and return the
+    spectrum of the program's file: the first run's outcomes, the second
+    run's lines.  ``counter`` counts both runs.
 
-    Raises ``BadInput`` when the build fails (the message is the compiler's
+    Raises ``BadInput`` when a build fails (the message is the compiler's
     first error line) and ``MissingTool`` when gcc, make or gcov is missing.
     The project directory is only read.
     """
@@ -89,20 +96,30 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
         raise MissingTool("coverage needs gcov, which was not found: install gcc (gcov comes with it)")
     start = time.monotonic()
     with spec.workspace() as ws:
-        flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header))
-        built = ws.build(flags)
+        built = ws.build()
         if not built.ok:
             raise BadInput(f"the build failed: {built.first_error}")
+        outcomes = run_tests(spec, ws, timeout_ms=timeout_ms, counter=counter)
+        flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header))
+        covered = ws.build(flags)
+        if not covered.ok:
+            raise BadInput(f"the coverage build (--coverage -O0) failed: {covered.first_error}")
         source = os.path.realpath(ws.path(spec.program))
         tests = []
         for test_id in spec.ids:
             for old in _gcda_files(ws.root):
                 old.unlink()
-            run = run_test(spec, test_id, ws.root, timeout_ms=timeout_ms, counter=counter, grace_ms=GRACE_MS)
+            plain = outcomes[test_id]
+            limit = timeout_ms
+            if plain.outcome != TestOutcome.TIMEOUT:
+                limit = max(timeout_ms, SLOWDOWN * plain.seconds * 1000)
+            run = run_test(spec, test_id, ws, timeout_ms=round(limit), counter=counter, grace_ms=GRACE_MS)
             lines, killed = executed_lines(gcov, _gcda_files(ws.root), source, str(ws.gcov_flush_header))
-            exact = not killed and run.outcome != TestOutcome.TIMEOUT
-            tests.append(TestCoverage(test_id, run.outcome, lines, exact))
-    return Spectrum(spec.program.as_posix(), tuple(tests), built.seconds, time.monotonic() - start)
+            outcome = plain.outcome
+            exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT
+            tests.append(TestCoverage(test_id, outcome, lines, exact))
+    seconds = built.seconds + covered.seconds
+    return Spectrum(spec.program.as_posix(), tuple(tests), seconds, time.monotonic() - start)
 
 
 def _gcda_files(root: Path) -> list[Path]:

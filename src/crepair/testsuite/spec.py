@@ -13,6 +13,14 @@ Two forms, both on the user's project directory, which is only read:
   ``heldout-*`` (tests kept back to measure overfitting) are never opened,
   nor listed among the tests.
 
+Builds go through crepair's compiler wrapper (see ``workspace``): the
+``--build`` command if given; else ``make`` when there is a Makefile (the
+driver form: at the project root, its default target, as f1x does; the
+folder form: in the program's folder, with target PROG — make's built-in
+rule — unless the Makefile names PROG, as Codeflaws' ``FILENAME=PROG``
+does, when its default target builds it); else ``gcc -std=gnu99 -w
+PROG.c -o PROG -lm`` in the program's folder.
+
 A specification never says which tests fail: that is found by running the
 original program (:func:`crepair.testsuite.runner.run_tests`).
 
@@ -188,15 +196,29 @@ def _check_ids(test_ids: Sequence[str]) -> tuple[str, ...]:
     return ids
 
 
-def _build(build: str | None, make_dir: Path, directory: PurePosixPath, target: str | None,
-           source: str) -> BuildRecipe:
+def _build(build: str | None, root: Path, rel: PurePosixPath, make_dir: PurePosixPath,
+           target: str | None) -> BuildRecipe:
+    """``build`` through the shell; else make in ``make_dir`` when it has a
+    Makefile (``target``, unless the Makefile names it: then its default
+    target); else gcc on the program in its folder."""
     if build is not None:
         if not build.strip():
             raise UsageError("--build: the command is empty")
         return BuildRecipe(BuildKind.SHELL, command=build)
-    if any((make_dir / m).is_file() for m in MAKEFILES):
-        return BuildRecipe(BuildKind.MAKE, directory.as_posix(), target)
-    return BuildRecipe(BuildKind.DIRECT, directory.as_posix(), source)
+    makefiles = [root / make_dir / m for m in MAKEFILES if (root / make_dir / m).is_file()]
+    if makefiles:
+        if target is not None and _names(makefiles[0], target):
+            target = None  # it names the program (Codeflaws: FILENAME=PROG): its default target builds it
+        return BuildRecipe(BuildKind.MAKE, make_dir.as_posix(), target)
+    return BuildRecipe(BuildKind.DIRECT, rel.parent.as_posix(), rel.name)
+
+
+def _names(makefile: Path, stem: str) -> bool:
+    try:
+        text = makefile.read_text(errors="replace")
+    except OSError as exc:
+        raise BadInput(f"{makefile}: {exc.strerror}") from None
+    return re.search(rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", text) is not None
 
 
 def _driver_tests(root: Path, rel: PurePosixPath, driver: str | Path, ids: tuple[str, ...],
@@ -210,10 +232,7 @@ def _driver_tests(root: Path, rel: PurePosixPath, driver: str | Path, ids: tuple
     if not os.access(path, os.X_OK):
         raise UsageError(f"--tests {driver}: not executable (chmod +x {driver})")
     path = path.resolve()
-    # f1x runs `make` at the root; without a Makefile there, gcc builds the program
-    recipe = _build(build, root, PurePosixPath("."), None, rel.name)
-    if recipe.kind == BuildKind.DIRECT:
-        recipe = BuildRecipe(BuildKind.DIRECT, rel.parent.as_posix(), rel.name)
+    recipe = _build(build, root, rel, PurePosixPath("."), None)  # f1x runs `make` at the root
     inside = path.is_relative_to(root)
     where = path.relative_to(root).as_posix() if inside else str(path)
     return DriverTests(root, rel, ids, recipe, driver=where, in_project=inside)
@@ -245,5 +264,5 @@ def _folder_tests(root: Path, rel: PurePosixPath, folder: Path, ids: tuple[str, 
             expected[t] = normalize_output((folder / f"output-{t}").read_bytes())
         except OSError as exc:
             raise BadInput(f"{folder / f'output-{t}'}: {exc.strerror}") from None
-    recipe = _build(build, root / rel.parent, rel.parent, rel.stem, rel.name)
+    recipe = _build(build, root, rel, rel.parent, rel.stem)
     return FolderTests(root, rel, chosen, recipe, folder=folder, expected=expected)

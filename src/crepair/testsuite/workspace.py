@@ -40,7 +40,8 @@ from crepair.testsuite.spec import HELDOUT, BuildKind, BuildRecipe
 
 WRAPPER = "crepair-cc"
 GCOV_FLUSH = "gcov-flush.h"
-_ERROR_MARKS = (": error:", ": fatal error:", "undefined reference", "error:", "Error ")
+_ERRORS = (": error:", ": fatal error:", "undefined reference")  # the compiler's and the linker's
+_FALLBACKS = ("error:", "Error ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +60,9 @@ class BuildResult:
         if self.ok:
             return ""
         lines = [line.strip() for line in self.log.splitlines() if line.strip()]
-        for mark in _ERROR_MARKS:
+        for marks in (_ERRORS, _FALLBACKS):
             for line in lines:
-                if mark in line:
+                if any(mark in line for mark in marks):
                     return line
         return lines[-1] if lines else "the build failed"
 
@@ -181,8 +182,11 @@ class Workspace:
         argv, here = self.build_command()
         if argv[0] == "make" and shutil.which("make") is None:
             raise MissingTool("the project has a Makefile but make was not found: install make, or give --build CMD")
+        environ = self.environment(extra_cflags, env)
+        if self.recipe.kind == BuildKind.MAKE and self.recipe.target:
+            environ.setdefault("LDLIBS", "-lm")  # make's built-in PROG: PROG.c rule, as a direct build links
         start = time.monotonic()
-        proc = subprocess.Popen(argv, cwd=here, env=self.environment(extra_cflags, env), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(argv, cwd=here, env=environ, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             out, _ = proc.communicate(timeout=timeout)
