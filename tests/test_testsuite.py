@@ -200,6 +200,9 @@ def test_folder_tests_compare_stdout_and_never_read_held_out_files(tmp_path):
             assert not any(p.name.startswith("heldout-") for p in ws.root.rglob("*"))
             assert ws.build().ok
             runs = run_tests(spec, ws, timeout_ms=2000)
+            ws.replace("square.c", b"int main(void) { return nope; }\n")
+            assert not ws.build().ok  # and leaves no stale program behind
+            assert run_test(spec, "pos1", ws).outcome == Outcome.FAIL and not (ws.root / "square").exists()
         spectrum = collect_spectrum(spec)
     finally:
         _TRACK["on"] = False

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crepair.testsuite.spec import Invocation, TestSpec, normalize_output
+from crepair.testsuite.workspace import Workspace
 
 DEFAULT_TEST_TIMEOUT_MS = 1000  # f1x's --test-timeout in its own test suite
 OUTPUT_SLACK = 1 << 20  # bytes of output beyond the expected before a test is cut short as failing
@@ -78,7 +79,7 @@ class TestCounter:
 def run_test(
     spec: TestSpec,
     test_id: str,
-    root: str | os.PathLike,
+    root: str | os.PathLike | Workspace,
     *,
     timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
     env: Mapping[str, str] | None = None,
@@ -96,7 +97,7 @@ def run_test(
     counters).  A program that cannot be started FAILS.  Raises
     ``KeyError`` for an id ``spec`` does not have (folder form).
     """
-    inv = spec.invocation(test_id, Path(root if isinstance(root, (str, os.PathLike)) else root.root))
+    inv = spec.invocation(test_id, root.root if isinstance(root, Workspace) else Path(root))
     environ = None if not env else {**os.environ, **env}
     if counter is not None:
         counter.add()
@@ -114,7 +115,7 @@ def run_test(
     return TestRun(test_id, outcome, seconds, code)
 
 
-def run_tests(spec: TestSpec, root, ids: Iterable[str] | None = None, **options) -> dict[str, TestRun]:
+def run_tests(spec: TestSpec, root: str | os.PathLike | Workspace, ids: Iterable[str] | None = None, **options) -> dict[str, TestRun]:
     """Run ``ids`` (default: all of ``spec.ids``) one after the other, with
     the keyword ``options`` of :func:`run_test`; a dict in the order run."""
     return {t: run_test(spec, t, root, **options) for t in (spec.ids if ids is None else ids)}

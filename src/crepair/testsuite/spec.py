@@ -56,12 +56,15 @@ class BuildKind(enum.Enum):
 class BuildRecipe:
     """A build: ``directory`` is relative to the project root (POSIX, ``.``
     for the root); ``target`` is the make target (MAKE, None: the default)
-    or the source file's name (DIRECT); ``command`` the shell command (SHELL)."""
+    or the source file's name (DIRECT); ``command`` the shell command
+    (SHELL); ``output``: the program it makes, relative to the root, when
+    known (removed before each build, so a failed build leaves none)."""
 
     kind: BuildKind
     directory: str = "."
     target: str | None = None
     command: str | None = None
+    output: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,20 +200,20 @@ def _check_ids(test_ids: Sequence[str]) -> tuple[str, ...]:
 
 
 def _build(build: str | None, root: Path, rel: PurePosixPath, make_dir: PurePosixPath,
-           target: str | None) -> BuildRecipe:
+           target: str | None, output: str | None) -> BuildRecipe:
     """``build`` through the shell; else make in ``make_dir`` when it has a
     Makefile (``target``, unless the Makefile names it: then its default
     target); else gcc on the program in its folder."""
     if build is not None:
         if not build.strip():
             raise UsageError("--build: the command is empty")
-        return BuildRecipe(BuildKind.SHELL, command=build)
+        return BuildRecipe(BuildKind.SHELL, command=build, output=output)
     makefiles = [root / make_dir / m for m in MAKEFILES if (root / make_dir / m).is_file()]
     if makefiles:
         if target is not None and _names(makefiles[0], target):
             target = None  # it names the program (Codeflaws: FILENAME=PROG): its default target builds it
-        return BuildRecipe(BuildKind.MAKE, make_dir.as_posix(), target)
-    return BuildRecipe(BuildKind.DIRECT, rel.parent.as_posix(), rel.name)
+        return BuildRecipe(BuildKind.MAKE, make_dir.as_posix(), target, output=output)
+    return BuildRecipe(BuildKind.DIRECT, rel.parent.as_posix(), rel.name, output=(rel.parent / rel.stem).as_posix())
 
 
 def _names(makefile: Path, stem: str) -> bool:
@@ -232,7 +235,7 @@ def _driver_tests(root: Path, rel: PurePosixPath, driver: str | Path, ids: tuple
     if not os.access(path, os.X_OK):
         raise UsageError(f"--tests {driver}: not executable (chmod +x {driver})")
     path = path.resolve()
-    recipe = _build(build, root, rel, PurePosixPath("."), None)  # f1x runs `make` at the root
+    recipe = _build(build, root, rel, PurePosixPath("."), None, None)  # f1x runs `make` at the root
     inside = path.is_relative_to(root)
     where = path.relative_to(root).as_posix() if inside else str(path)
     return DriverTests(root, rel, ids, recipe, driver=where, in_project=inside)
@@ -264,5 +267,5 @@ def _folder_tests(root: Path, rel: PurePosixPath, folder: Path, ids: tuple[str, 
             expected[t] = normalize_output((folder / f"output-{t}").read_bytes())
         except OSError as exc:
             raise BadInput(f"{folder / f'output-{t}'}: {exc.strerror}") from None
-    recipe = _build(build, root, rel, rel.parent, rel.stem)
+    recipe = _build(build, root, rel, rel.parent, rel.stem, (rel.parent / rel.stem).as_posix())
     return FolderTests(root, rel, chosen, recipe, folder=folder, expected=expected)

@@ -177,14 +177,17 @@ class Workspace:
         """Build the copy with ``extra_cflags`` appended to every compiler
         call, ``env`` added to the environment, at most ``timeout`` seconds
         (None: no limit; past it the build's process group is killed and
-        the result is not ok).  Raises ``MissingTool`` when make is needed
-        and missing; a failing build is a result, not an exception."""
+        the result is not ok).  The recipe's ``output``, when known, is
+        removed first.  Raises ``MissingTool`` when make is needed and
+        missing; a failing build is a result, not an exception."""
         argv, here = self.build_command()
         if argv[0] == "make" and shutil.which("make") is None:
             raise MissingTool("the project has a Makefile but make was not found: install make, or give --build CMD")
         environ = self.environment(extra_cflags, env)
         if self.recipe.kind == BuildKind.MAKE and self.recipe.target:
             environ.setdefault("LDLIBS", "-lm")  # make's built-in PROG: PROG.c rule, as a direct build links
+        if self.recipe.output:
+            self.path(self.recipe.output).unlink(missing_ok=True)
         start = time.monotonic()
         proc = subprocess.Popen(argv, cwd=here, env=environ, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
