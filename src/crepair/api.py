@@ -161,3 +161,45 @@ def localize(
     why = engine.unknown or (f"failing-input search: {unknown}" if unknown else "")
     return result(cex=cex, diagnoses=found, complete=not engine.unknown and not unknown, reason=why,
                   in_specification=sum(1 for l in formula.locations if l.kind in kinds) - len(comps))
+
+
+def localize_tests(
+    path: str | Path,
+    *,
+    driver: str | Path | None = None,
+    test_ids: tuple[str, ...] | list[str] = (),
+    tests_dir: str | Path | None = None,
+    build: str | None = None,
+    project: str | Path | None = None,
+    test_timeout_ms: int | None = None,
+    formula: str = "ochiai",
+):
+    """Spectrum-based localization of the C file at ``path`` by its tests.
+
+    The tests are a driver (``driver`` + ``test_ids``, f1x's contract:
+    ``DRIVER ID`` exits 0 on a pass) or a folder of ``input-X``/``output-X``
+    pairs (``tests_dir``, optionally restricted to ``test_ids``); see
+    :func:`crepair.testsuite.load_tests` for ``build`` and ``project``.
+    A copy of the project is built with gcov coverage, every test runs (at
+    most ``test_timeout_ms`` milliseconds each, default 1000), and the
+    lines executed by every failing test are ranked by ``formula``
+    (``ochiai``, ``tarantula`` or ``dstar``; Abreu et al. 2007, Jones &
+    Harrold 2005, Wong et al. 2014).  Returns a
+    :class:`~crepair.localization.spectrum.SpectrumResult`, whose ranking is
+    empty when no test fails.  Raises ``UsageError`` for bad options,
+    ``BadInput`` for unreadable files or a failing build (with the
+    compiler's first error), ``MissingTool`` without gcc, make or gcov.
+    The project directory is only read.
+    """
+    from crepair.frontend.source import read_source
+    from crepair.localization.spectrum import Formula, localize_spectrum
+    from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, collect_spectrum, load_tests
+
+    formula = _enum(Formula, formula, "formula")
+    timeout_ms = DEFAULT_TEST_TIMEOUT_MS if test_timeout_ms is None else test_timeout_ms
+    at_least("--test-timeout", timeout_ms, 1)
+    start = time.monotonic()
+    original = read_source(path)
+    spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
+    spectrum = collect_spectrum(spec, timeout_ms=timeout_ms)
+    return localize_spectrum(spectrum, str(path), original, formula, time.monotonic() - start)

@@ -40,6 +40,7 @@ class Method(enum.Enum):
 
     MUST = "must"  # must location set (FOSFL, CAV'20)
     DIAGNOSIS = "diagnosis"  # minimal diagnoses (model-based diagnosis, FMCAD'11)
+    SPECTRUM = "spectrum"  # lines ranked by test coverage (Ochiai/Tarantula/DStar), tests required
 
 
 def at_least(name: str, value: int | None, low: int) -> None:

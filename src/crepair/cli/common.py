@@ -86,3 +86,23 @@ def add_specification(sp: argparse.ArgumentParser, what: str) -> None:
                     help=f"{what}: what may be a component (default: rhs,cond)")
     sp.add_argument("--inputs", type=at_least(1), default=2, metavar="N",
                     help=f"{what}: failing inputs used for diagnosis (default: 2)")
+
+
+def add_tests(sp: argparse.ArgumentParser) -> None:
+    """The options that give a program's tests (test-driven repair, f1x
+    TOSEM'18, and spectrum-based localization).  Each defaults to None, so
+    a command can tell whether tests were given at all."""
+    g = sp.add_argument_group("tests (f1x's driver contract, or a folder of input/output pairs)")
+    g.add_argument("--tests", metavar="DRIVER",
+                   help="test driver: DRIVER ID runs test ID in the project copy; exit 0 = pass, 124 = time-out")
+    g.add_argument("--test-ids", nargs="+", metavar="ID",
+                   help="the tests to run (with --tests: required, e.g. n1 p1 p2; with --tests-dir: a subset)")
+    g.add_argument("--tests-dir", metavar="DIR",
+                   help="folder of input-X/output-X pairs (stdin, expected stdout); heldout-* files are never read")
+    g.add_argument("--build", metavar="CMD",
+                   help="build command run by the shell in the project copy, CC set to crepair's compiler "
+                        "(default: make CC=... when there is a Makefile, else gcc)")
+    g.add_argument("--test-timeout", type=at_least(1), metavar="MS",
+                   help="time limit of one test in milliseconds (default: 1000)")
+    g.add_argument("--project", metavar="DIR",
+                   help="project directory copied for every build (default: the program's directory)")

@@ -1,4 +1,5 @@
-"""``crepair localize``: where the bug can be (must location set or diagnoses)."""
+"""``crepair localize``: where the bug can be (must location set, diagnoses,
+or, given tests, lines ranked by their spectrum)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from pathlib import Path
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common, add_specification, at_least
+from crepair.cli.common import ExitCode, add_common, add_specification, add_tests, at_least
 from crepair.errors import UsageError
+from crepair.localization.spectrum import Formula
 from crepair.options import Method
 from crepair.report import json_report, text
 
 
 def add_parser(sub) -> None:
-    loc = sub.add_parser("localize", help="where the bug can be: the must location set or minimal diagnoses")
+    loc = sub.add_parser("localize", help="where the bug can be: the must location set, minimal diagnoses, "
+                         "or lines ranked by test coverage (--method spectrum)")
     add_common(loc, None, "solver time limit in seconds, 0 for none (default: none)")
     loc.add_argument("--method", choices=[m.value for m in Method], default="must",
                      help="localization method (default: must)")
@@ -24,13 +27,58 @@ def add_parser(sub) -> None:
                      help="diagnosis: at most N (default: 10)")
     loc.add_argument("--max-size", type=at_least(1), default=3, metavar="K",
                      help="diagnosis: largest size (default: 3)")
+    loc.add_argument("--formula", choices=[f.value for f in Formula],
+                     help="spectrum: suspiciousness formula (default: ochiai)")
+    add_tests(loc)
 
 
-def run(args: argparse.Namespace) -> int:
+_TEST_OPTIONS = ("tests", "test_ids", "tests_dir", "build", "test_timeout", "project")
+
+
+def _check_sarif(args: argparse.Namespace) -> None:
     if args.sarif:
         folder = Path(args.sarif).parent
         if not folder.is_dir():
             raise UsageError(f"--sarif {args.sarif}: folder {folder} does not exist")
+
+
+def _write_sarif(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageError(f"--sarif {path}: {exc.strerror}") from None
+
+
+def run_spectrum(args: argparse.Namespace) -> int:
+    """``--method spectrum``: exit 0 with a ranking, 123 when no test fails
+    (f1x's code), 5 when the failing tests share no line."""
+    if args.tests is None and args.tests_dir is None:
+        raise UsageError("--method spectrum needs tests: --tests DRIVER --test-ids ID... or --tests-dir DIR")
+    _check_sarif(args)
+    result = api.localize_tests(
+        args.file, driver=args.tests, test_ids=args.test_ids or (), tests_dir=args.tests_dir, build=args.build,
+        project=args.project, test_timeout_ms=args.test_timeout, formula=args.formula or Formula.OCHIAI.value,
+    )
+    print(json_report.spectrum_json(result) if args.json else text.render_spectrum(result))
+    if args.sarif:
+        from crepair.report.sarif import spectrum_sarif
+
+        _write_sarif(args.sarif, spectrum_sarif(result))
+    if not result.failing:
+        return ExitCode.NO_FAILING_TEST
+    return ExitCode.OK if result.ranking else ExitCode.NO_REPAIR
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.method == Method.SPECTRUM.value:
+        return run_spectrum(args)
+    given = [name for name in _TEST_OPTIONS if getattr(args, name) is not None]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')}: tests are used by --method spectrum only")
+    if args.formula is not None:
+        raise UsageError("--formula: used by --method spectrum only")
+    _check_sarif(args)
     result = api.localize(
         args.file,
         method=args.method,
@@ -51,11 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sarif:
         from crepair.report.sarif import localize_sarif
 
-        try:
-            with open(args.sarif, "w", encoding="utf-8") as fh:
-                fh.write(localize_sarif(result))
-        except OSError as exc:
-            raise UsageError(f"--sarif {args.sarif}: {exc.strerror}") from None
+        _write_sarif(args.sarif, localize_sarif(result))
     if result.outcome == VerifyOutcome.VIOLATED:
         if result.method == Method.MUST and not result.locations:
             return ExitCode.NO_REPAIR

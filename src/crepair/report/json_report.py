@@ -9,6 +9,7 @@ from typing import Any
 from crepair.bmc import ArrayValue, Counterexample, VerifyResult
 from crepair.frontend import Span
 from crepair.localization.result import LocalizeResult
+from crepair.localization.spectrum import SpectrumResult
 from crepair.options import Method
 from crepair.records import BoundedProof, BoundReport, Repair
 from crepair.schemes.run import RepairRun
@@ -151,3 +152,34 @@ def localize_json(result: LocalizeResult) -> str:
 def error_json(kind: str, message: str, exit_code: int) -> str:
     """An error as JSON (``kind``: usage, bad-input, missing-tool, internal)."""
     return json.dumps({"error": {"kind": kind, "message": message, "exit_code": exit_code}}, indent=2)
+
+
+def spectrum_json(result: SpectrumResult) -> str:
+    """A spectrum-based localization as JSON: ``outcome`` is ``localized``,
+    ``no-failing-test`` or ``no-common-line`` (failing tests share no
+    line); ``ranking`` entries have a 1-based ``rank`` and ``line``, the
+    ``score`` (a number, or the string ``"inf"``), ``executed_by_failing``,
+    ``executed_by_passing`` and the line's ``text``."""
+    lines = result.original.split("\n")
+    outcome = "localized" if result.ranking else "no-common-line" if result.failing else "no-failing-test"
+    data = {
+        "file": result.path,
+        "method": "spectrum",
+        "formula": result.formula.value,
+        "outcome": outcome,
+        "failing": list(result.failing),
+        "passing": list(result.passing),
+        "timed_out": list(result.timed_out),
+        "estimated_coverage": list(result.estimated),
+        "ranking": [
+            {
+                "rank": rank, "line": r.line,
+                "score": "inf" if r.score == float("inf") else round(r.score, 6),
+                "executed_by_failing": r.executed_by_failing, "executed_by_passing": r.executed_by_passing,
+                "text": lines[r.line - 1].strip() if 0 < r.line <= len(lines) else "",
+            }
+            for rank, r in enumerate(result.ranking, start=1)
+        ],
+        "seconds": round(result.seconds, 3),
+    }
+    return json.dumps(data, indent=2)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult, Violation
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
+from crepair.localization.spectrum import SpectrumResult
 from crepair.options import Method
 from crepair.records import BoundReport, Repair, RepairOutcome, StopReason
 from crepair.schemes.base import SchemeStats
@@ -266,4 +267,44 @@ def _render_diagnoses(result: LocalizeResult, original: str) -> str:
         f"(unwinding bound {result.bound.bound}); minimal diagnoses are minimal hitting sets of the conflicts."
     )
     out.extend(_bound_warning(result.bound))
+    return "\n".join(out)
+
+
+def _ids(ids: tuple[str, ...], most: int = 8) -> str:
+    shown = " ".join(ids[:most])
+    return shown + (f" ... ({len(ids) - most} more)" if len(ids) > most else "")
+
+
+def spectrum_score(score: float) -> str:
+    """A suspiciousness score as shown: 4 decimals, or ``inf``."""
+    return "inf" if score == float("inf") else f"{score:.4f}"
+
+
+def render_spectrum(result: SpectrumResult) -> str:
+    """The ranked lines of a spectrum-based localization: rank, file:line,
+    score, how many failing (ef) and passing (ep) tests execute the line,
+    and the line's text."""
+    name = result.formula.value.capitalize() if result.formula.value != "dstar" else "DStar"
+    tests = _plural(len(result.failing) + len(result.passing), "test")
+    if not result.failing:
+        return (f"no failing test: {result.path} passes all {tests} ({_ids(result.passing)}); nothing to localize")
+    out = [f"spectrum-based localization of {result.path} ({name}): "
+           f"{len(result.failing)} failing ({_ids(result.failing)}), {len(result.passing)} passing of {tests}"]
+    if result.timed_out:
+        out.append(f"  timed out (counted as failing): {_ids(result.timed_out)}")
+    if result.estimated:
+        out.append(f"  warning: the coverage of {_ids(result.estimated)} is gcov's estimate (the program crashed or "
+                   "timed out): lines of the function where it stopped may be missing or extra")
+    if not result.ranking:
+        out.append(f"no line of {result.path} is executed by every failing test: nothing to rank "
+                   "(do the failing tests run this program?)")
+        return "\n".join(out)
+    out.append(f"the {_plural(len(result.ranking), 'line')} executed by every failing test, most suspicious first:")
+    width = max(len(f"{result.path}:{r.line}") for r in result.ranking)
+    out.append(f"{'rank':>5}  {'location':<{width}}  {'score':>7}  {'ef':>4}  {'ep':>4}  source")
+    for rank, r in enumerate(result.ranking, start=1):
+        where = f"{result.path}:{r.line}"
+        out.append(f"{rank:>5}  {where:<{width}}  {spectrum_score(r.score):>7}  {r.executed_by_failing:>4}  "
+                   f"{r.executed_by_passing:>4}  {_source_line(result.original, r.line)}")
+    out.append(f"time: {result.seconds:.2f} s")
     return "\n".join(out)

@@ -1,0 +1,158 @@
+"""Per-test line coverage of the program (the program spectrum), from gcov.
+
+The outcome of each test comes from the program as the project builds it
+(its own flags).  For the lines, the project copy is then rebuilt with
+``--coverage -O0`` (through the compiler
+wrapper's ``CREPAIR_CFLAGS``) and with a small header that writes the
+coverage counters when the program dies of a signal; then, for each test,
+every ``.gcda`` file is removed, the test runs, and gcov's JSON
+(``gcov --json-format --stdout``, GCC ≥ 9) gives the lines of the
+program's source file with a non-zero count.
+
+gcov counts only some arcs and derives the others by flow conservation, so
+for a test whose program died of a signal (a crash, or crepair's SIGTERM
+at the time limit) the counts of the function where it stopped are
+estimates: lines there may be missing or extra.  Such a test's coverage is
+marked not ``exact`` (the header's signal handler is itself counted, which
+tells), as is a test stopped at its time limit, or one whose outcome
+changes under the coverage flags (undefined behaviour, e.g. ``scanf("%d")``
+into a ``char``).
+
+Source of the spectrum's use: Jones & Harrold, ASE'05; Abreu, Zoeteweij,
+van Gemund, PRDC'06/TAIC PART'07.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool
+from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test, run_tests
+from crepair.testsuite.spec import TestSpec
+from crepair.testsuite.workspace import Workspace
+
+COVERAGE_FLAGS = ("--coverage", "-O0")
+GRACE_MS = 200  # after a time-out, time for the program to write its counters
+SLOWDOWN = 10  # a coverage run may take this many times as long as the test's plain run (or the limit)
+
+
+@dataclass(frozen=True, slots=True)
+class TestCoverage:
+    """One test of a spectrum: its ``outcome``, the 1-based numbers of the
+    program's lines it executed, and whether those are ``exact`` (False:
+    the program died of a signal or hit the time limit, see above)."""
+
+    test: str
+    outcome: TestOutcome
+    lines: frozenset[int]
+    exact: bool = True
+
+    @property
+    def failed(self) -> bool:
+        """Not passed: a failure or a time-out."""
+        return self.outcome != TestOutcome.PASS
+
+
+@dataclass(frozen=True, slots=True)
+class Spectrum:
+    """The program spectrum of ``program`` (relative to the project): one
+    :class:`TestCoverage` per test, in the specification's order;
+    ``build_seconds`` (both builds) and ``seconds`` (everything), wall clock."""
+
+    program: str
+    tests: tuple[TestCoverage, ...]
+    build_seconds: float
+    seconds: float
+
+    @property
+    def failing(self) -> tuple[TestCoverage, ...]:
+        return tuple(t for t in self.tests if t.failed)
+
+    @property
+    def passing(self) -> tuple[TestCoverage, ...]:
+        return tuple(t for t in self.tests if not t.failed)
+
+
+def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
+                     counter: TestCounter | None = None) -> Spectrum:
+    """Run every test of ``spec`` (each at most ``timeout_ms``
+    milliseconds) on a copy of the project as built, then on the copy built
+    for coverage (which may take ``SLOWDOWN`` times as long), and return the
+    spectrum of the program's file: the first run's outcomes, the second
+    run's lines.  ``counter`` counts both runs.
+
+    Raises ``BadInput`` when a build fails (the message is the compiler's
+    first error line) and ``MissingTool`` when gcc, make or gcov is missing.
+    The project directory is only read.
+    """
+    gcov = shutil.which("gcov")
+    if gcov is None:
+        raise MissingTool("coverage needs gcov, which was not found: install gcc (gcov comes with it)")
+    start = time.monotonic()
+    with spec.workspace() as ws:
+        built = ws.build()
+        if not built.ok:
+            raise BadInput(f"the build failed: {built.first_error}")
+        outcomes = run_tests(spec, ws, timeout_ms=timeout_ms, counter=counter)
+        flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header))
+        covered = ws.build(flags)
+        if not covered.ok:
+            raise BadInput(f"the coverage build (--coverage -O0) failed: {covered.first_error}")
+        source = os.path.realpath(ws.path(spec.program))
+        tests = []
+        for test_id in spec.ids:
+            for old in _gcda_files(ws.root):
+                old.unlink()
+            plain = outcomes[test_id]
+            limit = timeout_ms
+            if plain.outcome != TestOutcome.TIMEOUT:
+                limit = max(timeout_ms, SLOWDOWN * plain.seconds * 1000)
+            run = run_test(spec, test_id, ws, timeout_ms=round(limit), counter=counter, grace_ms=GRACE_MS)
+            lines, killed = executed_lines(gcov, _gcda_files(ws.root), source, str(ws.gcov_flush_header))
+            outcome = plain.outcome
+            exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT
+            tests.append(TestCoverage(test_id, outcome, lines, exact))
+    seconds = built.seconds + covered.seconds
+    return Spectrum(spec.program.as_posix(), tuple(tests), seconds, time.monotonic() - start)
+
+
+def _gcda_files(root: Path) -> list[Path]:
+    found = []
+    for folder, _, names in os.walk(root):
+        found.extend(Path(folder, n) for n in names if n.endswith(".gcda"))
+    return sorted(found)
+
+
+def executed_lines(gcov: str, gcda: list[Path], source: str, header: str = "") -> tuple[frozenset[int], bool]:
+    """The 1-based lines of the file ``source`` (a real absolute path) with a
+    non-zero count in the coverage data files ``gcda``, and whether the
+    signal handler of the flush ``header`` ran.  Raises ``BadInput`` when
+    gcov cannot read them."""
+    lines: set[int] = set()
+    killed = False
+    header = os.path.realpath(header) if header else ""
+    for data in gcda:
+        proc = subprocess.run([gcov, "--json-format", "--stdout", data.name], cwd=data.parent,
+                              capture_output=True, stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise BadInput(f"gcov could not read {data.name}: {message[0] if message else proc.returncode}")
+        for text in proc.stdout.splitlines():
+            if not text.strip():
+                continue
+            report = json.loads(text)
+            base = report.get("current_working_directory", str(data.parent))
+            for entry in report.get("files", ()):
+                where = os.path.realpath(os.path.join(base, entry["file"]))
+                if where == source:
+                    lines.update(line["line_number"] for line in entry["lines"] if line["count"] > 0)
+                elif where == header:
+                    killed |= any(f["execution_count"] > 0 for f in entry.get("functions", ())
+                                  if f["name"] == "__crepair_gcov_on_signal")
+    return frozenset(lines), killed
