@@ -203,3 +203,52 @@ def localize_tests(
     spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
     spectrum = collect_spectrum(spec, timeout_ms=timeout_ms)
     return localize_spectrum(spectrum, str(path), original, formula, time.monotonic() - start)
+
+
+def repair_tests(
+    path: str | Path,
+    *,
+    driver: str | Path | None = None,
+    test_ids: tuple[str, ...] | list[str] = (),
+    tests_dir: str | Path | None = None,
+    build: str | None = None,
+    project: str | Path | None = None,
+    test_timeout_ms: int | None = None,
+    timeout: float | None = 300.0,
+    partition: bool = True,
+    all: bool = False,
+    max_repairs: int | None = None,
+    lines: frozenset[int] | None = None,
+    formula: str = "ochiai",
+):
+    """Test-driven repair of the C file at ``path`` (f1x: Mechtaev et al.,
+    TOSEM'18, Algorithm 3 with value-based test-equivalence).
+
+    The tests are given as for :func:`localize_tests`.  Returns a
+    :class:`~crepair.schemes.test_driven.TestDrivenRun`: iterate it for
+    plausible :class:`~crepair.records.Repair` records, least cost first
+    (the first is the optimum of the search space, Definition 4.2); its
+    ``outcome`` is then final.  ``timeout``: seconds for the whole run
+    (None: none); ``test_timeout_ms``: per test (default 1000);
+    ``partition=False``: the enumerative baseline (Algorithm 2); ``all``:
+    explore the whole space and yield every plausible patch, else stop after
+    ``max_repairs`` (default 1); ``lines``: only change these 1-based lines;
+    ``formula``: ochiai, tarantula or dstar.  Raises ``UsageError`` for bad
+    options, ``BadInput`` for files crepair cannot read or a project that
+    does not build, ``MissingTool`` without gcc, make or gcov.  The project
+    directory is only read; all work happens in copies.
+    """
+    from crepair.localization.spectrum import Formula
+    from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
+    from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, load_tests
+
+    formula = _enum(Formula, formula, "formula").value
+    timeout_ms = DEFAULT_TEST_TIMEOUT_MS if test_timeout_ms is None else test_timeout_ms
+    at_least("--test-timeout", timeout_ms, 1)
+    if max_repairs is not None:
+        at_least("--max-repairs", max_repairs, 1)
+    spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
+    options = TestRepairOptions(timeout=timeout, test_timeout=timeout_ms, partition=partition, all=all,
+                                max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
+                                formula=formula)
+    return TestDrivenRun(path, spec, options)

@@ -7,7 +7,8 @@ import sys
 import time
 
 from crepair import api
-from crepair.cli.common import ExitCode, add_common, add_specification, at_least
+from crepair.cli import test_driven_cmd
+from crepair.cli.common import ExitCode, add_common, add_specification, add_tests, at_least
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
@@ -45,6 +46,8 @@ def add_parser(sub) -> None:
     r.add_argument("--quiet", action="store_true", help="no progress display")
     r.add_argument("--apply", action="store_true",
                    help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig)")
+    add_tests(r)
+    test_driven_cmd.add_arguments(r)
 
 
 class _ProgressDisplay:
@@ -84,6 +87,9 @@ _EXIT = {
 
 
 def run(args: argparse.Namespace) -> int:
+    test_driven_cmd.check_unused(args)
+    if test_driven_cmd.given(args):
+        return test_driven_cmd.run(args)
     options = RepairOptions.of(
         schemes=args.scheme,
         components=args.components,

@@ -11,7 +11,7 @@ from crepair.frontend import Span
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
 from crepair.options import Method
-from crepair.records import BoundedProof, BoundReport, Repair
+from crepair.records import BoundedProof, BoundReport, PassesTests, Repair
 from crepair.schemes.run import RepairRun
 
 
@@ -71,6 +71,9 @@ def evidence_dict(repair: Repair) -> dict[str, Any]:
     if isinstance(ev, BoundedProof):
         return {"kind": "bounded-proof", "unwinding_assertions": ev.unwinding_assertions,
                 "bound": bound_dict(ev.bound), "vacuous": ev.vacuous, "text": ev.describe()}
+    if isinstance(ev, PassesTests):
+        return {"kind": "tests", "plausible": True, "passed": ev.passed, "total": ev.total, "vacuous": False,
+                "text": ev.describe()}
     return {"kind": type(ev).__name__, "vacuous": ev.vacuous, "text": ev.describe()}
 
 

@@ -19,7 +19,6 @@ A patch that passes every test is *plausible*, never "correct".
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -107,31 +106,158 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, sec
     return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
 
 
-class PartitionFiles:
-    """The file through which the runtime gets and returns a class: one
-    per run, in a private temporary folder."""
-
-    def __init__(self) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="crepair-partition-")
-        self.path = Path(self._dir.name) / "partition"
-
-    def close(self) -> None:
-        self._dir.cleanup()
-
-
-def elapsed_stop(start: float, timeout: float | None):
+def _stop_after(start: float, timeout: float | None):
     """A ``stop`` callback for :class:`Exploration` ending at the time limit."""
     if timeout is None:
         return None
     return lambda: "time limit reached" if time.monotonic() - start >= timeout else None
 
 
-def _env(cand: int, partition: Path | None) -> dict[str, str]:
-    env = {"CREPAIR_CANDIDATE": str(cand)}
-    if partition is not None:
-        env["CREPAIR_PARTITION"] = str(partition)
-    return env
+class TestDrivenRun:
+    """A test-driven repair run of the C file ``path`` against ``spec``
+    (a :class:`~crepair.testsuite.TestSpec`): iterate for plausible
+    :class:`~crepair.records.Repair` records, least cost first.
+
+    Construction builds and runs the original (failing tests, spectrum)
+    and the search space; iteration builds the meta-program once and
+    explores.  ``outcome``, ``stopped`` and ``reason`` are final once the
+    iterator ends: REPAIRED (a plausible patch), EXHAUSTED (none in the
+    whole space), NO_FAILING_TEST (no search), UNKNOWN (time limit before a
+    patch), STOPPED (the caller stopped).  Raises ``BadInput`` (the
+    project does not build, file errors), ``UsageError``, ``MissingTool``.
+    """
+
+    def __init__(self, path: str | Path, spec, options: TestRepairOptions):
+        from crepair.frontend import load_program
+        from crepair.localization.spectrum import Formula, rank
+        from crepair.testequiv.space import build_space
+        from crepair.testsuite import TestCounter, collect_spectrum
+
+        self.start = time.monotonic()
+        self.options = options
+        self.spec = spec
+        self.program = load_program(path, real_c=True)
+        self.stats = TestDrivenStats(Scheme.TEST_DRIVEN)
+        self.counter = TestCounter()
+        spectrum = collect_spectrum(spec, timeout_ms=options.test_timeout, counter=self.counter)
+        self.failing = tuple(t.test for t in spectrum.failing)
+        self.passing = tuple(t.test for t in spectrum.passing)
+        self.stats.failing, self.stats.passing = self.failing, self.passing
+        self.ranking = rank(spectrum, Formula(options.formula))
+        self.found = 0
+        self.outcome = RepairOutcome.UNKNOWN
+        self.stopped = StopReason.NOT_STARTED
+        self.reason = ""
+        lines = {r.line for r in self.ranking}
+        if options.lines is not None:
+            lines &= set(options.lines)
+        order = {r.line: i for i, r in enumerate(self.ranking)}
+        self.space: SearchSpace = build_space(self.program, lines=lines, rank=order)
+        self.stats.sites, self.stats.candidates = len(self.space.sites), len(self.space.candidates)
+        by_schema: dict[str, int] = {}
+        for c in self.space.candidates:
+            by_schema[c.schema.value] = by_schema.get(c.schema.value, 0) + 1
+        self.stats.by_schema = by_schema
+        self._final: RepairOutcome | None = None
+        if not self.failing:
+            self._final = RepairOutcome.NO_FAILING_TEST
+            self.reason = f"the original program passes all {len(self.passing)} tests"
+            finish(self.stats, RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, self.reason)
+            self.outcome, self.stopped = RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED
+        self._iter = self._run()
+
+    @property
+    def seconds(self) -> float:
+        return time.monotonic() - self.start
+
+    def __iter__(self) -> Iterator[Repair]:
+        return self
+
+    def __next__(self) -> Repair:
+        return next(self._iter)
+
+    def close(self) -> None:
+        self._iter.close()
+
+    def _run(self) -> Iterator[Repair]:
+        if self._final is not None:
+            return
+        search_start = time.monotonic()
+        try:
+            yield from self._search()
+        except GeneratorExit:
+            if self.stopped == StopReason.NOT_STARTED:
+                self.stopped = StopReason.CALLER
+                finish(self.stats, RepairOutcome.STOPPED, StopReason.CALLER)
+                self.outcome = self.stats.outcome
+            raise
+        finally:
+            self.stats.seconds = time.monotonic() - search_start
+
+    def _search(self) -> Iterator[Repair]:
+        from crepair.errors import InternalError
+        from crepair.frontend.source import encode
+        from crepair.testequiv.metaprogram import instrument
+        from crepair.testequiv.protocol import read_partition, run_environment, write_partition
+        from crepair.testsuite import TestCounter, run_test
+
+        o, spec, space = self.options, self.spec, self.space
+        meta = instrument(self.program.original, space, file=self.program.path)
+        tests = self.failing + self.passing
+        with spec.workspace() as ws, spec.workspace() as check, tempfile.TemporaryDirectory(
+                prefix="crepair-partition-") as tmp:
+            ws.replace(spec.program, encode(meta))
+            built = ws.build()
+            self.stats.build_seconds = built.seconds
+            if not built.ok:
+                raise InternalError(f"the meta-program does not compile: {built.first_error}")
+            partition = Path(tmp) / "partition"
+            executions = TestCounter()
+
+            def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
+                if not o.partition:
+                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
+                                   counter=executions)
+                    return run.passed, frozenset({p})
+                write_partition(partition, others | {p})
+                run = run_test(spec, t, ws, timeout_ms=o.test_timeout,
+                               env=run_environment(p, partition=partition), counter=executions)
+                return run.passed, read_partition(partition) | {p}
+
+            exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout))
+            try:
+                for p in exploration:
+                    self.stats.take(exploration.stats)
+                    cand = space.candidates[p]
+                    patched = _patched(self.program.original, space, cand)
+                    check.replace(spec.program, encode(patched))
+                    ok = check.build().ok and all(
+                        run_test(spec, t, check, timeout_ms=o.test_timeout, counter=self.counter).passed
+                        for t in tests)
+                    self.stats.validations += len(tests)
+                    if not ok:
+                        self.stats.rejected += 1
+                        continue
+                    self.found += 1
+                    self.stats.repairs = self.found
+                    evidence = PassesTests(len(tests), len(tests))
+                    yield candidate_repair(self.program, space, cand, self.seconds, evidence)
+                    if not o.all and o.max_repairs is not None and self.found >= o.max_repairs:
+                        self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+                        return
+            finally:
+                self.stats.take(exploration.stats)
+            self.stats.complete = exploration.complete
+            if exploration.complete:
+                self._end(RepairOutcome.EXHAUSTED, StopReason.COMPLETE)
+            else:
+                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, exploration.stopped)
+
+    def _end(self, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
+        finish(self.stats, outcome, stopped, reason)
+        self.outcome, self.stopped, self.reason = self.stats.outcome, stopped, reason
 
 
-__all__ = ["TestRepairOptions", "TestDrivenStats", "candidate_repair", "Exploration", "RepairOutcome",
-           "StopReason", "finish", "os", "Iterator", "elapsed_stop", "PartitionFiles", "_env"]
+def _patched(original: str, space: SearchSpace, cand: Candidate) -> str:
+    site = space.sites[cand.site]
+    return apply_edits(original, [(site.span.start, site.span.end, cand.replacement)])

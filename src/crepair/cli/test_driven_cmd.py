@@ -1,0 +1,103 @@
+"""``crepair repair PROG.c --tests … | --tests-dir …``: test-driven repair
+(f1x, TOSEM'18) — plausible patches, least cost first, as unified diffs.
+
+Exit codes as f1x: 0 a plausible patch, 122 none in the search space, 123
+no failing test; 4 the time limit came first; usage and bad input as the
+other commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from crepair import api
+from crepair.cli.common import ExitCode
+from crepair.errors import UsageError
+from crepair.patch import apply_to_file
+from crepair.records import RepairOutcome
+from crepair.report import test_driven as report
+
+# options of the bounded schemes that mean nothing to the test-driven one
+_BOUNDED_ONLY = {"scheme": ["mutation"], "level": 1, "unwinding_assumptions": False, "prune": "must",
+                 "no_mutate": frozenset(), "mutate_main": False}
+
+
+def add_arguments(r: argparse.ArgumentParser) -> None:
+    g = r.add_argument_group("test-driven repair (with --tests or --tests-dir)")
+    g.add_argument("--no-partition", action="store_true",
+                   help="the enumerative baseline (TOSEM'18 Algorithm 2): no test-equivalence partitioning")
+    g.add_argument("--all", action="store_true",
+                   help="explore the whole search space and print every plausible patch")
+    g.add_argument("--lines", type=_lines, metavar="L[,L]",
+                   help="only change these lines (1-based), as f1x's --files PROG.c:LINE")
+    g.add_argument("--formula", choices=["ochiai", "tarantula", "dstar"], default="ochiai",
+                   help="suspiciousness formula ordering the lines (default: ochiai)")
+
+
+def _lines(text: str) -> frozenset[int]:
+    try:
+        lines = frozenset(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of line numbers: {text!r}") from None
+    if not lines or min(lines) < 1:
+        raise argparse.ArgumentTypeError(f"line numbers start at 1 (got {text!r})")
+    return lines
+
+
+def given(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for test-driven repair."""
+    return args.tests is not None or args.tests_dir is not None
+
+
+def check_unused(args: argparse.Namespace) -> None:
+    """Test-driven options without tests are a usage error, and so are the
+    bounded schemes' options with tests."""
+    if given(args):
+        for name, default in _BOUNDED_ONLY.items():
+            if getattr(args, name) != default:
+                raise UsageError(f"--{name.replace('_', '-')}: not used by test-driven repair (--tests/--tests-dir)")
+        return
+    for name in ("no_partition", "all", "lines"):
+        if getattr(args, name):
+            raise UsageError(f"--{name.replace('_', '-')}: used by test-driven repair only (give --tests or --tests-dir)")
+    for name in ("test_ids", "build", "test_timeout", "project"):
+        if getattr(args, name) is not None:
+            raise UsageError(f"--{name.replace('_', '-')}: used with --tests or --tests-dir only")
+
+
+_EXIT = {
+    RepairOutcome.REPAIRED: ExitCode.OK,
+    RepairOutcome.EXHAUSTED: ExitCode.NO_PATCH,
+    RepairOutcome.NO_REPAIR: ExitCode.NO_PATCH,
+    RepairOutcome.NO_FAILING_TEST: ExitCode.NO_FAILING_TEST,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    run = api.repair_tests(
+        args.file, driver=args.tests, test_ids=args.test_ids or (), tests_dir=args.tests_dir, build=args.build,
+        project=args.project, test_timeout_ms=args.test_timeout, timeout=args.timeout,
+        partition=not args.no_partition, all=args.all,
+        max_repairs=1 if args.first else args.max_repairs, lines=args.lines, formula=args.formula,
+    )
+    repairs = []
+    if not args.json:
+        print(report.render_header(run), flush=True)
+    for rep in run:
+        repairs.append(rep)
+        if not args.json:
+            print()
+            print(report.render_patch(rep, len(repairs)), flush=True)
+    if args.json:
+        print(report.run_json(run, repairs))
+    else:
+        print()
+        print(report.render_summary(run))
+    if args.apply:
+        if not repairs:
+            print(f"nothing applied to {args.file}: no plausible patch", file=sys.stderr)
+        else:
+            backup = apply_to_file(args.file, repairs[0].patched, original=run.program.original)
+            print(f"applied patch 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+    return _EXIT.get(run.outcome, ExitCode.UNKNOWN)

@@ -1,0 +1,101 @@
+"""Text and JSON of a test-driven repair run (f1x, TOSEM'18).
+
+Every patch is labelled *plausible* with the number of tests it passes:
+tests are an incomplete specification, so a patch is never called correct.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from crepair.records import Repair, RepairOutcome
+from crepair.report.json_report import repair_dict
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def render_header(run) -> str:
+    """What was run: the tests found failing and passing, the search space."""
+    o, s = run.options, run.stats
+    timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
+    mode = "test-equivalence partitioning" if o.partition else "no partitioning (enumerative baseline)"
+    lines = [
+        f"crepair repair {run.program.path}: scheme test-driven, {mode}, time limit {timeout}, "
+        f"test time limit {o.test_timeout} ms",
+        f"tests: {len(run.failing)} failing ({' '.join(run.failing) or '-'}), "
+        f"{len(run.passing)} passing",
+    ]
+    if run.failing:
+        schemas = ", ".join(f"{k} {v}" for k, v in sorted(s.by_schema.items()))
+        lines.append(f"search space: {_plural(s.candidates, 'candidate')} at {_plural(s.sites, 'site')} "
+                     f"on {_plural(len({r.line for r in run.ranking}), 'line')} every failing test executes"
+                     + (f" ({schemas})" if schemas else ""))
+        skipped = len(run.space.skipped)
+        if skipped:
+            lines.append(f"note: {_plural(skipped, 'place')} left out of the search space "
+                         "(unsupported types or code; --json lists them)")
+    return "\n".join(lines)
+
+
+def render_patch(repair: Repair, index: int) -> str:
+    """One plausible patch: where, what, the evidence and the diff."""
+    out = [f"patch {index} ({repair.evidence.describe()}; {repair.changes[0].kind}, "
+           f"found after {repair.seconds:.2f} s)"]
+    for ch in repair.changes:
+        tokens = "; ".join(f"{e.old or '(nothing)'} -> {e.new or '(nothing)'}" for e in ch.edits)
+        out.append(f"  {ch.span.file}:{ch.span.line}: {tokens}")
+    out.append(repair.diff.rstrip("\n"))
+    return "\n".join(out)
+
+
+def render_summary(run) -> str:
+    """The outcome and the exploration counts."""
+    s = run.stats
+    if run.outcome == RepairOutcome.NO_FAILING_TEST:
+        return f"outcome: no-failing-test ({run.reason}): nothing to repair"
+    counts = (f"{s.explored} of {s.candidates} candidates explored with {_plural(s.executions, 'test execution')} "
+              f"({s.ratio:.1f} candidates per execution, {_plural(s.partitions, 'partition')}), "
+              f"{s.plausible} plausible, {run.seconds:.1f} s")
+    outcome = run.outcome.value
+    if run.outcome == RepairOutcome.REPAIRED:
+        what = f"{_plural(run.found, 'plausible patch')}; plausible means it passes every test, not that it is correct"
+    elif run.outcome == RepairOutcome.EXHAUSTED:
+        what = "no plausible patch in the search space"
+    elif run.outcome == RepairOutcome.UNKNOWN:
+        what = f"{run.reason or 'stopped'} before a plausible patch was found"
+    else:
+        what = run.reason or run.stopped.value
+    lines = [f"outcome: {outcome} ({what})", counts]
+    if s.rejected:
+        lines.append(f"warning: {s.rejected} candidates passed in the meta-program but not when built alone "
+                     "(left out)")
+    return "\n".join(lines)
+
+
+def run_json(run, repairs: list[Repair]) -> str:
+    """The whole run as one JSON object (see the README's JSON section)."""
+    o, s = run.options, run.stats
+    data: dict[str, Any] = {
+        "file": run.program.path,
+        "scheme": "test-driven",
+        "options": {"partition": o.partition, "all": o.all, "timeout": o.timeout, "test_timeout_ms": o.test_timeout,
+                    "max_repairs": o.max_repairs, "lines": sorted(o.lines) if o.lines is not None else None,
+                    "formula": o.formula},
+        "tests": {"failing": list(run.failing), "passing": list(run.passing)},
+        "localization": [{"line": r.line, "score": r.score} for r in run.ranking],
+        "space": {"sites": s.sites, "candidates": s.candidates, "by_schema": s.by_schema,
+                  "skipped": [{"point": p, "why": why} for p, why in run.space.skipped]},
+        "exploration": {"explored": s.explored, "executions": s.executions, "partitions": s.partitions,
+                        "plausible": s.plausible, "ratio": s.ratio, "complete": s.complete,
+                        "rejected": s.rejected, "validations": s.validations,
+                        "build_seconds": round(s.build_seconds, 3), "seconds": round(s.seconds, 3)},
+        "repairs": [repair_dict(r) for r in repairs],
+        "outcome": run.outcome.value,
+        "stopped": run.stopped.value,
+        "reason": run.reason,
+        "seconds": round(run.seconds, 3),
+    }
+    return json.dumps(data, indent=2)
