@@ -99,9 +99,10 @@ _SCHEMAS = {
     SiteKind.DECL: {Schema.INITIALIZATION},
 }
 
-# The loop that evaluates the tracked candidates (guarded) and the running one.
-_LOOP = ("for (__cr_i = 0; (__cr_c = __cr_pick(__cr_i)) != -2; __cr_i++) { "
-         "if (__cr_c < 0 || __cr_setjmp(__cr_jb)) continue; switch (__cr_c) { %s } %s }")
+# Evaluates the tracked candidates (guarded) and the running one; a guarded
+# fault comes back to the one __cr_setjmp of the site, before it (the
+# volatile counter has moved past the faulting candidate).
+_LOOP = "while ((__cr_c = __cr_pick(__cr_i++)) != -2) if (__cr_c >= 0) { switch (__cr_c) { %s } %s }"
 
 
 def runtime_text() -> str:
@@ -211,17 +212,16 @@ def _render(original: str, lo: int, hi: int, nodes: _Tree, by_site: list[list[Ca
 def _expr(site: Site, inner: str, cands: list[Candidate]) -> str:
     s = site.id
     if site.condition:
-        head, value, orig = "int __cr_e, __cr_v;", "!!", f"!!({inner})"
+        head, value, orig = "volatile int __cr_e, __cr_v;", "!!", f"!!({inner})"
     else:
         raw = _one_line(site.text)
-        head = f"typedef __typeof__(0 ? ({raw}) : ({raw})) __cr_T; __cr_T __cr_e, __cr_v;"
+        head = f"typedef __typeof__(0 ? ({raw}) : ({raw})) __cr_T; volatile __cr_T __cr_e, __cr_v;"
         value, orig = "", f"({inner})"
     cases = " ".join(f"case {c.id}: __cr_v = {value}({c.code}); break;" for c in cands)
     loop = _LOOP % (cases, "__cr_put(__CR_KEY(__cr_v), __CR_EXACT(__cr_v));")
-    return (f"({{ {head} int __cr_m = __builtin_expect(__cr_on[{s}], 0) ? __cr_mode({s}) : 0; "
-            f"volatile int __cr_i; int __cr_c; "
-            f"if (__cr_m != 2 && (__cr_m != 3 || !__cr_setjmp(__cr_jb))) {{ __cr_e = {orig}; "
-            f"if (__cr_m) __cr_eok_set(); }} "
+    return (f"({{ {head} volatile int __cr_i = -1; int __cr_c, __cr_m = "
+            f"__builtin_expect(__cr_on[{s}], 0) ? __cr_mode({s}) : 0; if (__cr_m) __cr_setjmp(__cr_jb); "
+            f"if (__cr_i < 0) {{ __cr_i = 0; if (__cr_m != 2) {{ __cr_e = {orig}; if (__cr_m) __cr_eok_set(); }} }} "
             f"if (__cr_m) {{ {loop} __cr_e = __cr_v; }} __cr_e; }})")
 
 
@@ -235,7 +235,7 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
                      else f"case {c.id}: __CR_A(({c.lhs}), ({c.code})); break;" for c in cands)
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")
     return (f"{{ volatile int __cr_g = 1; if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) {{ "
-            f"volatile int __cr_i; int __cr_c, __cr_x = 1; long long __cr_k = 0; {loop} }} "
+            f"volatile int __cr_i = 0; int __cr_c, __cr_x = 1; long long __cr_k = 0; __cr_setjmp(__cr_jb); {loop} }} "
             f"if (__cr_g) {inner} }}")
 
 
