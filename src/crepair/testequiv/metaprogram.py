@@ -142,7 +142,7 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
         raise InternalError(f"candidate {cand.id}: no site {cand.site}")
     site = sites[cand.site]
     if cand.schema not in _SCHEMAS[site.kind]:
-        raise InternalError(f"candidate {cand.id}: schema {cand.schema.value} at a {site.kind.value} site")
+        raise InternalError(f"candidate {cand.id}: a {cand.schema.value} candidate at {site.kind.value} site {site.id}")
     if "\n" in cand.code or "//" in cand.code or "/*" in cand.code or not cand.code.strip():
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
     if cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) and not cand.lhs.strip():
