@@ -431,3 +431,11 @@ def test_instrument_refuses_a_broken_space(spans, why):
     guard_at_expr = SearchSpace(sites[:1], (Candidate(0, 0, Schema.GUARD, "x", "x", 1),))
     with pytest.raises(InternalError, match="a guard candidate at expr site 0"):
         instrument(src, guard_at_expr)
+
+
+def test_the_docstring_example():
+    import doctest
+
+    import crepair.testequiv.metaprogram as metaprogram
+
+    assert doctest.testmod(metaprogram).failed == 0

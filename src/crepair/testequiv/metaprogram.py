@@ -58,8 +58,20 @@ candidate's code is one line without comments, side-effect-free (a code
 that may have side effects is evaluated only when running), and one that
 reads ``__cr_e`` evaluates the original expression first, as ``e && b`` does;
 its value has the site's type (else the meta-program converts it to
-``__cr_e``'s type where the patched program might not).  Linux only; the
-running candidate's site must not run in two threads at once.
+``__cr_e``'s type where the patched program might not); ``replacement``
+must keep the code one operand in its context (parenthesized), as the
+meta-program does.
+
+Compile the meta-program, and the patched programs it stands for, at
+``-O0``: gcc folds some undefined behaviour away when optimizing (``0 % b``
+with ``b == 0``), differently in each program.  Linux only.  The running
+candidate's site must not run in two threads at once.  The runtime's
+handlers for SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP and SIGSYS
+are installed at the first execution of the running site (or the first
+traced site) and hand over to the program's own handlers at a crash; a
+program that installs its own afterwards, or recovers from a crash,
+defeats the guarded evaluation and the crash-time class (the insurance
+still holds).
 """
 
 from __future__ import annotations
@@ -117,7 +129,17 @@ def instrument(original: str, space: SearchSpace, *, file: str | None = None) ->
     mutated.  Raises ``InternalError`` when ``space`` breaks the contract of
     the module docstring (a site's ``text`` differs from its span in
     ``original``, ids are not dense, spans overlap without nesting, a
-    candidate's schema does not fit its site's kind, a code spans lines)."""
+    candidate's schema does not fit its site's kind, a code spans lines).
+
+    >>> from crepair.records import text_span
+    >>> src = "int f(int x) { return x + 1; }\\n"
+    >>> site = Site(0, SiteKind.EXPR, text_span("f.c", src, 22, 27), "x + 1", "f", "int")
+    >>> space = SearchSpace((site,), (Candidate(0, 0, Schema.EXPRESSION, "x - 1", "(x - 1)", 1),))
+    >>> instrument(src, space).splitlines()[-1][:47]
+    'int f(int x) { return ({ typedef __typeof__(0 ?'
+    >>> run_environment(0, partition="class.txt")
+    {'CREPAIR_CANDIDATE': '0', 'CREPAIR_PARTITION': 'class.txt'}
+    """
     sites = space.sites
     by_site: list[list[Candidate]] = [[] for _ in sites]
     for index, site in enumerate(sites):
@@ -220,7 +242,7 @@ def _expr(site: Site, inner: str, cands: list[Candidate]) -> str:
     cases = " ".join(f"case {c.id}: __cr_v = {value}({c.code}); break;" for c in cands)
     loop = _LOOP % (cases, "__cr_put(__CR_KEY(__cr_v), __CR_EXACT(__cr_v));")
     return (f"({{ {head} volatile int __cr_i = -1; int __cr_c, __cr_m = "
-            f"__builtin_expect(__cr_on[{s}], 0) ? __cr_mode({s}) : 0; if (__cr_m) __cr_setjmp(__cr_jb); "
+            f"__builtin_expect(__cr_on[{s}], 0) ? __cr_mode({s}) : 0; if (__cr_m && __cr_n) __cr_setjmp(__cr_jb); "
             f"if (__cr_i < 0) {{ __cr_i = 0; if (__cr_m != 2) {{ __cr_e = {orig}; if (__cr_m) __cr_eok_set(); }} }} "
             f"if (__cr_m) {{ {loop} __cr_e = __cr_v; }} __cr_e; }})")
 
@@ -235,7 +257,7 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
                      else f"case {c.id}: __CR_A(({c.lhs}), ({c.code})); break;" for c in cands)
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")
     return (f"{{ volatile int __cr_g = 1; if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) {{ "
-            f"volatile int __cr_i = 0; int __cr_c, __cr_x = 1; long long __cr_k = 0; __cr_setjmp(__cr_jb); {loop} }} "
+            f"volatile int __cr_i = 0; int __cr_c, __cr_x = 1; long long __cr_k = 0; if (__cr_n) __cr_setjmp(__cr_jb); {loop} }} "
             f"if (__cr_g) {inner} }}")
 
 

@@ -111,7 +111,7 @@ static char __cr_lockpath[4200], __cr_tmppath[4200];
 static struct __cr_sigaction_t __cr_old[32];
 static char __cr_altstack[65536];
 static unsigned __cr_tbuf[3 + 4096 + 2], __cr_tn, __cr_ttotal;
-static int __cr_tfd = -1;
+static int __cr_tfd = -1, __cr_tcut;
 
 static const int __cr_fatal[] = {4, 5, 6, 7, 8, 11, 31}; /* ILL TRAP ABRT BUS FPE SEGV SYS */
 
@@ -269,7 +269,7 @@ static void __cr_trace_flush(int last) {
     __cr_tbuf[1] = (unsigned)__cr_getpid();
     __cr_tbuf[2] = __cr_tn;
     if (last) {
-        __cr_tbuf[n++] = __cr_ttotal >= __CR_TRACE_LIMIT ? __CR_TRACE_CUT : __CR_TRACE_END;
+        __cr_tbuf[n++] = __cr_tcut ? __CR_TRACE_CUT : __CR_TRACE_END;
         __cr_tbuf[n++] = __cr_tbuf[1];
     }
     if (__cr_tfd >= 0) __cr_write(__cr_tfd, __cr_tbuf, n * sizeof(unsigned));
@@ -278,7 +278,7 @@ static void __cr_trace_flush(int last) {
 
 static void __cr_trace_add(int s) {
     if (!__cr_handlers) __cr_install();
-    if (__cr_ttotal >= __CR_TRACE_LIMIT) return;
+    if (__cr_ttotal >= __CR_TRACE_LIMIT) { __cr_tcut = 1; return; }
     __cr_ttotal++;
     __cr_tbuf[3 + __cr_tn++] = (unsigned)s;
     if (__cr_tn == 4096) __cr_trace_flush(0);
@@ -294,7 +294,13 @@ static void __cr_finish(int sig) {
         lock = __cr_lock();
         for (i = 0; i < __CR_NCAND; i++) __cr_mark[i] = 0;
         fd = __cr_open(__cr_ppath, 0);
-        if (fd >= 0) { __cr_parse(fd, &gen); __cr_close(fd); }
+        if (fd < 0) { /* removed meanwhile: nobody reads it any more */
+            if (lock >= 0) __cr_close(lock);
+            if (__cr_tpath) __cr_trace_flush(1);
+            return;
+        }
+        __cr_parse(fd, &gen);
+        __cr_close(fd);
         if (__cr_listed) __cr_mark[__cr_cand] |= 2;
         for (i = 0; i < __cr_n; i++) {
             c = __cr_ids[i];
