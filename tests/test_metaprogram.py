@@ -439,3 +439,32 @@ def test_the_docstring_example():
     import crepair.testequiv.metaprogram as metaprogram
 
     assert doctest.testmod(metaprogram).failed == 0
+
+
+def test_processes_of_one_run_intersect(tmp_path):
+    """The site runs once, then the program forks and both processes run it
+    again with different values: the file ends with the intersection."""
+    src = textwrap.dedent("""\
+        #include <stdio.h>
+        #include <unistd.h>
+        #include <sys/wait.h>
+        int main(void) {
+            int k, x = 0, r = 0;
+            pid_t pid = 1;
+            for (k = 0; k < 2; k++) {
+                if (k == 1)
+                    pid = fork();
+                x = pid == 0 ? k : 2 * k;
+                r = r + (x + 1);
+            }
+            if (pid)
+                wait(0);
+            printf("%s %d\\n", pid ? "parent" : "child", r);
+            return 0;
+        }
+        """)
+    meta, _ = one_site_program(tmp_path, src, "x + 1", ["x + 1", "x * x + 1", "2 * k + 1", "x + 1 + 0"],
+                               value_type="int")
+    got, klass = run_meta(meta, 0, (), range(4), tmp_path / "partition")
+    assert got == Run("child 3\nparent 4\n", 0)
+    assert klass == {0, 3}  # the child keeps 0, 1, 3 (x = 1), the parent 0, 2, 3 (x = 2)

@@ -68,10 +68,11 @@ with ``b == 0``), differently in each program.  Linux only.  The running
 candidate's site must not run in two threads at once.  The runtime's
 handlers for SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP and SIGSYS
 are installed at the first execution of the running site (or the first
-traced site) and hand over to the program's own handlers at a crash; a
-program that installs its own afterwards, or recovers from a crash,
-defeats the guarded evaluation and the crash-time class (the insurance
-still holds).
+traced site) and hand over to the program's own handlers at a crash; in
+a program that installs its own for one of them later, a tracked
+candidate's fault reaches the program's handler, and a program that
+recovers from a crash has its class written at the crash (the insurance
+holds in both).
 """
 
 from __future__ import annotations

@@ -28,9 +28,11 @@ an exclusive ``flock`` of ``<path>.lock``, writing through
    (SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP, SIGSYS), rewrites it
    to the class: the listed candidates of the running candidate's site and
    group whose value equalled the running candidate's at every execution of
-   the site (for a fault inside the site: those that faulted there with the
-   same signal), plus the running candidate; intersected with the file's
-   content when another process wrote it meanwhile.
+   the site (and, for a fault of the running candidate inside the site,
+   that fault there the same way: the same signal, or, when it was the
+   original expression that faulted, reading ``__cr_e``), plus the running
+   candidate; intersected with the file's content when another process
+   (a ``fork``-ed child, a process run at the same time) wrote it meanwhile.
 
 A process that never executes the site leaves the file alone: every listed
 candidate survives it.  So a test that runs the program several times, one
