@@ -147,8 +147,8 @@ def generate(seed: int) -> Generated:
         add(sites[0], Schema.GUARD, g, f"if ({g}) {stmt}", f"if ((__pre(), __logc({g}))) {stmt}")
     for _ in range(5):
         lhs, rhs = rng.choice("as"), atom(arith)
-        add(sites[0], Schema.ASSIGNMENT, rhs, f"{{ {lhs} = {rhs}; {stmt} }}", f"{{ {lhs} = (__pre(), __logi({rhs})); {stmt} }}",
-            group=1 + "as".index(lhs), lhs=lhs)
+        add(sites[0], Schema.ASSIGNMENT, rhs, f"{{ {lhs} = {rhs}; {stmt} }}",
+            f"{{ {lhs} = (__pre(), __logi({rhs})); {stmt} }}", group=1 + "as".index(lhs), lhs=lhs)
     for site, count in ((sites[1], 7), (sites[2], 5)):
         orig = f"({site.text})"
         for _ in range(count):
@@ -189,7 +189,7 @@ def test_projection_matches_separate_runs(tmp_path, seed):
         sequence = {c: value_sequence(run(tmp_path / f"log{c}", t)) for c in every}
         for c in space.candidates:
             got, klass = run_meta(meta, c.id, t, at_site[c.site], part)
-            assert got == plain[c.id], (c, t)
+            assert got == plain[c.id] and got.stderr == "", (c, t)
             # a site that never ran: every candidate of it ran as the original
             expected = {d for d in at_site[c.site] if sequence[d] == sequence[c.id]
                         and (space.candidates[d].group == c.group or not sequence[c.id])}

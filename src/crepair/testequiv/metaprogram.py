@@ -31,8 +31,10 @@ of ``r``'s site and group listed in the partition file):
   runtime's handler, which ``_longjmp``s back and drops it), then ``r``
   itself, unguarded (it crashes as the patched program does); the site
   yields ``r``'s value converted to ``__cr_e``'s type.  A ``switch`` over
-  candidate ids, in the site's scope, holds every candidate's code.
-  Candidates are evaluated beside ``r`` only at side-effect-free sites.
+  candidate ids, in the site's scope, holds every candidate's code.  At a
+  site with side effects (``side_effect_free`` false) only ``r`` is
+  evaluated, and ``e`` exactly once if ``r`` reads ``__cr_e``, else not at
+  all, as in the patched program.
 - STMT ``s`` becomes ``{ <site code> if (__cr_g) s }``: GUARD candidates'
   value is ``!!(code)`` and ``r``'s sets ``__cr_g``; ASSIGNMENT candidates'
   value is ``code`` converted to ``lhs``'s (promoted) type and ``r`` assigns
@@ -73,6 +75,9 @@ a program that installs its own for one of them later, a tracked
 candidate's fault reaches the program's handler, and a program that
 recovers from a crash has its class written at the crash (the insurance
 holds in both).
+
+Source: Mechtaev, Gao, Tan, Roychoudhury, "Test-Equivalence Analysis for
+Automatic Patch Generation", TOSEM'18, §3.3 (Fig. 7, Algorithm 1), §5.
 """
 
 from __future__ import annotations
@@ -258,7 +263,8 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
                      else f"case {c.id}: __CR_A(({c.lhs}), ({c.code})); break;" for c in cands)
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")
     return (f"{{ volatile int __cr_g = 1; if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) {{ "
-            f"volatile int __cr_i = 0; int __cr_c, __cr_x = 1; long long __cr_k = 0; if (__cr_n) __cr_setjmp(__cr_jb); {loop} }} "
+            f"volatile int __cr_i = 0; int __cr_c, __cr_x = 1; long long __cr_k = 0; "
+            f"if (__cr_n) __cr_setjmp(__cr_jb); {loop} }} "
             f"if (__cr_g) {inner} }}")
 
 
