@@ -12,7 +12,9 @@
    struct sigaction, stack_t, the first ints of siginfo_t).  Library
    functions are reached under asm labels, so the program's own
    declarations never conflict.  Nothing is written to stdout or stderr.
-   Not thread-safe at the running candidate's site. */
+   Not thread-safe at the running candidate's site.  The pragmas silence
+   what the candidates' code typically warns about (x / 0, a == a), for
+   builds with -Werror; build the meta-program with -w -O0 all the same. */
 #if !defined(__linux__) || defined(__mips__) || defined(__alpha__) || defined(__sparc__) || defined(__hppa__)
 #error "crepair: the meta-program runtime supports Linux on x86, ARM, RISC-V and PowerPC only"
 #endif
@@ -22,6 +24,7 @@
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #pragma GCC diagnostic ignored "-Wunused-but-set-variable"
 #pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wclobbered"
 #pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 #pragma GCC diagnostic ignored "-Wpedantic"
@@ -33,6 +36,29 @@
 #pragma GCC diagnostic ignored "-Wincompatible-pointer-types"
 #pragma GCC diagnostic ignored "-Wjump-misses-init"
 #pragma GCC diagnostic ignored "-Wswitch-default"
+#pragma GCC diagnostic ignored "-Wdiv-by-zero"
+#pragma GCC diagnostic ignored "-Wtautological-compare"
+#pragma GCC diagnostic ignored "-Woverflow"
+#pragma GCC diagnostic ignored "-Wint-in-bool-context"
+#pragma GCC diagnostic ignored "-Wbool-compare"
+#pragma GCC diagnostic ignored "-Wbool-operation"
+#pragma GCC diagnostic ignored "-Wparentheses"
+#pragma GCC diagnostic ignored "-Wlogical-not-parentheses"
+#pragma GCC diagnostic ignored "-Wlogical-op"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wshift-count-overflow"
+#pragma GCC diagnostic ignored "-Wshift-count-negative"
+#pragma GCC diagnostic ignored "-Wshift-negative-value"
+#pragma GCC diagnostic ignored "-Waddress"
+#pragma GCC diagnostic ignored "-Wnonnull-compare"
+#pragma GCC diagnostic ignored "-Wsequence-point"
+#pragma GCC diagnostic ignored "-Wduplicated-cond"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wpointer-compare"
+#pragma GCC diagnostic ignored "-Wcompare-distinct-pointer-types"
+#pragma GCC diagnostic ignored "-Wint-to-pointer-cast"
+#pragma GCC diagnostic ignored "-Wpointer-to-int-cast"
 
 typedef __INTPTR_TYPE__ __cr_intptr;
 typedef __SIZE_TYPE__ __cr_size;
@@ -320,6 +346,7 @@ static void __cr_finish(int sig) {
 static void __cr_on_signal(int sig, void *info, void *uctx) {
     int code = ((int *)info)[2];
     int fault = sig == __CR_SIGFPE || sig == __CR_SIGSEGV || sig == __CR_SIGBUS || sig == __CR_SIGILL;
+    (void)uctx;
     if (__cr_guard && fault && code > 0) {
         __cr_guard = 0;
         if (__cr_cur >= 0) __cr_fault[__cr_cur] = sig; else __cr_efault = sig;
