@@ -66,7 +66,11 @@ meta-program does.
 
 Compile the meta-program, and the patched programs it stands for, at
 ``-O0``: gcc folds some undefined behaviour away when optimizing (``0 % b``
-with ``b == 0``), differently in each program.  Linux only.  The running
+with ``b == 0``), differently in each program.  Even at ``-O0`` it drops a
+trapping division whose value cannot matter (``(c % b > 0) && 0 > 0``) in
+the patched program, where the meta-program still evaluates it and
+crashes: a candidate's undefined behaviour is the one thing the two may
+disagree on.  Linux only.  The running
 candidate's site must not run in two threads at once.  The runtime's
 handlers for SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP and SIGSYS
 are installed at the first execution of the running site (or the first
