@@ -1,0 +1,122 @@
+"""C text for candidates: operator precedence and minimal parentheses.
+
+A candidate's replacement is the user's text with one part changed, so
+the new part is placed into the old context: it gets parentheses exactly
+when the context binds tighter than the new part's top operator (C11
+§6.5; levels below, higher binds tighter).
+
+>>> place("a || b", ASSIGN), place("a || b", BINARY["&&"])
+('a || b', '(a || b)')
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from crepair.frontend.tokens import tokenize
+
+COMMA, ASSIGN, TERNARY, UNARY, PRIMARY = 1, 2, 3, 14, 15
+BINARY = {
+    "||": 4, "&&": 5, "|": 6, "^": 7, "&": 8, "==": 9, "!=": 9,
+    "<": 10, "<=": 10, ">": 10, ">=": 10, "<<": 11, ">>": 11,
+    "+": 12, "-": 12, "*": 13, "/": 13, "%": 13,
+}
+
+
+def node_precedence(node: c_ast.Node) -> int:
+    """The precedence of ``node``'s top operator (ignoring parentheses)."""
+    match node:
+        case c_ast.BinaryOp(op=op):
+            return BINARY.get(op, PRIMARY)
+        case c_ast.UnaryOp(op=op) if op in ("p++", "p--"):
+            return PRIMARY
+        case c_ast.UnaryOp() | c_ast.Cast():
+            return UNARY
+        case c_ast.TernaryOp():
+            return TERNARY
+        case c_ast.Assignment():
+            return ASSIGN
+        case c_ast.ExprList():
+            return COMMA
+    return PRIMARY
+
+
+def operand_context(parent: c_ast.Node, child: c_ast.Node) -> int:
+    """The least precedence ``child`` may have as an operand of ``parent``
+    without parentheses (left-associative binary operators)."""
+    match parent:
+        case c_ast.BinaryOp(op=op, left=left):
+            level = BINARY.get(op, PRIMARY)
+            return level if child is left else level + 1
+        case c_ast.UnaryOp(op=op) if op in ("p++", "p--"):
+            return PRIMARY
+        case c_ast.UnaryOp() | c_ast.Cast():
+            return UNARY
+        case c_ast.TernaryOp(cond=cond, iffalse=iffalse):
+            return TERNARY + 1 if child is cond else (TERNARY if child is iffalse else COMMA)
+        case c_ast.Assignment() | c_ast.FuncCall() | c_ast.Decl() | c_ast.InitList():
+            return ASSIGN
+        case c_ast.ArrayRef(subscript=sub) if child is sub:
+            return COMMA
+        case c_ast.ArrayRef() | c_ast.StructRef():
+            return PRIMARY
+    return COMMA
+
+
+def text_precedence(text: str, node_level: int) -> int:
+    """The precedence of ``text`` (the source of a node whose own level is
+    ``node_level``): PRIMARY when parentheses enclose all of it."""
+    toks = [t.text for t in tokenize(text, skip_directives=False)]
+    if len(toks) >= 2 and toks[0] == "(" and toks[-1] == ")":
+        depth = 0
+        for i, t in enumerate(toks):
+            depth += t == "("
+            depth -= t == ")"
+            if depth == 0:
+                return PRIMARY if i == len(toks) - 1 else node_level
+    return node_level
+
+
+def place(text: str, context: int, level: int | None = None, before: str = "") -> str:
+    """``text`` (whose top operator has precedence ``level``; computed from
+    the text when None, for simple texts) made fit for a position that
+    requires at least ``context``; ``before`` is the character before the
+    position (``-`` then ``-1`` must not become ``--1``)."""
+    if level is None:
+        level = _guess_level(text)
+    if level < context or (text[:1] in "+-" and before in ("+", "-")):
+        return f"({text})"
+    return text
+
+
+def _guess_level(text: str) -> int:
+    toks = [t.text for t in tokenize(text, skip_directives=False)]
+    if len(toks) == 1:
+        return PRIMARY
+    if toks[0] in ("-", "+", "!", "~", "*", "&") and len(toks) == 2:
+        return UNARY
+    depth, level = 0, PRIMARY
+    for i, t in enumerate(toks):
+        if t in ("(", "["):
+            depth += 1
+        elif t in (")", "]"):
+            depth -= 1
+        elif depth == 0 and t in BINARY and i > 0 and toks[i - 1] not in BINARY:
+            level = min(level, BINARY[t])
+        elif depth == 0 and t == "?":
+            level = min(level, TERNARY)
+    if level == PRIMARY and toks[0] == "(" and toks[-1] != ")":
+        return UNARY  # a cast
+    return level
+
+
+def int_text(value: int) -> str:
+    return str(value)
+
+
+def char_text(value: int) -> str | None:
+    """``value`` as a character constant when it is printable ASCII."""
+    if 32 <= value < 127:
+        ch = chr(value)
+        return "'\\''" if ch == "'" else ("'\\\\'" if ch == "\\" else f"'{ch}'")
+    return None
