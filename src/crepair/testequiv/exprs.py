@@ -144,6 +144,10 @@ class Mutator:
         if self._verbatim.is_macro_leaf(node):
             self._macro_leaf(node, context, divisor)
             return
+        if self._verbatim.expression(node) is not None:
+            for _, child in node.children():  # a macro's expansion: only exact parts change
+                self._walk(child, COMMA if self._parenthesized(child) else PRIMARY, False)
+            return
         match node:
             case c_ast.Constant() | c_ast.UnaryOp(op="-", expr=c_ast.Constant()):
                 value = _value(node)

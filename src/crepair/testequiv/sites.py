@@ -251,7 +251,7 @@ class _Walker:
         self.places.append(Place(SiteKind.DECL, decl, span, self._fn, var.type, self._visible(), writes=(decl.name,)))
 
     def _simple(self, node: c_ast.Node, expr: c_ast.Node | None, parent: c_ast.Node, dangling: bool) -> None:
-        why = self._verbatim.statement(node, expr)
+        why = self._verbatim.statement(node)
         if why is not None:
             self.note(node, f"statement not a site: {why}")
             return
@@ -325,9 +325,7 @@ class _Walker:
             if not value.scalar:
                 self.note(node, _why_not(value))
                 return
-        why = self._verbatim.expression(node)
-        if why is None and not self._verbatim.anchored(node, *keywords):
-            why = "inside a macro expansion"
+        why = self._verbatim.site(node, *keywords)
         if why is not None:
             self.note(node, f"expression not a site: {why}")
             return

@@ -43,6 +43,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from os.path import commonprefix
 
 from pycparser import c_ast
 
@@ -145,23 +146,19 @@ def _patch_key(original: str, p: Place, replacement: str) -> tuple[int, int, str
     """The smallest change of ``original`` the replacement makes: equal
     keys, equal patched programs."""
     old = original[p.span.start:p.span.end]
-    a = 0
-    while a < min(len(old), len(replacement)) and old[a] == replacement[a]:
-        a += 1
-    b = 0
-    while b < min(len(old), len(replacement)) - a and old[-1 - b] == replacement[-1 - b]:
-        b += 1
+    a = len(commonprefix([old, replacement]))
+    b = len(commonprefix([old[a:][::-1], replacement[a:][::-1]]))
     return p.span.start + a, p.span.end - b, replacement[a:len(replacement) - b]
 
 
-_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+_NAMES = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|(?<![\w.])(?<!->)([A-Za-z_]\w*)")
+_MEMBER = re.compile(r"(\.|->)\s+")
 
 
 def _variables(code: str, p: Place) -> tuple[str, ...]:
-    toks = tokenize(code, skip_directives=False)
-    names = {t.text for i, t in enumerate(toks)
-             if _IDENT.match(t.text) and t.text in p.scope and not (i and toks[i - 1].text in (".", "->"))}
-    return tuple(sorted(names))
+    """The visible variables ``code`` names (not members, not in literals)."""
+    code = _MEMBER.sub(r"\1", code)
+    return tuple(sorted({m[1] for m in _NAMES.finditer(code) if m[1] and m[1] in p.scope}))
 
 
 _NULL_HEADERS = re.compile(r"^\s*#\s*include\s*<(stdio|stdlib|string|stddef|time|locale|wchar|unistd)\.h>", re.M)
@@ -209,6 +206,7 @@ class _Builder:
         level = text_precedence(text, node_precedence(p.node))
         out: list[_Draft] = []
         flat = _flat(text)
+        root = _root_parts(p.node, self._mutator)
         if Schema.EXPRESSION in schemas and not _is_predicate(p.node):
             negated = "!" + (text if level >= UNARY else f"({text})")
             out.append(_Draft(1, i, Schema.EXPRESSION, "!__cr_e", place(negated, context, UNARY)))
@@ -217,7 +215,7 @@ class _Builder:
             if _flat(atom) == flat:
                 continue
             if Schema.EXPRESSION in schemas and p.side_effect_free:
-                cost = _distance(p.node, (left, op, right), self._original, self._mutator)
+                cost = _distance(root, (left, op, right))
                 out.append(_Draft(cost, i, Schema.EXPRESSION, atom, place(atom, context, BINARY[op])))
             if Schema.REFINEMENT in schemas:
                 for joint in ("&&", "||"):
@@ -290,7 +288,7 @@ def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str) -> list[tuple[st
 
 
 def _flat(text: str) -> str:
-    return "".join(t.text for t in tokenize(text, skip_directives=False))
+    return "".join(text.split())
 
 
 def _is_predicate(node: c_ast.Node) -> bool:
@@ -298,11 +296,17 @@ def _is_predicate(node: c_ast.Node) -> bool:
         isinstance(node, c_ast.UnaryOp) and node.op == "!")
 
 
-def _distance(node: c_ast.Node, atom: tuple[str, str, str], original: str, mutator: Mutator) -> int:
+def _root_parts(node: c_ast.Node, mutator: Mutator) -> tuple[str, str, str] | int:
+    """A comparison of two leaves as (left, op, right), else its size."""
+    n = size(node)
+    if isinstance(node, c_ast.BinaryOp) and node.op in RELATIONAL and n == 3:
+        return _flat(mutator.text_of(node.left)), node.op, _flat(mutator.text_of(node.right))
+    return n
+
+
+def _distance(root: tuple[str, str, str] | int, atom: tuple[str, str, str]) -> int:
     """Tree distance from a condition to an atom: relabelled nodes when
     both are comparisons of leaves, else everything replaced."""
-    if isinstance(node, c_ast.BinaryOp) and node.op in RELATIONAL and size(node) == 3:
-        left = _flat(mutator.text_of(node.left))
-        right = _flat(mutator.text_of(node.right))
-        return (node.op != atom[1]) + (left != _flat(atom[0])) + (right != _flat(atom[2]))
-    return size(node) + ATOM_COST - 1
+    if isinstance(root, tuple):
+        return (root[1] != atom[1]) + (root[0] != _flat(atom[0])) + (root[2] != _flat(atom[2]))
+    return root + ATOM_COST - 1

@@ -31,22 +31,88 @@ class Verbatim:
     def __init__(self, program: CProgram):
         self._program = program
         self._spans = program.spans
+        self._exact: dict[int, str | None] = {}
 
     def expression(self, node: c_ast.Node) -> str | None:
-        """``node``'s tokens are the user's, macro uses only as whole operands."""
+        """Exactly the user's tokens, macro uses only as whole operands:
+        a node whose operator or leaves a candidate may change."""
+        key = id(node)
+        if key not in self._exact:
+            try:
+                first, last = self._spans.balanced_extent(node)
+            except (InternalError, IndexError):
+                self._exact[key] = "no exact source span"
+            else:
+                self._exact[key] = self._tokens(node, first, last)
+        return self._exact[key]
+
+    def site(self, node: c_ast.Node, *keywords: c_ast.Node) -> str | None:
+        """``node`` may be a site: it is not itself a macro use, its first
+        and last tokens, its neighbours and ``keywords`` (the statement
+        keyword or operator that makes it a site) are the user's, every
+        token maps inside its span and no directive lies within.  Macro
+        uses inside are fine: a candidate keeps or changes the text, and
+        the compiler expands it alike in the patch and the meta-program."""
         try:
             first, last = self._spans.balanced_extent(node)
         except (InternalError, IndexError):
             return "no exact source span"
-        return self._tokens(node, first, last)
+        if self.macro_use(first, last):
+            return "a macro use"
+        if not self.anchored(node, *keywords):
+            return "inside a macro expansion"
+        return self._bounded(first, last)
 
-    def statement(self, node: c_ast.Node, expr: c_ast.Node | None) -> str | None:
-        """A simple statement (``expr`` its expression, if any) including its ``;``."""
+    def statement(self, node: c_ast.Node) -> str | None:
+        """A simple statement, its ``;`` included, written by the user (as
+        :meth:`site`: macro uses inside are fine)."""
         try:
             first, last = self._spans.statement_extent(node)
         except (InternalError, IndexError):
             return "no exact source span (a statement made by a macro?)"
-        return self._tokens(expr, first, last)
+        return self._bounded(first, last)
+
+    def _bounded(self, first: int, last: int) -> str | None:
+        spans = self._spans
+        head, tail = spans.token(first), spans.token(last)
+        if not (self._edge(first, first - 1) and self._edge(last, last + 1)):
+            return "part of a macro expansion"
+        if any(not head.start <= spans.token(i).start <= spans.token(i).end <= tail.end for i in range(first, last + 1)):
+            return "tokens that do not match the file (inside a macro expansion)"
+        if not (self._adjacent(first - 1, head.start, before=True) and self._adjacent(last + 1, tail.end, before=False)):
+            return "part of a macro expansion"
+        if self.has_directive(head.start, tail.end):
+            return "a preprocessor directive inside"
+        return None
+
+    def _adjacent(self, i: int, at: int, before: bool) -> bool:
+        """No token of the user's text lies between token ``i`` (the
+        neighbour of a site) and offset ``at`` (the site's edge): the
+        site's span and its neighbours tile the file as the parse does."""
+        try:
+            tok = self._spans.token(i) if i >= 0 else None
+        except IndexError:
+            tok = None
+        if tok is None or tok.from_macro:
+            return True  # a neighbouring macro use: its mapped position says nothing
+        lo, hi = (tok.end, at) if before else (at, tok.start)
+        if lo > hi:
+            return False
+        return not tokenize(self._program.original[lo:hi], skip_directives=True)
+
+    def _edge(self, i: int, outside: int) -> bool:
+        """Token ``i`` at a site's edge is the user's, or a whole macro
+        use begins or ends there (the token beyond maps elsewhere)."""
+        tok = self._spans.token(i)
+        if not tok.from_macro:
+            return True
+        if tok.start == tok.end:
+            return False
+        try:
+            beyond = self._spans.token(outside) if outside >= 0 else None
+        except IndexError:
+            beyond = None
+        return beyond is None or (beyond.start, beyond.end) != (tok.start, tok.end)
 
     def clean(self, *indices: int) -> bool:
         """The tokens at ``indices`` are the user's (not from a macro)."""
