@@ -110,13 +110,75 @@ def _guess_level(text: str) -> int:
     return level
 
 
-def int_text(value: int) -> str:
-    return str(value)
-
-
 def char_text(value: int) -> str | None:
     """``value`` as a character constant when it is printable ASCII."""
     if 32 <= value < 127:
         ch = chr(value)
         return "'\\''" if ch == "'" else ("'\\\\'" if ch == "\\" else f"'{ch}'")
     return None
+
+
+def int_literal(text: str) -> tuple[int, int, bool] | None:
+    """Value, conversion rank (int 3, long 4, long long 5) and signedness
+    of an integer literal (C11 §6.4.4.1, LP64), or None."""
+    body = text.rstrip("uUlL")
+    suffix = text[len(body):].lower()
+    try:
+        if body.lower().startswith("0x"):
+            value, decimal = int(body, 16), False
+        elif body.lower().startswith("0b"):
+            value, decimal = int(body, 2), False
+        elif body.startswith("0") and len(body) > 1:
+            value, decimal = int(body, 8), False
+        else:
+            value, decimal = int(body), True
+    except ValueError:
+        return None
+    unsigned, longs = "u" in suffix, suffix.count("l")
+    ranks = [r for r in (3, 4, 5) if r >= 3 + min(longs, 2)]
+    for rank in ranks:
+        bits = 32 if rank == 3 else 64
+        for signed in ((False,) if unsigned else ((True,) if decimal else (True, False))):
+            if value < 1 << (bits - 1 if signed else bits):
+                return value, rank, signed
+    return value, 5, False
+
+
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
+
+
+def char_literal(text: str) -> int | None:
+    """The value of a plain character constant such as ``'a'`` or ``'\\n'``."""
+    if len(text) < 3 or text[0] != "'" or text[-1] != "'":
+        return None
+    body = text[1:-1]
+    if len(body) == 1:
+        return ord(body) if ord(body) < 128 else None
+    if body[0] != "\\":
+        return None
+    if len(body) == 2 and body[1] in _CHAR_ESCAPES:
+        return _CHAR_ESCAPES[body[1]]
+    try:
+        value = int(body[2:], 16) if body[1] in "xX" else int(body[1:], 8)
+    except ValueError:
+        return None
+    return value - 256 if value > 127 else value
+
+
+def constant_value(node: c_ast.Node) -> int | None:
+    """The value of an integer or character constant, possibly negated
+    (``-1`` is a unary minus on ``1`` in the tree); None for anything else."""
+    negative = isinstance(node, c_ast.UnaryOp) and node.op == "-"
+    const = node.expr if negative else node
+    if not isinstance(const, c_ast.Constant):
+        return None
+    if const.type == "char":
+        value = char_literal(const.value)
+    elif "int" in const.type:
+        parsed = int_literal(const.value)
+        value = parsed[0] if parsed is not None else None
+    else:
+        return None
+    if value is None:
+        return None
+    return -value if negative else value

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
-from crepair.testequiv.ctext import BINARY, COMMA, PRIMARY, UNARY, char_text, node_precedence, operand_context, place
-from crepair.testequiv.scope import CType, TypeKind, Types, Var, char_literal, decay, int_literal
+from crepair.testequiv.ctext import (BINARY, COMMA, PRIMARY, UNARY, char_text, constant_value, node_precedence,
+                                     operand_context, place)
+from crepair.testequiv.scope import CType, TypeKind, Types, Var, decay
 from crepair.testequiv.sites import Place
 from crepair.testequiv.verbatim import Verbatim
 
@@ -138,7 +139,7 @@ class Mutator:
         of a binary parent (``x op x`` and ``c op c`` are not proposed)."""
         start, end = self._region(node)
         self._sibling = _flat(self.text_of(sibling)) if sibling is not None else None
-        self._sibling_constant = sibling is not None and _value(sibling) is not None
+        self._sibling_constant = sibling is not None and constant_value(sibling) is not None
         if any(s <= start and end <= e for s, e in self._excluded):
             return
         if self._verbatim.is_macro_leaf(node):
@@ -150,7 +151,7 @@ class Mutator:
             return
         match node:
             case c_ast.Constant() | c_ast.UnaryOp(op="-", expr=c_ast.Constant()):
-                value = _value(node)
+                value = constant_value(node)
                 if value is not None:
                     self._constant(node, value, context, divisor, macro=False)
             case c_ast.ID(name=name):
@@ -178,7 +179,7 @@ class Mutator:
         lt, rt = self._type(left), self._type(right)
         ints = lt.kind == TypeKind.INTEGER and rt.kind == TypeKind.INTEGER
         ptr = TypeKind.POINTER in (lt.kind, rt.kind)
-        zero = _value(right) == 0
+        zero = constant_value(right) == 0
         alternatives: tuple[str, ...] = ()
         if op in RELATIONAL:
             alternatives = RELATIONAL if ints else (("==", "!=") if ptr and op in ("==", "!=") else ())
@@ -198,14 +199,14 @@ class Mutator:
                 self._add(node, self._rebuild(node, new, context), 1)
         if ints and (op in RELATIONAL or op in ARITHMETIC):
             for side, t in ((left, lt), (right, rt)):
-                if t.signed and _value(side) is None and not isinstance(side, c_ast.Cast):
+                if t.signed and constant_value(side) is None and not isinstance(side, c_ast.Cast):
                     cast = "(unsigned)" if t.rank <= 3 else f"(unsigned {t.text})"
                     inner = self.text_of(side) if self._level(side) >= UNARY else f"({self.text_of(side)})"
                     self._add(side, cast + inner, 1)
         if op in ARITHMETIC or op in BITWISE or op in SHIFT or op in LOGICAL:
             mine = self._type(node)
             for keep, drop, t in ((left, right, lt), (right, left, rt)):
-                if _same_class(t, mine) and not (divisor and _value(keep) == 0):
+                if _same_class(t, mine) and not (divisor and constant_value(keep) == 0):
                     self._put(node, self.text_of(keep), node_precedence(keep), context, 1 + size(drop))
         for child, other in ((left, right), (right, left)):
             self._walk(child, self._context(node, child), child is right and op in ("/", "%"), other)
@@ -276,7 +277,7 @@ class Mutator:
 
     def _macro_leaf(self, node: c_ast.Node, context: int, divisor: bool) -> None:
         t = self._type(node)
-        value = _value(node)
+        value = constant_value(node)
         if value is not None:
             self._constant(node, value, context, divisor, macro=True)
         elif t.kind == TypeKind.INTEGER:
@@ -291,21 +292,3 @@ def _same_class(a: CType, b: CType) -> bool:
     if a.kind == TypeKind.INTEGER:
         return b.kind == TypeKind.INTEGER
     return a.kind == TypeKind.POINTER and b.kind == TypeKind.POINTER and a.text == b.text and bool(a.text)
-
-
-def _value(node: c_ast.Node) -> int | None:
-    """The value of an integer or character constant, possibly negated."""
-    negative = isinstance(node, c_ast.UnaryOp) and node.op == "-"
-    const = node.expr if negative else node
-    if not isinstance(const, c_ast.Constant):
-        return None
-    if const.type == "char":
-        value = char_literal(const.value)
-    elif "int" in const.type:
-        parsed = int_literal(const.value)
-        value = parsed[0] if parsed is not None else None
-    else:
-        return None
-    if value is None:
-        return None
-    return -value if negative else value

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from crepair.testequiv.ctext import int_literal
+
 USER_FILE = "<stdin>"  # pycparser's name for the user's file in the preprocessed text
 
 
@@ -341,53 +343,7 @@ def _constant_type(kind: str, value: str) -> CType:
     if kind in ("float", "double", "long double"):
         return DOUBLE
     parsed = int_literal(value)
-    return parsed[1] if parsed is not None else INT
-
-
-def int_literal(text: str) -> tuple[int, CType] | None:
-    """Value and type of an integer literal (C11 §6.4.4.1, LP64), or None."""
-    body = text.rstrip("uUlL")
-    suffix = text[len(body):].lower()
-    try:
-        if body.lower().startswith("0x"):
-            value, decimal = int(body, 16), False
-        elif body.lower().startswith("0b"):
-            value, decimal = int(body, 2), False
-        elif body.startswith("0") and len(body) > 1:
-            value, decimal = int(body, 8), False
-        else:
-            value, decimal = int(body), True
-    except ValueError:
-        return None
-    unsigned, longs = "u" in suffix, suffix.count("l")
-    ranks = [r for r in (3, 4, 5) if r >= 3 + min(longs, 2)]
-    for rank in ranks:
-        bits = _SIZES[rank] * 8
-        for signed in ((False,) if unsigned else ((True,) if decimal else (True, False))):
-            if value < 1 << (bits - 1 if signed else bits):
-                return value, integer(rank, signed)
-    return value, integer(5, False)
-
-
-_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
-
-
-def char_literal(text: str) -> int | None:
-    """The value of a plain character constant such as ``'a'`` or ``'\\n'``."""
-    if len(text) < 3 or text[0] != "'" or text[-1] != "'":
-        return None
-    body = text[1:-1]
-    if len(body) == 1:
-        return ord(body) if ord(body) < 128 else None
-    if body[0] != "\\":
-        return None
-    if len(body) == 2 and body[1] in _CHAR_ESCAPES:
-        return _CHAR_ESCAPES[body[1]]
-    try:
-        value = int(body[2:], 16) if body[1] in "xX" else int(body[1:], 8)
-    except ValueError:
-        return None
-    return value - 256 if value > 127 else value
+    return integer(parsed[1], parsed[2]) if parsed is not None else INT
 
 
 class VarKind(enum.Enum):

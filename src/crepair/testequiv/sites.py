@@ -29,8 +29,9 @@ from crepair.errors import InternalError
 from crepair.frontend.parse import CProgram
 from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
-from crepair.testequiv.ctext import COMMA, operand_context
-from crepair.testequiv.scope import INT, USER_FILE, CType, TypeKind, Types, Var, VarKind, char_literal, decay, int_literal
+from crepair.testequiv.ctext import COMMA, constant_value, operand_context
+from crepair.testequiv.effects import effects, side_effect_free
+from crepair.testequiv.scope import INT, USER_FILE, VOID, CType, TypeKind, Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
 
 
@@ -67,22 +68,6 @@ class Place:
     block: bool = False
     dangling: bool = False
     context: int = COMMA
-
-
-def side_effect_free(node: c_ast.Node) -> bool:
-    """No assignment, ``++``/``--`` or call inside ``node``."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        match n:
-            case c_ast.Assignment() | c_ast.FuncCall():
-                return False
-            case c_ast.UnaryOp(op="sizeof"):
-                continue
-            case c_ast.UnaryOp(op=op) if op in ("++", "--", "p++", "p--"):
-                return False
-        stack.extend(c for _, c in n.children())
-    return True
 
 
 def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[str, str]]]:
@@ -255,10 +240,10 @@ class _Walker:
         if why is not None:
             self.note(node, f"statement not a site: {why}")
             return
-        reads, writes = _effects(expr, self._visible()) if expr is not None else (set(), set())
+        reads, writes = effects(expr, self._visible()) if expr is not None else (set(), set())
         block = not isinstance(parent, _STATEMENT_PARENTS)
         self.places.append(Place(
-            SiteKind.STMT, node, self._spans.statement_span(node), self._fn, CType(TypeKind.VOID, "void"),
+            SiteKind.STMT, node, self._spans.statement_span(node), self._fn, VOID,
             self._visible(), side_effect_free=expr is None or side_effect_free(expr),
             reads=tuple(sorted(reads)), writes=tuple(sorted(writes)), block=block, dangling=dangling and block,
         ))
@@ -344,25 +329,11 @@ class _Walker:
             self._constant(node)
 
     def _constant(self, node: c_ast.Node) -> None:
-        negative = isinstance(node, c_ast.UnaryOp)
-        const = node.expr if negative else node
-        if not isinstance(const, c_ast.Constant):
-            return
-        if const.type == "char":
-            value = char_literal(const.value)
-        elif "int" in const.type:
-            parsed = int_literal(const.value)
-            value = parsed[0] if parsed is not None else None
-        else:
-            value = None
-        if value is None:
-            return
-        text = self.spelling(node)
-        if text is None:
-            return
-        value = -value if negative else value
-        self._counts[value] += 1
-        self._spellings.append((value, text))
+        value = constant_value(node)
+        text = self.spelling(node) if value is not None else None
+        if text is not None:
+            self._counts[value] += 1
+            self._spellings.append((value, text))
 
     def spelling(self, node: c_ast.Node) -> str | None:
         """The user's text of a constant: its literal, or the macro it came from."""
@@ -389,63 +360,3 @@ def _why_not(t: CType) -> str:
         case TypeKind.POINTER:
             return "pointer whose type has no simple C name (not a site)"
     return "value of a type not understood (not a site)"
-
-
-def _effects(expr: c_ast.Node, scope: dict[str, Var]) -> tuple[set[str], set[str]]:
-    """Names a statement may read and write; ``"*"`` is any memory (a
-    call, a write or read through a pointer)."""
-    reads: set[str] = set()
-    writes: set[str] = set()
-
-    def target(lv: c_ast.Node) -> None:
-        match lv:
-            case c_ast.ID(name=name):
-                writes.add(name)
-            case c_ast.ArrayRef(name=base, subscript=s):
-                visit(s)
-                named = isinstance(base, c_ast.ID) and base.name in scope and scope[base.name].type.kind == TypeKind.ARRAY
-                if named:
-                    writes.add(base.name)
-                else:
-                    writes.add("*")
-                    visit(base)
-            case c_ast.StructRef(name=base, type="."):
-                target(base)
-            case _:
-                writes.add("*")
-                visit(lv)
-
-    def visit(n: c_ast.Node | None) -> None:
-        match n:
-            case None:
-                return
-            case c_ast.ID(name=name) if name in scope:
-                reads.add(name)
-            case c_ast.Assignment(op=op, lvalue=l, rvalue=r):
-                target(l)
-                if op != "=":
-                    visit(l)
-                visit(r)
-            case c_ast.UnaryOp(op=op, expr=e) if op in ("++", "--", "p++", "p--"):
-                target(e)
-                visit(e)
-            case c_ast.UnaryOp(op="sizeof"):
-                return
-            case c_ast.FuncCall(args=args):
-                reads.add("*")
-                writes.add("*")
-                visit(args)
-            case c_ast.UnaryOp(op="*", expr=e) | c_ast.StructRef(type="->", name=e):
-                reads.add("*")
-                visit(e)
-            case c_ast.ArrayRef(name=base, subscript=s):
-                if not (isinstance(base, c_ast.ID) and base.name in scope and scope[base.name].type.kind == TypeKind.ARRAY):
-                    reads.add("*")
-                visit(base)
-                visit(s)
-            case _:
-                for _, child in n.children():
-                    visit(child)
-
-    visit(expr)
-    return reads, writes
