@@ -33,7 +33,7 @@ from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
 from crepair.testequiv.ctext import (BINARY, COMMA, PRIMARY, UNARY, char_text, constant_value, node_precedence,
-                                     operand_context, place)
+                                   operand_context, place)
 from crepair.testequiv.scope import CType, TypeKind, Types, Var, decay
 from crepair.testequiv.sites import Place
 from crepair.testequiv.verbatim import Verbatim
@@ -138,12 +138,10 @@ class Mutator:
         """Changes of ``node`` and below; ``sibling``: the other operand
         of a binary parent (``x op x`` and ``c op c`` are not proposed)."""
         start, end = self._region(node)
-        self._sibling = _flat(self.text_of(sibling)) if sibling is not None else None
-        self._sibling_constant = sibling is not None and constant_value(sibling) is not None
         if any(s <= start and end <= e for s, e in self._excluded):
             return
         if self._verbatim.is_macro_leaf(node):
-            self._macro_leaf(node, context, divisor)
+            self._macro_leaf(node, context, divisor, sibling)
             return
         if self._verbatim.expression(node) is not None:
             for _, child in node.children():  # a macro's expansion: only exact parts change
@@ -153,16 +151,16 @@ class Mutator:
             case c_ast.Constant() | c_ast.UnaryOp(op="-", expr=c_ast.Constant()):
                 value = constant_value(node)
                 if value is not None:
-                    self._constant(node, value, context, divisor, macro=False)
+                    self._constant(node, value, context, divisor, sibling, macro=False)
             case c_ast.ID(name=name):
                 t = self._type(node)
                 if name in self._scope or name in self._types.enumerators:
-                    self._leaf(node, t, context, divisor, plus_one=name in self._scope)
+                    self._leaf(node, t, context, divisor, sibling, plus_one=name in self._scope)
             case c_ast.ArrayRef(subscript=sub):
-                self._leaf(node, self._type(node), context, divisor, plus_one=True)
+                self._leaf(node, self._type(node), context, divisor, sibling, plus_one=True)
                 self._walk(sub, COMMA, divisor=False)
             case c_ast.StructRef() | c_ast.UnaryOp(op="*"):
-                self._leaf(node, self._type(node), context, divisor, plus_one=True)
+                self._leaf(node, self._type(node), context, divisor, sibling, plus_one=True)
             case c_ast.BinaryOp():
                 self._binary(node, context, divisor)
             case c_ast.UnaryOp(op=op, expr=e) if op in ("!", "-", "~", "+"):
@@ -209,6 +207,8 @@ class Mutator:
                 if _same_class(t, mine) and not (divisor and constant_value(keep) == 0):
                     self._put(node, self.text_of(keep), node_precedence(keep), context, 1 + size(drop))
         for child, other in ((left, right), (right, left)):
+            if op in RELATIONAL and ptr and self._type(child).kind != TypeKind.POINTER:
+                continue  # the null pointer constant of p == 0
             self._walk(child, self._context(node, child), child is right and op in ("/", "%"), other)
 
     def _rebuild(self, node: c_ast.BinaryOp, new: str, context: int) -> str:
@@ -235,15 +235,20 @@ class Mutator:
         self._put(node, rest, level, context, 1)
 
     # -- leaves -----------------------------------------------------------------
-    def _leaf(self, node: c_ast.Node, t: CType, context: int, divisor: bool, plus_one: bool) -> None:
+    def _leaf(self, node: c_ast.Node, t: CType, context: int, divisor: bool, sibling: c_ast.Node | None,
+              plus_one: bool) -> None:
+        """Substitutions of a variable, element, member or dereference;
+        never the ``sibling`` operand's own text (``x < x``) and no constant
+        beside a constant."""
         cost, text = size(node), self.text_of(node)
         pool = self._pool
         name = node.name if isinstance(node, c_ast.ID) else None
+        twin = _flat(self.text_of(sibling)) if sibling is not None else None
         if t.kind == TypeKind.INTEGER:
             for var in pool.integers:
-                if var.name not in (name, self._sibling):
+                if var.name not in (name, twin):
                     self._put(node, var.name, PRIMARY, context, cost)
-            for value, spelling in pool.constants if not self._sibling_constant else ():
+            for value, spelling in pool.constants if constant_value(sibling) is None else ():
                 if not (divisor and value == 0):
                     self._put(node, spelling, None, context, cost)
             if plus_one:
@@ -252,12 +257,13 @@ class Mutator:
                     self._put(node, f"{inner} {sign} 1", BINARY[sign], context, 2)
         elif t.kind == TypeKind.POINTER and t.text:
             for var in pool.pointers:
-                if var.name not in (name, self._sibling) and var.type.text == t.text:
+                if var.name not in (name, twin) and var.type.text == t.text:
                     self._put(node, var.name, PRIMARY, context, cost)
             if pool.null:
                 self._put(node, pool.null, PRIMARY, context, cost)
 
-    def _constant(self, node: c_ast.Node, value: int, context: int, divisor: bool, macro: bool) -> None:
+    def _constant(self, node: c_ast.Node, value: int, context: int, divisor: bool, sibling: c_ast.Node | None,
+                  macro: bool) -> None:
         spelled = dict(self._pool.replacements)
         is_char = isinstance(node, c_ast.Constant) and node.type == "char"
         if macro:
@@ -271,17 +277,18 @@ class Mutator:
             seen.add(new)
             text = spelled.get(new) or (char_text(new) if is_char else None) or str(new)
             self._put(node, text, None, context, 1)
+        twin = _flat(self.text_of(sibling)) if sibling is not None else None
         for var in self._pool.integers:
-            if var.name != self._sibling:
+            if var.name != twin:
                 self._put(node, var.name, PRIMARY, context, 1)
 
-    def _macro_leaf(self, node: c_ast.Node, context: int, divisor: bool) -> None:
+    def _macro_leaf(self, node: c_ast.Node, context: int, divisor: bool, sibling: c_ast.Node | None) -> None:
         t = self._type(node)
         value = constant_value(node)
         if value is not None:
-            self._constant(node, value, context, divisor, macro=True)
+            self._constant(node, value, context, divisor, sibling, macro=True)
         elif t.kind == TypeKind.INTEGER:
-            self._leaf(node, t, context, divisor, plus_one=True)
+            self._leaf(node, t, context, divisor, sibling, plus_one=True)
 
 
 def _flat(text: str) -> str:
