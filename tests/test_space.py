@@ -246,6 +246,31 @@ def test_struct_members_pointers_and_null(tmp_path):
     assert not [r for r in cond if "NULL +" in r or "NULL -" in r or re.search(r"p != [a-z0-9]+$", r)]
 
 
+def test_value_types_follow_c_conversions(tmp_path):
+    program, space = space_of(tmp_path, """
+        #include <stdio.h>
+        #include <string.h>
+        typedef struct node { int v; } Node;
+        long g(unsigned u, long l, char c, const char *s, Node *q, unsigned long long w) {
+            size_t n = strlen(s);
+            static int calls;
+            int a, b[4], *r;
+            const int k = 2;
+            printf("%ld %d %lu %p %p %llu", u + l, c + 1, n - 1, s, q, w * 2);
+            return l + a + k;
+        }
+    """)
+    check_invariants(program, space)
+    types = {s.text: s.value_type for s in space.sites if s.kind == SiteKind.EXPR}
+    assert types == {"u + l": "long", "c + 1": "int", "n - 1": "unsigned long", "s": "const char *",
+                     "q": "Node *", "w * 2": "unsigned long long", "l + a + k": "long", "2": "int"}
+    assert [s.text for s in space.sites if s.kind == SiteKind.DECL] == ["a"]
+    assert at(space, site(space, "a", SiteKind.DECL))["a = 0"].lhs == "a"
+    call = site(space, 'printf("%ld %d %lu %p %p %llu", u + l, c + 1, n - 1, s, q, w * 2);', SiteKind.STMT)
+    assert (call.reads, call.writes) == (("*", "c", "l", "n", "q", "s", "u", "w"), ("*",))
+    assert not [c for c in space.candidates if c.lhs == "k"]  # const
+
+
 def test_lines_restrict_and_rank_orders(tmp_path):
     program, full = space_of(tmp_path, IF_ELSE)
     _, only = space_of(tmp_path, IF_ELSE, lines={4, 8})

@@ -11,7 +11,8 @@ the type of an expression by C11's rules (§6.3.1.1 integer promotions,
 The C library's headers are read through pycparser-fake-libc, whose
 typedefs all say ``int``; the standard integer typedefs (``size_t``,
 ``int64_t``…) are therefore taken from a table of their real LP64 types,
-and every other typedef of a header is opaque (``FILE``, ``va_list``).
+and every other typedef of those headers is opaque (``FILE``,
+``va_list``); the user's own headers are read as written.
 
 >>> INT.text, promote(CHAR).text, usual(UINT, LONG).text
 ('int', 'int', 'long')
@@ -22,6 +23,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from pycparser import c_ast
 
@@ -180,9 +182,9 @@ class Types:
         self.enumerators: set[str] = set()
         self.functions: dict[str, c_ast.Node] = {}
         for ext in ast.ext:
-            user = ext.coord is None or ext.coord.file == USER_FILE
             if isinstance(ext, c_ast.Typedef):
-                self._typedefs[ext.name] = (ext.type, user)
+                libc = ext.coord is not None and "pycparser_fake_libc" in Path(ext.coord.file).parts
+                self._typedefs[ext.name] = (ext.type, not libc)
             elif isinstance(ext, c_ast.FuncDef):
                 self.functions[ext.decl.name] = ext.decl.type
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
@@ -209,9 +211,8 @@ class Types:
         return self._anonymous.setdefault(id(node), f"{kind} #{len(self._anonymous)}")
 
     # -- declarations -------------------------------------------------------
-    def resolve(self, node: c_ast.Node, name: str = "") -> CType:
-        """The type a declaration's type node denotes; ``name`` is the text
-        used for a typedef's own name (kept for opaque and record types)."""
+    def resolve(self, node: c_ast.Node) -> CType:
+        """The type a declaration's type node denotes."""
         match node:
             case c_ast.TypeDecl(type=inner, quals=quals):
                 t = self.resolve(inner)
@@ -229,11 +230,8 @@ class Types:
             case c_ast.IdentifierType(names=names):
                 return self._names(names)
             case c_ast.Struct() | c_ast.Union():
-                key = self._record_key(node)
-                text = key if node.name else ""
-                if node.decls is None and key not in self._records and node.name:
-                    text = key  # incomplete type: still nameable
-                return CType(TypeKind.RECORD, text, record=key)
+                key = self._record_key(node)  # complete or not, a tagged record is nameable
+                return CType(TypeKind.RECORD, key if node.name else "", record=key)
             case c_ast.Enum():
                 return INT
         return OTHER
@@ -244,14 +242,12 @@ class Types:
         if names == ["void"]:
             return VOID
         if len(names) == 1 and names[0] in self._typedefs:
-            node, user = self._typedefs[names[0]]
-            if not user:
+            node, own = self._typedefs[names[0]]
+            if not own:
                 return _libc_typedef(names[0])
             t = self.resolve(node)
-            if t.kind in (TypeKind.RECORD, TypeKind.OTHER):
-                return CType(t.kind, names[0], record=t.record)
-            if t.kind == TypeKind.POINTER and t.text:
-                return CType(t.kind, names[0], target=t.target)
+            if t.kind in (TypeKind.RECORD, TypeKind.OTHER, TypeKind.POINTER):
+                return CType(t.kind, names[0], target=t.target, record=t.record)  # named by the typedef
             return t
         return _integer_names(names) or OTHER
 
