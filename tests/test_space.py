@@ -110,6 +110,7 @@ def test_each_schema_on_an_if_with_an_else(tmp_path):
     assert ret["x = x + 1; return x + y;"].cost == 5
     assert {c.group for c in ret.values() if c.lhs == "x"} != {c.group for c in ret.values() if c.lhs == "y"}
     assert {c.group for c in ret.values() if c.schema == Schema.GUARD} == {0}
+    assert cond.variables == (("a", "int"), ("b", "int"), ("x", "int"), ("y", "int"))
     init = at(space, site(space, "y", SiteKind.DECL))
     assert list(init) == ["y = 0"] and init["y = 0"].cost == 1 and init["y = 0"].schema == Schema.INITIALIZATION
     assert at(space, site(space, "a - b"))["a + b"].cost == 1
@@ -265,6 +266,7 @@ def test_value_types_follow_c_conversions(tmp_path):
     assert types == {"u + l": "long", "c + 1": "int", "n - 1": "unsigned long", "s": "const char *",
                      "q": "Node *", "w * 2": "unsigned long long", "l + a + k": "long", "2": "int"}
     assert [s.text for s in space.sites if s.kind == SiteKind.DECL] == ["a"]
+    assert ("s", "const char *") in site(space, "return l + a + k;", SiteKind.STMT).variables
     assert at(space, site(space, "a", SiteKind.DECL))["a = 0"].lhs == "a"
     call = site(space, 'printf("%ld %d %lu %p %p %llu", u + l, c + 1, n - 1, s, q, w * 2);', SiteKind.STMT)
     assert (call.reads, call.writes) == (("*", "c", "l", "n", "q", "s", "u", "w"), ("*",))
@@ -307,7 +309,8 @@ F1X_FIXES = {
     "non-integer-member": (20, "x >= y"), "null-dereference": (15, "a >= b"), "pointer-arithmetic": (11, "a + 1"),
     "pointer": (25, "p == t"), "refine-condition": (12, "foo() || a >= b"), "replace-constant": (7, "a > 5"),
     "signed-int-overflow": (9, "mid - (unsigned)base - 1"), "substitute-bool2": (10, "a > b"),
-    "return": (6, "value"),  # no comment: test.sh expects 1, the value of the local `value`
+    # no comment on the line: what test.sh asks for
+    "return": (6, "value"), "break": (8, "i > 2"),
 }
 needs_f1x = pytest.mark.skipif(not F1X.exists(), reason="shared benchmarks absent")
 

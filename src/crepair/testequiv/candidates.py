@@ -68,6 +68,11 @@ class Site:
     statement may read / write, ``"*"`` meaning any (a call, a write through
     a pointer); used by the dependency-based relation (§3.4).
     ``order``: the site's rank by suspiciousness (0 = most suspicious).
+    ``variables``: the visible variables the site's candidates name (read
+    in ``code``, or assigned as ``lhs``) with their types as C text,
+    arrays decayed to pointers (``("n", "int")``, ``("a", "int *")``; ``""``
+    for a type without a simple name), sorted by name: what a
+    meta-program that evaluates candidates outside the function needs.
     """
 
     id: int
@@ -81,6 +86,7 @@ class Site:
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     order: int = 0
+    variables: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

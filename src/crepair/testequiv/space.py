@@ -61,7 +61,7 @@ from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, S
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
 from crepair.testequiv.exprs import RELATIONAL, Mutator, Pool, size
 from crepair.testequiv.sites import Place, collect
-from crepair.testequiv.scope import Types, Var, VarKind
+from crepair.testequiv.scope import Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
 
 ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST = 3, 4, 2, 1
@@ -134,20 +134,23 @@ def build_space(
     used = sorted({d.place for d in kept})
     site_id = {p: k for k, p in enumerate(used)}
     site_order = {p: k for k, p in enumerate(sorted(used, key=lambda p: position[p]))}
-    sites = tuple(_site(program, places[p], site_id[p], site_order[p]) for p in used)
-    candidates = tuple(
-        Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs,
-                  _variables(d.code, places[d.place]))
-        for j, d in enumerate(kept)
-    )
-    return SearchSpace(sites, candidates, tuple(notes))
+    names: dict[int, set[str]] = {p: set() for p in used}
+    candidates = []
+    for j, d in enumerate(kept):
+        read = _variables(d.code, places[d.place])
+        names[d.place].update(read, [d.lhs] if d.lhs else [])
+        candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read))
+    sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
+    return SearchSpace(sites, tuple(candidates), tuple(notes))
 
 
-def _site(program: CProgram, p: Place, ident: int, order: int) -> Site:
+def _site(program: CProgram, p: Place, ident: int, order: int, names: set[str]) -> Site:
     text = program.original[p.span.start:p.span.end]
     value_type = p.type.text if p.kind != SiteKind.STMT else "void"
+    own = {p.node.name: p.type} if p.kind == SiteKind.DECL else {}
+    variables = tuple((n, decay(own[n] if n in own else p.scope[n].type).text) for n in sorted(names))
     return Site(ident, p.kind, p.span, text, p.function.name, value_type, p.condition, p.side_effect_free,
-                p.reads, p.writes, order)
+                p.reads, p.writes, order, variables)
 
 
 def _patch_key(original: str, p: Place, replacement: str) -> tuple[int, int, str]:
