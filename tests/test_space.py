@@ -99,6 +99,10 @@ def test_each_schema_on_an_if_with_an_else(tmp_path):
     delete = at(space, then)["{ if (0) x = x + 1; }"]  # braces: the else stays with its if
     assert (delete.schema, delete.code, delete.cost) == (Schema.GUARD, "0", 2)
     assert at(space, then)["{ if (a < b) x = x + 1; }"].cost == 4
+    for c, inner in ((delete, "If"), (at(space, then)["{ y = 0; x = x + 1; }"], "Assignment")):
+        outer = c_parser.CParser().parse(patched(program, space, c)).ext[0].body.block_items[2]
+        assert outer.iffalse is not None  # by meaning: the else stays with the original if
+        assert type(outer.iftrue.block_items[-1]).__name__ == inner
     assert at(space, then)["{ y = 0; x = x + 1; }"].lhs == "y"  # the only statement of a branch
     y_stmt = site(space, "y = x * 2;", SiteKind.STMT)
     assert at(space, y_stmt)["if (0) y = x * 2;"].cost == 2
@@ -175,7 +179,7 @@ def test_candidates_group_as_the_original_by_meaning(tmp_path):
     generator, parser = c_generator.CGenerator(), c_parser.CParser()
     o = program.original
     exprs = [c for c in space.candidates if space.sites[c.site].kind == SiteKind.EXPR]
-    for c in random.Random(3).sample(exprs, 150):
+    for c in random.Random(3).sample(exprs, min(150, len(exprs))):
         s = space.sites[c.site]
         plain = o[:s.span.start] + c.replacement + o[s.span.end:]
         wrapped = o[:s.span.start] + "(" + c.replacement + ")" + o[s.span.end:]
