@@ -155,6 +155,9 @@ class SpanIndex:
                 return self.extent(l)[0], self.extent(r)[1]
             case c_ast.TernaryOp(cond=c, iffalse=f):
                 return self.extent(c)[0], self.extent(f)[1]
+            case c_ast.UnaryOp(op="sizeof", expr=c_ast.Typename()):
+                first = self._leaf(node)
+                return first, self._close(first + 1, "(", ")")
             case c_ast.UnaryOp(op=op, expr=e):
                 first, last = self.extent(e)
                 if op in ("p++", "p--"):
@@ -185,7 +188,48 @@ class SpanIndex:
                 return i, last
             case c_ast.ExprList(exprs=es) if es:
                 return self.extent(es[0])[0], self.extent(es[-1])[1]
+            case c_ast.StructRef(name=n, field=f):
+                return self.extent(n)[0], self.extent(f)[1]
         raise InternalError(f"no span for {type(node).__name__} at {node.coord}")
+
+    def token_at(self, node: c_ast.Node) -> int:
+        """Index of the token where ``node``'s coordinate points (a leaf, a
+        declarator's name, a statement's keyword).  Raises ``InternalError``
+        when no token starts there."""
+        return self._leaf(node)
+
+    def balanced_extent(self, node: c_ast.Node) -> tuple[int, int]:
+        """First and last token index of expression ``node`` with the
+        parentheses :meth:`span` adds (the tokens of ``span(node)``)."""
+        return self._balance(*self.extent(node))
+
+    def statement_extent(self, node: c_ast.Node) -> tuple[int, int]:
+        """First and last token index of a simple statement: an expression
+        statement (``node`` is its expression), ``return``, ``break``,
+        ``continue`` or ``goto``, the last token being its ``;``.  Raises
+        ``InternalError`` when the tokens do not end in ``;`` (a statement
+        made by a macro, say)."""
+        match node:
+            case c_ast.Return(expr=e) if e is not None:
+                first, last = self._leaf(node), self.balanced_extent(e)[1] + 1
+            case c_ast.Return() | c_ast.Break() | c_ast.Continue():
+                first = self._leaf(node)
+                last = first + 1
+            case c_ast.Goto():
+                first = self._leaf(node)
+                last = first + 2
+            case _:
+                first, last = self.balanced_extent(node)
+                last += 1
+        if last >= len(self._tokens) or self._tokens[last].text != ";":
+            raise InternalError(f"statement {type(node).__name__} at {node.coord} does not end in ';'")
+        return first, last
+
+    def statement_span(self, node: c_ast.Node) -> Span:
+        """The original span of a simple statement including its ``;``
+        (see :meth:`statement_extent`)."""
+        first, last = self.statement_extent(node)
+        return self.make_span(self._tokens[first].start, self._tokens[last].end)
 
     def _leaf(self, node: c_ast.Node) -> int:
         coord = node.coord

@@ -47,13 +47,20 @@ class SiteKind(enum.Enum):
 class Site:
     """A repairable place of the original program.
 
-    ``span``: the expression (EXPR) or the whole statement (STMT), including
-    a statement's ``;``.  ``text``: ``original[span.start:span.end]``.
-    ``function``: the enclosing function.  ``value_type``: the C type of an
-    EXPR site's value as C text (``"int"`` for conditions, ``"long long"``,
-    ``"unsigned int"``, ``"char *"``…); ``"void"`` for STMT sites.
-    ``condition``: the expression is used as a truth value (if/while/for/?:
-    condition, operand of ``&&``/``||``/``!``).
+    ``span``: the expression (EXPR), the whole statement (STMT), including
+    a statement's ``;``, or the declared name (DECL: ``x`` of ``int a, x;``,
+    which INITIALIZATION replaces by ``x = 0``).  ``text``:
+    ``original[span.start:span.end]``.  ``function``: the enclosing
+    function.  ``value_type``: the C type of an EXPR site's value as C text:
+    ``"int"`` for conditions (their value is the truth value, 0 or 1);
+    integers by their canonical name (``"long long"``, ``"unsigned int"``,
+    ``"char"``, ``"_Bool"``; typedefs such as ``size_t`` resolved, enums
+    ``"int"``); pointers as ``T *`` with ``T`` spelled as the program does
+    (``"char *"``, ``"const char *"``, ``"struct node *"``, a typedef's
+    name), to be used where the program's own types are declared.  The
+    declared type for DECL sites; ``"void"`` for STMT sites.
+    ``condition``: the expression is used as a truth value (if/while/do/for
+    or ``?:`` condition, operand of ``&&``/``||``).
     ``side_effect_free``: the expression may be evaluated more than once
     (no assignment, ``++``/``--`` or call); only then does the meta-program
     evaluate other candidates beside the running one.
@@ -61,6 +68,11 @@ class Site:
     statement may read / write, ``"*"`` meaning any (a call, a write through
     a pointer); used by the dependency-based relation (§3.4).
     ``order``: the site's rank by suspiciousness (0 = most suspicious).
+    ``variables``: the visible variables the site's candidates name (read
+    in ``code``, or assigned as ``lhs``) with their types as C text,
+    arrays decayed to pointers (``("n", "int")``, ``("a", "int *")``; ``""``
+    for a type without a simple name), sorted by name: what a
+    meta-program that evaluates candidates outside the function needs.
     """
 
     id: int
@@ -74,6 +86,7 @@ class Site:
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     order: int = 0
+    variables: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +98,9 @@ class Candidate:
     original expression, evaluated once by the site):
 
     - EXPR site: an expression of the site's value type, e.g.
-      ``"x >= y"``, ``"__cr_e && (n != 0)"``;
+      ``"x >= y"``, ``"__cr_e && (n != 0)"``; at a condition site it is
+      used as a truth value (``(code) != 0``: it may be a pointer) and
+      ``__cr_e`` is the original's truth value;
     - STMT site, GUARD: the guard condition (``"0"`` for deletion);
     - STMT site, ASSIGNMENT and INITIALIZATION: the right-hand side, with
       the assigned variable in ``lhs``.
@@ -115,7 +130,8 @@ class Candidate:
 @dataclass(frozen=True, slots=True)
 class SearchSpace:
     """Sites and candidates of one program, candidates in the order they
-    are tried (cost, then site rank, then text: deterministic).  ``skipped``
+    are tried (cost, then ``Site.order``, ``Site.id``, replacement text:
+    deterministic).  ``skipped``
     lists ``(point, why)`` for places that are not sites (unsupported
     types, file-scope initializers, macros…): each is noted, none fails."""
 

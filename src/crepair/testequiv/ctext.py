@@ -1,0 +1,184 @@
+"""C text for candidates: operator precedence and minimal parentheses.
+
+A candidate's replacement is the user's text with one part changed, so
+the new part is placed into the old context: it gets parentheses exactly
+when the context binds tighter than the new part's top operator (C11
+§6.5; levels below, higher binds tighter).
+
+>>> place("a || b", ASSIGN), place("a || b", BINARY["&&"])
+('a || b', '(a || b)')
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from crepair.frontend.tokens import tokenize
+
+COMMA, ASSIGN, TERNARY, UNARY, PRIMARY = 1, 2, 3, 14, 15
+BINARY = {
+    "||": 4, "&&": 5, "|": 6, "^": 7, "&": 8, "==": 9, "!=": 9,
+    "<": 10, "<=": 10, ">": 10, ">=": 10, "<<": 11, ">>": 11,
+    "+": 12, "-": 12, "*": 13, "/": 13, "%": 13,
+}
+
+
+def node_precedence(node: c_ast.Node) -> int:
+    """The precedence of ``node``'s top operator (ignoring parentheses)."""
+    match node:
+        case c_ast.BinaryOp(op=op):
+            return BINARY.get(op, PRIMARY)
+        case c_ast.UnaryOp(op=op) if op in ("p++", "p--"):
+            return PRIMARY
+        case c_ast.UnaryOp() | c_ast.Cast():
+            return UNARY
+        case c_ast.TernaryOp():
+            return TERNARY
+        case c_ast.Assignment():
+            return ASSIGN
+        case c_ast.ExprList():
+            return COMMA
+    return PRIMARY
+
+
+def operand_context(parent: c_ast.Node, child: c_ast.Node) -> int:
+    """The least precedence ``child`` may have as an operand of ``parent``
+    without parentheses (left-associative binary operators)."""
+    match parent:
+        case c_ast.BinaryOp(op=op, left=left):
+            level = BINARY.get(op, PRIMARY)
+            return level if child is left else level + 1
+        case c_ast.UnaryOp(op=op) if op in ("p++", "p--"):
+            return PRIMARY
+        case c_ast.UnaryOp() | c_ast.Cast():
+            return UNARY
+        case c_ast.TernaryOp(cond=cond, iffalse=iffalse):
+            return TERNARY + 1 if child is cond else (TERNARY if child is iffalse else COMMA)
+        case c_ast.Assignment() | c_ast.FuncCall() | c_ast.Decl() | c_ast.InitList():
+            return ASSIGN
+        case c_ast.ArrayRef(subscript=sub) if child is sub:
+            return COMMA
+        case c_ast.ArrayRef() | c_ast.StructRef():
+            return PRIMARY
+    return COMMA
+
+
+def text_precedence(text: str, node_level: int) -> int:
+    """The precedence of ``text`` (the source of a node whose own level is
+    ``node_level``): PRIMARY when parentheses enclose all of it."""
+    toks = [t.text for t in tokenize(text, skip_directives=False)]
+    if len(toks) >= 2 and toks[0] == "(" and toks[-1] == ")":
+        depth = 0
+        for i, t in enumerate(toks):
+            depth += t == "("
+            depth -= t == ")"
+            if depth == 0:
+                return PRIMARY if i == len(toks) - 1 else node_level
+    return node_level
+
+
+def place(text: str, context: int, level: int | None = None, before: str = "") -> str:
+    """``text`` (whose top operator has precedence ``level``; computed from
+    the text when None, for simple texts) made fit for a position that
+    requires at least ``context``; ``before`` is the character before the
+    position (``-`` then ``-1`` must not become ``--1``)."""
+    if level is None:
+        level = _guess_level(text)
+    if level < context or (text[:1] in "+-" and before in ("+", "-")):
+        return f"({text})"
+    return text
+
+
+def _guess_level(text: str) -> int:
+    toks = [t.text for t in tokenize(text, skip_directives=False)]
+    if len(toks) == 1:
+        return PRIMARY
+    if toks[0] in ("-", "+", "!", "~", "*", "&") and len(toks) == 2:
+        return UNARY
+    depth, level = 0, PRIMARY
+    for i, t in enumerate(toks):
+        if t in ("(", "["):
+            depth += 1
+        elif t in (")", "]"):
+            depth -= 1
+        elif depth == 0 and t in BINARY and i > 0 and toks[i - 1] not in BINARY:
+            level = min(level, BINARY[t])
+        elif depth == 0 and t == "?":
+            level = min(level, TERNARY)
+    if level == PRIMARY and toks[0] == "(" and toks[-1] != ")":
+        return UNARY  # a cast
+    return level
+
+
+def char_text(value: int) -> str | None:
+    """``value`` as a character constant when it is printable ASCII."""
+    if 32 <= value < 127:
+        ch = chr(value)
+        return "'\\''" if ch == "'" else ("'\\\\'" if ch == "\\" else f"'{ch}'")
+    return None
+
+
+def int_literal(text: str) -> tuple[int, int, bool] | None:
+    """Value, conversion rank (int 3, long 4, long long 5) and signedness
+    of an integer literal (C11 §6.4.4.1, LP64), or None."""
+    body = text.rstrip("uUlL")
+    suffix = text[len(body):].lower()
+    try:
+        if body.lower().startswith("0x"):
+            value, decimal = int(body, 16), False
+        elif body.lower().startswith("0b"):
+            value, decimal = int(body, 2), False
+        elif body.startswith("0") and len(body) > 1:
+            value, decimal = int(body, 8), False
+        else:
+            value, decimal = int(body), True
+    except ValueError:
+        return None
+    unsigned, longs = "u" in suffix, suffix.count("l")
+    ranks = [r for r in (3, 4, 5) if r >= 3 + min(longs, 2)]
+    for rank in ranks:
+        bits = 32 if rank == 3 else 64
+        for signed in ((False,) if unsigned else ((True,) if decimal else (True, False))):
+            if value < 1 << (bits - 1 if signed else bits):
+                return value, rank, signed
+    return value, 5, False
+
+
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
+
+
+def char_literal(text: str) -> int | None:
+    """The value of a plain character constant such as ``'a'`` or ``'\\n'``."""
+    if len(text) < 3 or text[0] != "'" or text[-1] != "'":
+        return None
+    body = text[1:-1]
+    if len(body) == 1:
+        return ord(body) if ord(body) < 128 else None
+    if body[0] != "\\":
+        return None
+    if len(body) == 2 and body[1] in _CHAR_ESCAPES:
+        return _CHAR_ESCAPES[body[1]]
+    try:
+        value = int(body[2:], 16) if body[1] in "xX" else int(body[1:], 8)
+    except ValueError:
+        return None
+    return value - 256 if value > 127 else value
+
+
+def constant_value(node: c_ast.Node) -> int | None:
+    """The value of an integer or character constant, possibly negated
+    (``-1`` is a unary minus on ``1`` in the tree); None for anything else."""
+    negative = isinstance(node, c_ast.UnaryOp) and node.op == "-"
+    const = node.expr if negative else node
+    if not isinstance(const, c_ast.Constant):
+        return None
+    if const.type == "char":
+        value = char_literal(const.value)
+    elif "int" in const.type:
+        parsed = int_literal(const.value)
+        value = parsed[0] if parsed is not None else None
+    else:
+        return None
+    if value is None:
+        return None
+    return -value if negative else value

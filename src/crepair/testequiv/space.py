@@ -1,0 +1,323 @@
+"""The search space of test-driven repair, built from a parsed C program.
+
+f1x (Mechtaev, Gao, Tan, Roychoudhury, "Test-Equivalence Analysis for
+Automatic Patch Generation", TOSEM'18) defines its search space by the
+transformation schemas M of Fig. 10, adapted to C in §5:
+
+- EXPRESSION: change one node of a side-effect-free integer or pointer
+  expression (:mod:`crepair.testequiv.exprs`); a condition may also be
+  replaced by an atom or negated;
+- REFINEMENT: ``e && b`` and ``e || b`` for a condition ``e``;
+- GUARD: ``if (b) s`` for a statement ``s``; ``if (0) s`` deletes it;
+- ASSIGNMENT: ``v = e; s``;
+- INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema).
+
+Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
+visible integer variables, ``c`` a constant) and ``p == NULL``,
+``p != NULL`` for pointers.  Cost is f1x's: the number of AST nodes added,
+changed or removed (§5): 1 for an operator, a leaf, a negation or an
+initializer; 2 for ``x ± 1`` or a deletion (an ``if`` and a ``0``); the
+tree distance for an atom replacing a condition (the changed nodes when
+both compare two leaves, else the condition's size + 2); 3 for an
+inserted ``v = x``, 5 for ``v = v ± 1``; 4 for a refinement or a guard
+(the ``&&``, ``||`` or ``if`` and a three-node atom).  A patched program
+is proposed once: a change inside a smaller site is that site's, and of
+candidates making the same text the first in search order is kept.
+
+Bounds (:class:`SpaceOptions`): the variables of a site are ranked, those
+in the site first, then by the distance in lines to their nearest use in
+the function, and only the first ``max_variables`` (5) integer and pointer
+variables take part (``max_pointers`` (2) pointers in atoms); constants
+are 0, 1 and the function's most frequent ones, ``max_constants`` (6) in
+all; a constant may also become ``0..max_parameter`` (10, f1x's
+parameter).  Past the first ``max_candidates`` (30,000) of the search
+order the candidates are dropped (noted in ``skipped``): the meta-program
+embeds every candidate, and gcc -O0 compiles 40,000 small cases in 4 s
+when each site has its own function (25 s as one switch).  On the 106
+Codeflaws programs, with ``lines=None``: median 42.5 sites and 5,700
+candidates per program (quartiles 3,100 and 9,400; 2 programs reach the
+bound), built in 0.1 s (at most 0.7 s); the 26 f1x micro-programs: median
+15 sites, 770 candidates.
+
+>>> from crepair.frontend import load_program          # doctest: +SKIP
+>>> space = build_space(load_program("prog.c", real_c=True))  # doctest: +SKIP
+>>> space.candidates[0].cost                            # doctest: +SKIP
+1
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+from os.path import commonprefix
+
+from pycparser import c_ast
+
+from crepair.frontend.parse import CProgram
+from crepair.frontend.tokens import tokenize
+from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
+from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
+from crepair.testequiv.exprs import RELATIONAL, Mutator, Pool, size
+from crepair.testequiv.sites import Place, collect
+from crepair.testequiv.scope import Types, Var, VarKind, decay
+from crepair.testequiv.verbatim import Verbatim
+
+ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST = 3, 4, 2, 1
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceOptions:
+    """Bounds of the space (see the module docstring); ``schemas``: the
+    schemas to generate."""
+
+    max_variables: int = 5
+    max_pointers: int = 2
+    max_constants: int = 6
+    max_parameter: int = 10
+    max_candidates: int = 30_000
+    schemas: frozenset[Schema] = field(default_factory=lambda: frozenset(Schema))
+
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    cost: int
+    place: int
+    schema: Schema
+    code: str
+    replacement: str
+    group: int = 0
+    lhs: str = ""
+
+
+def build_space(
+    program: CProgram,
+    lines: Collection[int] | None = None,
+    rank: Mapping[int, float] | None = None,
+    options: SpaceOptions = SpaceOptions(),
+) -> SearchSpace:
+    """The search space of ``program`` (loaded with ``real_c=True``).
+
+    ``lines``: 1-based lines of the user's file; only sites whose first
+    line is among them (None: every site).  ``rank``: line -> rank, lower
+    is more suspicious; sites are ordered by the rank of their first line
+    (unranked lines last), then by position.  Candidates are in search
+    order: (cost, site order, site id, replacement); ids are dense.  Sites
+    are numbered in source order; sites without candidates are left out.
+    Nothing is raised for constructs that are not sites: they are noted
+    in ``skipped``.  ``program`` is not mutated.
+    """
+    types = Types(program.ast)
+    places, notes = collect(program, types)
+    if lines is not None:
+        wanted = set(lines)
+        places = [p for p in places if p.span.line in wanted]
+    places.sort(key=lambda p: (p.span.start, -p.span.end, p.kind.value))
+    builder = _Builder(program, types, options)
+    drafts = [d for i, p in enumerate(places) for d in builder.candidates(i, p, places)]
+    ranks = rank or {}
+    order = sorted(range(len(places)), key=lambda i: (ranks.get(places[i].span.line, float("inf")), i))
+    position = {i: k for k, i in enumerate(order)}
+    drafts.sort(key=lambda d: (d.cost, position[d.place], d.place, d.replacement))
+    kept, seen = [], set()
+    for d in drafts:
+        key = _patch_key(program.original, places[d.place], d.replacement)
+        if key not in seen:
+            seen.add(key)
+            kept.append(d)
+    if len(kept) > options.max_candidates:
+        dropped = kept[options.max_candidates:]
+        notes.append((f"{program.path}:1:1", f"{len(dropped)} candidates of cost {dropped[0].cost} or more "
+                      f"beyond max_candidates={options.max_candidates} left out"))
+        kept = kept[:options.max_candidates]
+    used = sorted({d.place for d in kept})
+    site_id = {p: k for k, p in enumerate(used)}
+    site_order = {p: k for k, p in enumerate(sorted(used, key=lambda p: position[p]))}
+    names: dict[int, set[str]] = {p: set() for p in used}
+    candidates = []
+    for j, d in enumerate(kept):
+        read = _variables(d.code, places[d.place])
+        names[d.place].update(read, [d.lhs] if d.lhs else [])
+        candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read))
+    sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
+    return SearchSpace(sites, tuple(candidates), tuple(notes))
+
+
+def _site(program: CProgram, p: Place, ident: int, order: int, names: set[str]) -> Site:
+    text = program.original[p.span.start:p.span.end]
+    value_type = p.type.text if p.kind != SiteKind.STMT else "void"
+    own = {p.node.name: p.type} if p.kind == SiteKind.DECL else {}
+    variables = tuple((n, decay(own[n] if n in own else p.scope[n].type).text) for n in sorted(names))
+    return Site(ident, p.kind, p.span, text, p.function.name, value_type, p.condition, p.side_effect_free,
+                p.reads, p.writes, order, variables)
+
+
+def _patch_key(original: str, p: Place, replacement: str) -> tuple[int, int, str]:
+    """The smallest change of ``original`` the replacement makes: equal
+    keys, equal patched programs."""
+    old = original[p.span.start:p.span.end]
+    a = len(commonprefix([old, replacement]))
+    b = len(commonprefix([old[a:][::-1], replacement[a:][::-1]]))
+    return p.span.start + a, p.span.end - b, replacement[a:len(replacement) - b]
+
+
+_NAMES = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|(?<![\w.])(?<!->)([A-Za-z_]\w*)")
+_MEMBER = re.compile(r"(\.|->)\s+")
+
+
+def _variables(code: str, p: Place) -> tuple[str, ...]:
+    """The visible variables ``code`` names (not members, not in literals)."""
+    code = _MEMBER.sub(r"\1", code)
+    return tuple(sorted({m[1] for m in _NAMES.finditer(code) if m[1] and m[1] in p.scope}))
+
+
+_NULL_HEADERS = re.compile(r"^\s*#\s*include\s*<(stdio|stdlib|string|stddef|time|locale|wchar|unistd)\.h>", re.M)
+
+
+class _Builder:
+    def __init__(self, program: CProgram, types: Types, options: SpaceOptions):
+        self._original = program.original
+        self._options = options
+        self._verbatim = Verbatim(program)
+        self._mutator = Mutator(program, types, self._verbatim)
+        self._null = "NULL" if _NULL_HEADERS.search(program.original) else "0"
+
+    def candidates(self, i: int, p: Place, places: list[Place]) -> list[_Draft]:
+        o = self._options
+        ints = self._ranked(p, lambda v: v.integer, o.max_variables)
+        ptrs = self._ranked(p, lambda v: v.pointer, o.max_variables)
+        consts = self._constants(p)
+        schemas = o.schemas
+        out: list[_Draft] = []
+        if p.kind == SiteKind.DECL:
+            if Schema.INITIALIZATION in schemas:
+                name = p.node.name
+                out.append(_Draft(INIT_COST, i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
+            return out
+        atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null)
+        if p.kind == SiteKind.STMT:
+            return self._statement(i, p, atoms, ints, consts)
+        if Schema.EXPRESSION in schemas and p.side_effect_free:
+            params = tuple((v, str(v)) for v in range(o.max_parameter + 1))
+            pool = Pool(tuple(ints), tuple(ptrs), tuple(consts), _merge(consts, p.function.constants, params), self._null)
+            inner = [(q.span.start, q.span.end) for q in places if q.kind == SiteKind.EXPR and q.side_effect_free
+                     and p.span.start <= q.span.start and q.span.end <= p.span.end and q.span != p.span]
+            for ch in self._mutator.changes(p, pool, inner):
+                repl = self._original[p.span.start:ch.start] + ch.text + self._original[ch.end:p.span.end]
+                out.append(_Draft(ch.cost, i, Schema.EXPRESSION, repl, repl))
+        if p.condition:
+            out.extend(self._condition(i, p, atoms))
+        return out
+
+    def _condition(self, i: int, p: Place, atoms: list[tuple[str, str, str]]) -> list[_Draft]:
+        schemas = self._options.schemas
+        text = self._original[p.span.start:p.span.end]
+        context = self._mutator.root_context(p)
+        level = text_precedence(text, node_precedence(p.node))
+        out: list[_Draft] = []
+        flat = _flat(text)
+        root = _root_parts(p.node, self._mutator)
+        if Schema.EXPRESSION in schemas and not _is_predicate(p.node):
+            negated = "!" + (text if level >= UNARY else f"({text})")
+            out.append(_Draft(1, i, Schema.EXPRESSION, "!__cr_e", place(negated, context, UNARY)))
+        for left, op, right in atoms:
+            atom = f"{left} {op} {right}"
+            if _flat(atom) == flat:
+                continue
+            if Schema.EXPRESSION in schemas and p.side_effect_free:
+                cost = _distance(root, (left, op, right))
+                out.append(_Draft(cost, i, Schema.EXPRESSION, atom, place(atom, context, BINARY[op])))
+            if Schema.REFINEMENT in schemas:
+                for joint in ("&&", "||"):
+                    e = text if level >= BINARY[joint] else f"({text})"
+                    repl = place(f"{e} {joint} {atom}", context, BINARY[joint])
+                    out.append(_Draft(1 + ATOM_COST, i, Schema.REFINEMENT, f"__cr_e {joint} ({atom})", repl))
+        return out
+
+    def _statement(self, i: int, p: Place, atoms, ints: list[Var], consts) -> list[_Draft]:
+        schemas = self._options.schemas
+        s = self._original[p.span.start:p.span.end]
+        out: list[_Draft] = []
+        if Schema.GUARD in schemas:
+            wrap = "{{ {} }}" if p.dangling else "{}"
+            out.append(_Draft(DELETE_COST, i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
+            for left, op, right in atoms:
+                atom = f"{left} {op} {right}"
+                out.append(_Draft(GUARD_COST, i, Schema.GUARD, atom, wrap.format(f"if ({atom}) {s}")))
+        if Schema.ASSIGNMENT in schemas:
+            wrap = "{{ {} }}" if p.block else "{}"
+            targets = sorted(v.name for v in ints if not v.type.const)
+            for group, v in enumerate(targets, start=1):
+                if v in p.writes and v not in p.reads and "*" not in p.reads:
+                    continue  # overwritten at once
+                values = [(w.name, 3) for w in ints if w.name != v]
+                values += [(spelling, 3) for _, spelling in consts]
+                values += [(f"{v} + 1", 5), (f"{v} - 1", 5)]
+                for e, cost in values:
+                    out.append(_Draft(cost, i, Schema.ASSIGNMENT, e, wrap.format(f"{v} = {e}; {s}"), group, v))
+        return out
+
+    def _ranked(self, p: Place, keep, limit: int) -> list[Var]:
+        text = self._original[p.span.start:p.span.end]
+        own = {t.text for t in tokenize(text, skip_directives=False)}
+        line = p.span.line
+        exclude = p.node.name if p.kind == SiteKind.DECL else None
+
+        def key(v: Var):
+            uses = p.function.uses.get(v.name, [])
+            far = min((abs(u - line) for u in uses), default=1 << 30)
+            return (v.name not in own, far, v.kind != VarKind.LOCAL, v.name)
+
+        chosen = sorted((v for v in p.scope.values() if keep(v) and v.name != exclude), key=key)
+        return chosen[:limit]
+
+    def _constants(self, p: Place) -> list[tuple[int, str]]:
+        out = [(0, "0"), (1, "1")]
+        for value, spelling in p.function.constants.items():
+            if len(out) >= self._options.max_constants:
+                break
+            if value not in (0, 1):
+                out.append((value, spelling))
+        return out
+
+
+def _merge(*groups) -> tuple[tuple[int, str], ...]:
+    seen: dict[int, str] = {}
+    for group in groups:
+        for value, spelling in (group.items() if isinstance(group, dict) else group):
+            seen.setdefault(value, spelling)
+    return tuple(seen.items())
+
+
+def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str) -> list[tuple[str, str, str]]:
+    names = sorted(v.name for v in ints)
+    out = [(x, op, y) for x, y in combinations(names, 2) for op in RELATIONAL]
+    out += [(x, op, spelling) for x in names for _, spelling in consts for op in RELATIONAL]
+    out += [(p.name, op, null) for p in sorted(ptrs, key=lambda v: v.name) for op in ("==", "!=")]
+    return out
+
+
+def _flat(text: str) -> str:
+    return "".join(text.split())
+
+
+def _is_predicate(node: c_ast.Node) -> bool:
+    return (isinstance(node, c_ast.BinaryOp) and node.op in RELATIONAL) or (
+        isinstance(node, c_ast.UnaryOp) and node.op == "!")
+
+
+def _root_parts(node: c_ast.Node, mutator: Mutator) -> tuple[str, str, str] | int:
+    """A comparison of two leaves as (left, op, right), else its size."""
+    n = size(node)
+    if isinstance(node, c_ast.BinaryOp) and node.op in RELATIONAL and n == 3:
+        return _flat(mutator.text_of(node.left)), node.op, _flat(mutator.text_of(node.right))
+    return n
+
+
+def _distance(root: tuple[str, str, str] | int, atom: tuple[str, str, str]) -> int:
+    """Tree distance from a condition to an atom: relabelled nodes when
+    both are comparisons of leaves, else everything replaced."""
+    if isinstance(root, tuple):
+        return (root[1] != atom[1]) + (root[0] != _flat(atom[0])) + (root[2] != _flat(atom[2]))
+    return root + ATOM_COST - 1
