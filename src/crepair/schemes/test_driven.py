@@ -62,7 +62,9 @@ class TestDrivenStats(SchemeStats):
     ``candidates``, ``by_schema``), the exploration counts (``explored``,
     ``executions``, ``partitions``, ``plausible``, ``ratio``, ``complete``),
     ``rejected``: plausible candidates whose normal build failed a test
-    (should be 0), ``validations``: test executions spent re-checking
+    (should be 0), ``retried``: executions that timed out while computing a
+    class and were run again with the candidate alone (the class is then
+    the candidate alone), ``validations``: test executions spent re-checking
     patches, ``build_seconds`` of the meta-program."""
 
     failing: tuple[str, ...] = ()
@@ -77,6 +79,7 @@ class TestDrivenStats(SchemeStats):
     ratio: float = 0.0
     complete: bool = False
     rejected: int = 0
+    retried: int = 0
     validations: int = 0
     build_seconds: float = 0.0
 
@@ -104,6 +107,12 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, sec
     change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
     patched = apply_edits(text, [(site.span.start, site.span.end, after)])
     return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
+
+
+# the meta-program is compiled without optimization, so that gcc keeps every
+# candidate's evaluation (at -O2 it folds away divisions whose value cannot
+# matter), and without warnings (candidates' code raises many)
+_META_CFLAGS = ("-O0", "-w")
 
 
 def _stop_after(start: float, timeout: float | None):
@@ -199,7 +208,7 @@ class TestDrivenRun:
         from crepair.frontend.source import encode
         from crepair.testequiv.metaprogram import instrument
         from crepair.testequiv.protocol import read_partition, run_environment, write_partition
-        from crepair.testsuite import TestCounter, run_test
+        from crepair.testsuite import TestCounter, TestOutcome, run_test
 
         o, spec, space = self.options, self.spec, self.space
         meta = instrument(self.program.original, space, file=self.program.path)
@@ -207,7 +216,7 @@ class TestDrivenRun:
         with spec.workspace() as ws, spec.workspace() as check, tempfile.TemporaryDirectory(
                 prefix="crepair-partition-") as tmp:
             ws.replace(spec.program, encode(meta))
-            built = ws.build()
+            built = ws.build(_META_CFLAGS)
             self.stats.build_seconds = built.seconds
             if not built.ok:
                 raise InternalError(f"the meta-program does not compile: {built.first_error}")
@@ -219,9 +228,19 @@ class TestDrivenRun:
                     run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
                                    counter=executions)
                     return run.passed, frozenset({p})
+                if not others:
+                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
+                                   counter=executions)
+                    return run.passed, frozenset({p})
                 write_partition(partition, others | {p})
                 run = run_test(spec, t, ws, timeout_ms=o.test_timeout,
                                env=run_environment(p, partition=partition), counter=executions)
+                if run.outcome == TestOutcome.TIMEOUT:
+                    # evaluating the others may be what took the time: run p alone
+                    self.stats.retried += 1
+                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
+                                   counter=executions)
+                    return run.passed, frozenset({p})
                 return run.passed, read_partition(partition) | {p}
 
             exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout))

@@ -110,8 +110,10 @@ class Candidate:
     never partitioned gets a group of its own per candidate).
     ``replacement``: the text that replaces ``site.span`` in the patched
     program (so the patch is ``original[:start] + replacement +
-    original[end:]``).  ``cost``: f1x's syntactic cost, the number of AST
-    nodes added, changed or removed (§5); lower is tried first.
+    original[end:]``).  ``cost``: f1x's syntactic cost in tenths: ten per AST
+    node added, changed or removed (§5), less f1x's preference by rule (two
+    for its preferred rules, one for refinement; ``exprs.tenths``); lower is
+    tried first.
     ``variables``: the names the candidate reads (for the dependency-based
     relation, §3.4).
     """

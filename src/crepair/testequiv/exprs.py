@@ -21,7 +21,10 @@ of the expression tree.  Here, for each node of a site's expression:
 - ``x + 1`` and ``x - 1`` for integer non-constant leaves (cost 2).
 
 Cost is f1x's distance, the number of AST nodes added, changed or removed
-(§5).  Changes inside a smaller site (a sub-condition, a subscript) are
+(§5), in tenths, less f1x's preference by rule (its ``syntacticDiff``):
+0.2 off for operator replacement, simplification, a variable or constant
+replaced by a variable, a constant by another (:func:`tenths`); a variable
+replaced by a constant, a cast or ``x ± 1`` get none.  Changes inside a smaller site (a sub-condition, a subscript) are
 that site's own, so each patched program is proposed once.
 """
 
@@ -43,6 +46,17 @@ ARITHMETIC = ("+", "-", "*", "/", "%")
 BITWISE = ("&", "|", "^")
 SHIFT = ("<<", ">>")
 LOGICAL = ("&&", "||")
+
+
+GOOD = 2  # tenths off the distance for f1x's preferred rules
+OK = 1  # for loosening and tightening (refinement)
+
+
+def tenths(distance: int, bonus: int = 0) -> int:
+    """A cost in tenths of an AST node: ``distance`` nodes less ``bonus``
+    tenths (f1x's prioritization: 0.2 for its "good" rules, 0.1 for
+    loosening/tightening)."""
+    return 10 * distance - bonus
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,18 +208,18 @@ class Mutator:
             alternatives = LOGICAL
         for new in alternatives:
             if new != op:
-                self._add(node, self._rebuild(node, new, context), 1)
+                self._add(node, self._rebuild(node, new, context), tenths(1, GOOD))
         if ints and (op in RELATIONAL or op in ARITHMETIC):
             for side, t in ((left, lt), (right, rt)):
                 if t.signed and constant_value(side) is None and not isinstance(side, c_ast.Cast):
                     cast = "(unsigned)" if t.rank <= 3 else f"(unsigned {t.text})"
                     inner = self.text_of(side) if self._level(side) >= UNARY else f"({self.text_of(side)})"
-                    self._add(side, cast + inner, 1)
+                    self._add(side, cast + inner, tenths(1))
         if op in ARITHMETIC or op in BITWISE or op in SHIFT or op in LOGICAL:
             mine = self._type(node)
             for keep, drop, t in ((left, right, lt), (right, left, rt)):
                 if _same_class(t, mine) and not (divisor and constant_value(keep) == 0):
-                    self._put(node, self.text_of(keep), node_precedence(keep), context, 1 + size(drop))
+                    self._put(node, self.text_of(keep), node_precedence(keep), context, tenths(1 + size(drop), GOOD))
         for child, other in ((left, right), (right, left)):
             if op in RELATIONAL and ptr and self._type(child).kind != TypeKind.POINTER:
                 continue  # the null pointer constant of p == 0
@@ -232,7 +246,7 @@ class Mutator:
             return
         rest = self._original[tok.end:end].lstrip()
         level = PRIMARY if self._parenthesized(node.expr) else node_precedence(node.expr)
-        self._put(node, rest, level, context, 1)
+        self._put(node, rest, level, context, tenths(1, GOOD))
 
     # -- leaves -----------------------------------------------------------------
     def _leaf(self, node: c_ast.Node, t: CType, context: int, divisor: bool, sibling: c_ast.Node | None,
@@ -247,20 +261,20 @@ class Mutator:
         if t.kind == TypeKind.INTEGER:
             for var in pool.integers:
                 if var.name not in (name, twin):
-                    self._put(node, var.name, PRIMARY, context, cost)
+                    self._put(node, var.name, PRIMARY, context, tenths(cost, GOOD))
             for value, spelling in pool.constants if constant_value(sibling) is None else ():
                 if not (divisor and value == 0):
-                    self._put(node, spelling, None, context, cost)
+                    self._put(node, spelling, None, context, tenths(cost))
             if plus_one:
                 inner = text if self._level(node) >= BINARY["+"] else f"({text})"
                 for sign in ("+", "-"):
-                    self._put(node, f"{inner} {sign} 1", BINARY[sign], context, 2)
+                    self._put(node, f"{inner} {sign} 1", BINARY[sign], context, tenths(2))
         elif t.kind == TypeKind.POINTER and t.text:
             for var in pool.pointers:
                 if var.name not in (name, twin) and var.type.text == t.text:
-                    self._put(node, var.name, PRIMARY, context, cost)
+                    self._put(node, var.name, PRIMARY, context, tenths(cost, GOOD))
             if pool.null:
-                self._put(node, pool.null, PRIMARY, context, cost)
+                self._put(node, pool.null, PRIMARY, context, tenths(cost))
 
     def _constant(self, node: c_ast.Node, value: int, context: int, divisor: bool, sibling: c_ast.Node | None,
                   macro: bool) -> None:
@@ -269,18 +283,18 @@ class Mutator:
         if macro:
             name = self.text_of(node)
             for sign in ("+", "-"):
-                self._put(node, f"{name} {sign} 1", BINARY[sign], context, 2)
+                self._put(node, f"{name} {sign} 1", BINARY[sign], context, tenths(2))
         seen = {value}
         for new in ([] if macro else [value + 1, value - 1]) + [v for v, _ in self._pool.replacements]:
             if new in seen or (divisor and new == 0):
                 continue
             seen.add(new)
             text = spelled.get(new) or (char_text(new) if is_char else None) or str(new)
-            self._put(node, text, None, context, 1)
+            self._put(node, text, None, context, tenths(1, GOOD))
         twin = _flat(self.text_of(sibling)) if sibling is not None else None
         for var in self._pool.integers:
             if var.name != twin:
-                self._put(node, var.name, PRIMARY, context, 1)
+                self._put(node, var.name, PRIMARY, context, tenths(1, GOOD))
 
     def _macro_leaf(self, node: c_ast.Node, context: int, divisor: bool, sibling: c_ast.Node | None) -> None:
         t = self._type(node)

@@ -39,6 +39,10 @@ of ``r``'s site and group listed in the partition file):
   value is ``!!(code)`` and ``r``'s sets ``__cr_g``; ASSIGNMENT candidates'
   value is ``code`` converted to ``lhs``'s (promoted) type and ``r`` assigns
   it to ``lhs`` before ``s``.  Only candidates of one group are compared.
+- DECL ``x`` (a declarator's name, as the space builder gives it) becomes
+  ``x = ({ typeof(x) v = x; if (r is one of the site's) v = code; v; })``:
+  unless running, the variable is initialized with its own indeterminate
+  value, as uninitialized (gcc -O0 reads the same stack slot).
 - DECL ``d`` (the whole declaration, ``;`` included) becomes ``d if (r is
   here) switch (r) { case id: lhs = (code); break; ... }``; never
   partitioned.
@@ -274,8 +278,12 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
 
 def _decl(site: Site, inner: str, cands: list[Candidate]) -> str:
     s = site.id
-    if not inner.rstrip().endswith(";"):
-        raise InternalError(f"DECL site {s} at {site.span}: {site.text!r} is not a whole declaration")
+    if not inner.rstrip().endswith(";"):  # the declarator's name: initialize it with itself unless running
+        if not inner.strip().isidentifier():
+            raise InternalError(f"DECL site {s} at {site.span}: {site.text!r} is neither a declaration nor a name")
+        cases = " ".join(f"case {c.id}: __cr_v = ({c.code}); break;" for c in cands)
+        run = f" if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) switch (__cr_cand) {{ {cases} }}"
+        return f"{inner} = ({{ __typeof__({inner}) __cr_v = {inner};{run if cands else ''} __cr_v; }})"
     if not cands:
         return f"{inner} if (__builtin_expect(__cr_on[{s}], 0)) __cr_enter({s});"
     cases = " ".join(f"case {c.id}: ({c.lhs}) = ({c.code}); break;" for c in cands)

@@ -59,7 +59,7 @@ from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
 from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
-from crepair.testequiv.exprs import RELATIONAL, Mutator, Pool, size
+from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.sites import Place, collect
 from crepair.testequiv.scope import Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
@@ -193,7 +193,7 @@ class _Builder:
         if p.kind == SiteKind.DECL:
             if Schema.INITIALIZATION in schemas:
                 name = p.node.name
-                out.append(_Draft(INIT_COST, i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
+                out.append(_Draft(tenths(INIT_COST), i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
             return out
         atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null)
         if p.kind == SiteKind.STMT:
@@ -220,19 +220,19 @@ class _Builder:
         root = _root_parts(p.node, self._mutator)
         if Schema.EXPRESSION in schemas and not _is_predicate(p.node):
             negated = "!" + (text if level >= UNARY else f"({text})")
-            out.append(_Draft(1, i, Schema.EXPRESSION, "!__cr_e", place(negated, context, UNARY)))
+            out.append(_Draft(tenths(1, GOOD), i, Schema.EXPRESSION, "!__cr_e", place(negated, context, UNARY)))
         for left, op, right in atoms:
             atom = f"{left} {op} {right}"
             if _flat(atom) == flat:
                 continue
             if Schema.EXPRESSION in schemas and p.side_effect_free:
-                cost = _distance(root, (left, op, right))
+                cost = tenths(_distance(root, (left, op, right)), GOOD)
                 out.append(_Draft(cost, i, Schema.EXPRESSION, atom, place(atom, context, BINARY[op])))
             if Schema.REFINEMENT in schemas:
                 for joint in ("&&", "||"):
                     e = text if level >= BINARY[joint] else f"({text})"
                     repl = place(f"{e} {joint} {atom}", context, BINARY[joint])
-                    out.append(_Draft(1 + ATOM_COST, i, Schema.REFINEMENT, f"__cr_e {joint} ({atom})", repl))
+                    out.append(_Draft(tenths(1 + ATOM_COST, OK), i, Schema.REFINEMENT, f"__cr_e {joint} ({atom})", repl))
         return out
 
     def _statement(self, i: int, p: Place, atoms, ints: list[Var], consts) -> list[_Draft]:
@@ -241,10 +241,10 @@ class _Builder:
         out: list[_Draft] = []
         if Schema.GUARD in schemas:
             wrap = "{{ {} }}" if p.dangling else "{}"
-            out.append(_Draft(DELETE_COST, i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
+            out.append(_Draft(tenths(DELETE_COST, GOOD), i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
             for left, op, right in atoms:
                 atom = f"{left} {op} {right}"
-                out.append(_Draft(GUARD_COST, i, Schema.GUARD, atom, wrap.format(f"if ({atom}) {s}")))
+                out.append(_Draft(tenths(GUARD_COST, GOOD), i, Schema.GUARD, atom, wrap.format(f"if ({atom}) {s}")))
         if Schema.ASSIGNMENT in schemas:
             wrap = "{{ {} }}" if p.block else "{}"
             targets = sorted(v.name for v in ints if not v.type.const)
@@ -255,7 +255,7 @@ class _Builder:
                 values += [(spelling, 3) for _, spelling in consts]
                 values += [(f"{v} + 1", 5), (f"{v} - 1", 5)]
                 for e, cost in values:
-                    out.append(_Draft(cost, i, Schema.ASSIGNMENT, e, wrap.format(f"{v} = {e}; {s}"), group, v))
+                    out.append(_Draft(tenths(cost), i, Schema.ASSIGNMENT, e, wrap.format(f"{v} = {e}; {s}"), group, v))
         return out
 
     def _ranked(self, p: Place, keep, limit: int) -> list[Var]:
