@@ -190,7 +190,8 @@ class Codeflaws(Benchmark):
             call = run_crepair(args, work, p["timeout"])
             failure = call_failure(call)
             if failure:
-                raise RuntimeError(failure + (f" | stderr: {call['stderr']}" if call["stderr"] else ""))
+                tail = call["stderr"] if call["stderr"] and call["json"] is None else ""
+                raise RuntimeError(failure + (f" | stderr: {tail}" if tail else ""))
             original = read_text(buggy)
             check_patches(fh, p, d, original, call["json"].get("repairs") or [], scratch / "checks")
             outcome, stopped, reason = outcome_of(call)

@@ -84,7 +84,7 @@ def outcome_cell(j) -> str:
 
 def pair(a, b, f) -> str:
     """``f(a)/f(b)`` for the partitioning and the baseline run."""
-    return "/".join("—" if x is None or not done(x) or f(x) is None else str(f(x)) for x in (a, b))
+    return "/".join("—" if not (done(x) and x.stats) or f(x) is None else str(f(x)) for x in (a, b))
 
 
 def tests_cell(res: dict | None, why: bool = False) -> str:
@@ -136,7 +136,7 @@ def full_table(defects: dict) -> list[str]:
         if p is None and b is None:
             continue
         held = (f"{p.plausible.get('heldout_passed', 0)} ({p.plausible.get('heldout_checked', 0)})"
-                if done(p) and p.plausible else "—")
+                if done(p) and p.stats and p.plausible else "—")
         rows.append([name, (p or b).klass, outcome_cell(p), outcome_cell(b),
                      pair(p, b, lambda j: "yes" if ex(j, "complete") else "no"),
                      pair(p, b, plausible_count), pair(p, b, lambda j: len(j.plausible.get("identical", []))),

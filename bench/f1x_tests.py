@@ -261,7 +261,7 @@ class F1xTests(Benchmark):
     def progress(self, job: F1xJob) -> str:
         r = job.repairs[0] if job.repairs else None
         return (f"{job.case}: {outcome_text(job) or '?'}"
-                + (f", {r.get('file')} {r.get('change', '')}, intended {intended_cell(r)}" if r else "")
+                + (f", {r.get('file')} {r.get('change', '')}, intended {intended_cell(r).strip('*')}" if r else "")
                 + f", executions {job.stats.get('totals', {}).get('executions', '-')}, wall {job.wall:.0f} s")
 
 

@@ -82,12 +82,18 @@ def run_crepair(args: list[str], cwd: Path, timeout: float) -> dict:
 
 
 def call_failure(call: dict) -> str:
-    """Why a crepair call gave no result ("" when it gave one)."""
+    """Why a crepair call gave no result ("" when it gave one).  An internal
+    or usage error is a failure (a bug of crepair or of the benchmark, to be
+    run again with ``--retry-errors``); bad input or a missing tool is a
+    result (outcome ``bad-input``, ``missing-tool``)."""
     if call["killed"]:
         return f"crepair did not stop within its time limit + {GRACE:g} s and was killed"
     if call["json"] is None:
         return f"crepair exited with {call['exit']} without JSON output" + (
             f": {call['stderr'].splitlines()[-1]}" if call["stderr"] else "")
+    err = call["json"].get("error")
+    if isinstance(err, dict) and err.get("kind") in ("internal", "usage"):
+        return f"crepair {err['kind']} error (exit {call['exit']}): {err.get('message', '')}"
     return ""
 
 
