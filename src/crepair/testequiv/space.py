@@ -225,14 +225,15 @@ class _Builder:
             atom = f"{left} {op} {right}"
             if _flat(atom) == flat:
                 continue
+            concrete = _concrete(right, self._null)
             if Schema.EXPRESSION in schemas and p.side_effect_free:
-                cost = tenths(_distance(root, (left, op, right)), GOOD)
+                cost = tenths(_distance(root, (left, op, right)), 0 if concrete else GOOD)
                 out.append(_Draft(cost, i, Schema.EXPRESSION, atom, place(atom, context, BINARY[op])))
             if Schema.REFINEMENT in schemas:
                 for joint in ("&&", "||"):
                     e = text if level >= BINARY[joint] else f"({text})"
                     repl = place(f"{e} {joint} {atom}", context, BINARY[joint])
-                    out.append(_Draft(tenths(1 + ATOM_COST, OK), i, Schema.REFINEMENT, f"__cr_e {joint} ({atom})", repl))
+                    out.append(_Draft(tenths(1 + ATOM_COST, 0 if concrete else OK), i, Schema.REFINEMENT, f"__cr_e {joint} ({atom})", repl))
         return out
 
     def _statement(self, i: int, p: Place, atoms, ints: list[Var], consts) -> list[_Draft]:
@@ -244,7 +245,8 @@ class _Builder:
             out.append(_Draft(tenths(DELETE_COST, GOOD), i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
             for left, op, right in atoms:
                 atom = f"{left} {op} {right}"
-                out.append(_Draft(tenths(GUARD_COST, GOOD), i, Schema.GUARD, atom, wrap.format(f"if ({atom}) {s}")))
+                bonus = 0 if _concrete(right, self._null) else GOOD
+                out.append(_Draft(tenths(GUARD_COST, bonus), i, Schema.GUARD, atom, wrap.format(f"if ({atom}) {s}")))
         if Schema.ASSIGNMENT in schemas:
             wrap = "{{ {} }}" if p.block else "{}"
             targets = sorted(v.name for v in ints if not v.type.const)
@@ -305,6 +307,13 @@ def _flat(text: str) -> str:
 def _is_predicate(node: c_ast.Node) -> bool:
     return (isinstance(node, c_ast.BinaryOp) and node.op in RELATIONAL) or (
         isinstance(node, c_ast.UnaryOp) and node.op == "!")
+
+
+def _concrete(operand: str, null: str) -> bool:
+    """Whether an atom's right operand is a constant or the null pointer:
+    f1x gives no preference to concretization (a constant where a variable
+    could be), so ``x op c`` costs 0.2 more than ``x op y``."""
+    return operand == null or not operand.isidentifier()
 
 
 def _root_parts(node: c_ast.Node, mutator: Mutator) -> tuple[str, str, str] | int:
