@@ -10,7 +10,7 @@ of the expression tree.  Here, for each node of a site's expression:
   never a literal ``/ 0`` or ``% 0``;
 - an operand cast to unsigned (cost 1, f1x's UNSIGNED_CAST), for signed
   integer operands of arithmetic and comparisons that are not constants;
-- simplification (cost 1 + size of the dropped operand): a binary
+- simplification (cost: the size of the dropped operand, f1x's depth): a binary
   arithmetic, bitwise or logical node replaced by one of its operands;
   dropping a ``!``, unary ``-`` or ``~`` (cost 1);
 - leaf substitution (cost = the leaf's size): an integer variable,
@@ -219,7 +219,7 @@ class Mutator:
             mine = self._type(node)
             for keep, drop, t in ((left, right, lt), (right, left, rt)):
                 if _same_class(t, mine) and not (divisor and constant_value(keep) == 0):
-                    self._put(node, self.text_of(keep), node_precedence(keep), context, tenths(1 + size(drop), GOOD))
+                    self._put(node, self.text_of(keep), node_precedence(keep), context, tenths(size(drop), GOOD))
         for child, other in ((left, right), (right, left)):
             if op in RELATIONAL and ptr and self._type(child).kind != TypeKind.POINTER:
                 continue  # the null pointer constant of p == 0

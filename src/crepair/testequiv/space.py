@@ -325,8 +325,10 @@ def _root_parts(node: c_ast.Node, mutator: Mutator) -> tuple[str, str, str] | in
 
 
 def _distance(root: tuple[str, str, str] | int, atom: tuple[str, str, str]) -> int:
-    """Tree distance from a condition to an atom: relabelled nodes when
-    both are comparisons of leaves, else everything replaced."""
+    """f1x's distance of substituting a whole condition by an atom (its
+    ``substitutionDistance``: depth of the old plus depth of the new, less
+    one), with depths counted as here in nodes: every atom costs the same
+    at one site, and a change of one leaf is the leaf schema's (cheaper)."""
     if isinstance(root, tuple):
-        return (root[1] != atom[1]) + (root[0] != _flat(atom[0])) + (root[2] != _flat(atom[2]))
+        return 3
     return root + ATOM_COST - 1
