@@ -11,6 +11,7 @@
   a repair record are applied to the original text (offsets 0-based, end
   exclusive, right to left), and programs are compared as C token
   sequences (``tcas_sir.tokenize``: whitespace and comments dropped,
+  parentheses around one token dropped,
   preprocessor lines kept).
 
 Exit codes of ``crepair repair`` in test-driven mode: 0 plausible patch
@@ -164,7 +165,17 @@ def patched(original: str, rec: dict) -> str:
 
 
 def token_texts(text: str) -> list[str]:
-    return [t.text for t in tokenize(text)]
+    """The C tokens of ``text``, with parentheses around a single token
+    dropped (``(b)`` is ``b``): the only normalisation beyond layout."""
+    toks = [t.text for t in tokenize(text)]
+    out: list[str] = []
+    for tok in toks:
+        out.append(tok)
+        if tok == ")" and len(out) >= 3 and out[-3] == "(" and out[-2] not in ("(", ")"):
+            before = out[-4] if len(out) >= 4 else ""
+            if not (before.isidentifier() or before in (")", "]")):  # not a call f(x) or a cast's operand
+                out[-3:] = [out[-2]]
+    return out
 
 
 def same_program(a: str, b: str) -> bool:

@@ -62,7 +62,7 @@ def check_invariants(program, space):
     assert [s.id for s in sites] == list(range(len(sites)))
     assert sorted(s.order for s in sites) == list(range(len(sites)))
     assert [c.id for c in cands] == list(range(len(cands)))
-    key = [(c.cost, sites[c.site].order, c.site, c.replacement) for c in cands]
+    key = [(c.cost, sites[c.site].order, c.site, len(c.replacement), c.replacement) for c in cands]
     assert key == sorted(key)
     assert {c.site for c in cands} == set(range(len(sites)))
     for s in sites:

@@ -132,7 +132,7 @@ class Candidate:
 @dataclass(frozen=True, slots=True)
 class SearchSpace:
     """Sites and candidates of one program, candidates in the order they
-    are tried (cost, then ``Site.order``, ``Site.id``, replacement text:
+    are tried (cost, then ``Site.order``, ``Site.id``, shorter replacement, replacement text:
     deterministic).  ``skipped``
     lists ``(point, why)`` for places that are not sites (unsupported
     types, file-scope initializers, macros…): each is noted, none fails."""

@@ -103,7 +103,7 @@ def build_space(
     line is among them (None: every site).  ``rank``: line -> rank, lower
     is more suspicious; sites are ordered by the rank of their first line
     (unranked lines last), then by position.  Candidates are in search
-    order: (cost, site order, site id, replacement); ids are dense.  Sites
+    order: (cost, site order, site id, shorter replacement, replacement); ids are dense.  Sites
     are numbered in source order; sites without candidates are left out.
     Nothing is raised for constructs that are not sites: they are noted
     in ``skipped``.  ``program`` is not mutated.
@@ -119,7 +119,7 @@ def build_space(
     ranks = rank or {}
     order = sorted(range(len(places)), key=lambda i: (ranks.get(places[i].span.line, float("inf")), i))
     position = {i: k for k, i in enumerate(order)}
-    drafts.sort(key=lambda d: (d.cost, position[d.place], d.place, d.replacement))
+    drafts.sort(key=lambda d: (d.cost, position[d.place], d.place, len(d.replacement), d.replacement))
     kept, seen = [], set()
     for d in drafts:
         key = _patch_key(program.original, places[d.place], d.replacement)
