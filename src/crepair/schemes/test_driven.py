@@ -91,19 +91,14 @@ class TestDrivenStats(SchemeStats):
 def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, seconds: float,
                      evidence: PassesTests) -> Repair:
     """The :class:`Repair` record of candidate ``cand``: one change at its
-    site, whose edit is the smallest span that differs (so ``>`` → ``>=``
-    reads as such)."""
+    site, whose edit is the smallest run of whole tokens that differs (so
+    ``>`` → ``>=`` reads as such)."""
     site = space.sites[cand.site]
     before, after = site.text, cand.replacement
-    i = 0
-    while i < min(len(before), len(after)) and before[i] == after[i]:
-        i += 1
-    j = 0
-    while j < min(len(before), len(after)) - i and before[-1 - j] == after[-1 - j]:
-        j += 1
-    start, end = site.span.start + i, site.span.end - j
+    start, end, new = _token_edit(before, after)
+    start, end = site.span.start + start, site.span.start + end
     text, path = program.original, program.path
-    edit = Edit(text_span(path, text, start, end), text[start:end], after[i:len(after) - j])
+    edit = Edit(text_span(path, text, start, end), text[start:end], new)
     change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
     patched = apply_edits(text, [(site.span.start, site.span.end, after)])
     return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
@@ -113,6 +108,28 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, sec
 # candidate's evaluation (at -O2 it folds away divisions whose value cannot
 # matter), and without warnings (candidates' code raises many)
 _META_CFLAGS = ("-O0", "-w")
+
+
+def _token_edit(before: str, after: str) -> tuple[int, int, str]:
+    """The tokens that differ between two texts: ``(start, end, new)`` with
+    ``before[start:end]`` replaced by ``new`` giving ``after``; tokens
+    common to both ends are left out."""
+    from crepair.frontend.tokens import tokenize
+
+    b, a = tokenize(before, skip_directives=False), tokenize(after, skip_directives=False)
+    i = 0
+    while i < min(len(a), len(b)) and a[i].text == b[i].text:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[-1 - j].text == b[-1 - j].text:
+        j += 1
+    b_lo, b_hi = (b[i - 1].end if i else 0), (b[len(b) - j].start if j else len(before))
+    a_lo, a_hi = (a[i - 1].end if i else 0), (a[len(a) - j].start if j else len(after))
+    while b_lo < b_hi and a_lo < a_hi and before[b_lo] == after[a_lo] and before[b_lo].isspace():
+        b_lo, a_lo = b_lo + 1, a_lo + 1
+    while b_lo < b_hi and a_lo < a_hi and before[b_hi - 1] == after[a_hi - 1] and before[b_hi - 1].isspace():
+        b_hi, a_hi = b_hi - 1, a_hi - 1
+    return b_lo, b_hi, after[a_lo:a_hi]
 
 
 def _stop_after(start: float, timeout: float | None):
@@ -206,11 +223,13 @@ class TestDrivenRun:
     def _search(self) -> Iterator[Repair]:
         from crepair.errors import InternalError
         from crepair.frontend.source import encode
+        from crepair.testequiv.deps import close, dependency_classes
         from crepair.testequiv.metaprogram import instrument
         from crepair.testequiv.protocol import read_partition, run_environment, write_partition
         from crepair.testsuite import TestCounter, TestOutcome, run_test
 
         o, spec, space = self.options, self.spec, self.space
+        deps = dependency_classes(self.program, space) if o.partition else {}
         meta = instrument(self.program.original, space, file=self.program.path)
         tests = self.failing + self.passing
         with spec.workspace() as ws, spec.workspace() as check, tempfile.TemporaryDirectory(
@@ -231,7 +250,7 @@ class TestDrivenRun:
                 if not others:
                     run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
                                    counter=executions)
-                    return run.passed, frozenset({p})
+                    return run.passed, close({p}, deps)
                 write_partition(partition, others | {p})
                 run = run_test(spec, t, ws, timeout_ms=o.test_timeout,
                                env=run_environment(p, partition=partition), counter=executions)
@@ -240,8 +259,8 @@ class TestDrivenRun:
                     self.stats.retried += 1
                     run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
                                    counter=executions)
-                    return run.passed, frozenset({p})
-                return run.passed, read_partition(partition) | {p}
+                    return run.passed, close({p}, deps)
+                return run.passed, close(read_partition(partition) | {p}, deps)
 
             exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout))
             try:

@@ -1,0 +1,163 @@
+"""Test-driven repair end to end (f1x, TOSEM'18): the command line, its exit
+codes (0 / 122 / 123 as f1x), the evidence of a plausible patch, the
+baseline against partitioning, and the dependency-based relation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from crepair import api
+from crepair.frontend import load_program
+from crepair.testequiv.deps import close, dependency_classes
+from crepair.testequiv.space import build_space
+
+MAX = """\
+#include <stdio.h>
+
+int main(void) {
+  int a, b;
+  if (scanf("%d %d", &a, &b) != 2)
+    return 1;
+  if (a > b)
+    printf("%d\\n", 0);
+  else
+    printf("%d\\n", 1);
+  return 0;
+}
+"""
+
+TESTS = {"pos1": ("1 2", "1"), "pos2": ("2 1", "0"), "neg1": ("2 2", "0")}
+
+
+def project(tmp_path: Path, source: str = MAX, tests=TESTS) -> Path:
+    (tmp_path / "prog.c").write_text(source)
+    for name, (given, expected) in tests.items():
+        (tmp_path / f"input-{name}").write_text(given + "\n")
+        (tmp_path / f"output-{name}").write_text(expected + "\n")
+    return tmp_path / "prog.c"
+
+
+def crepair(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys; from crepair.cli import main; sys.exit(main())",
+                           *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_the_least_cost_plausible_patch_is_the_intended_one_and_nothing_is_touched(tmp_path):
+    prog = project(tmp_path)
+    before = digest(tmp_path)
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["outcome"] == "repaired" and out["tests"] == {"failing": ["neg1"], "passing": ["pos1", "pos2"]}
+    first = out["repairs"][0]
+    assert first["changes"][0]["replacement"] == "a >= b"
+    edit = first["changes"][0]["edits"][0]
+    assert (edit["old"], edit["new"]) == (">", ">=")
+    assert first["evidence"] == {"kind": "tests", "plausible": True, "passed": 3, "total": 3, "vacuous": False,
+                                 "text": "plausible: passes 3/3 tests"}
+    assert "+  if (a >= b)" in first["diff"]
+    assert digest(tmp_path) == before and prog.read_text() == MAX
+    text = crepair("repair", "prog.c", "--tests-dir", ".", cwd=tmp_path).stdout
+    assert "plausible: passes 3/3 tests" in text and "correct" not in text.replace("not that it is correct", "")
+
+
+def test_no_failing_test_exits_123(tmp_path):
+    project(tmp_path, tests={"pos1": ("1 2", "1"), "pos2": ("2 1", "0")})
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", cwd=tmp_path)
+    assert proc.returncode == 123, proc.stdout + proc.stderr
+    assert "no-failing-test" in proc.stdout
+
+
+def test_no_patch_in_the_search_space_exits_122(tmp_path):
+    source = '#include <stdio.h>\nint main(void) {\n  puts("hello");\n  return 0;\n}\n'
+    project(tmp_path, source, tests={"neg1": ("", "world")})
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", "--json", cwd=tmp_path)
+    assert proc.returncode == 122, proc.stdout + proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["outcome"] == "exhausted" and out["exploration"]["complete"] and out["repairs"] == []
+
+
+def test_partitioning_loses_no_plausible_patch_and_needs_fewer_executions(tmp_path):
+    prog = project(tmp_path)
+    runs = {}
+    for partition in (True, False):
+        run = api.repair_tests(prog, tests_dir=tmp_path, partition=partition, all=True, timeout=None)
+        runs[partition] = ([r.patched for r in run], run.stats)
+    assert runs[True][0] == runs[False][0] and runs[True][0]
+    assert runs[True][1].explored == runs[False][1].explored == runs[True][1].candidates
+    assert runs[True][1].executions < runs[False][1].executions
+    assert runs[False][1].executions >= runs[False][1].explored  # the baseline runs every candidate at least once
+
+
+def test_bad_test_options_are_usage_errors(tmp_path):
+    project(tmp_path)
+    assert crepair("repair", "prog.c", "--tests-dir", ".", "--level", "2", cwd=tmp_path).returncode == 2
+    assert crepair("repair", "prog.c", "--no-partition", cwd=tmp_path).returncode == 2
+    assert crepair("repair", "prog.c", "--tests-dir", "missing", cwd=tmp_path).returncode == 2
+
+
+STRAIGHT = textwrap.dedent("""\
+    #include <stdio.h>
+    int main(void) {
+      int x = 0, y = 2, z = 5;
+      z = z + 1;
+      z = z * 2;
+      y = y + 1;
+      printf("%d %d\\n", x + y, z);
+      return 0;
+    }
+    """)
+
+
+def test_dependency_based_classes_join_insertions_nothing_in_between_can_tell_apart(tmp_path):
+    path = tmp_path / "s.c"
+    path.write_text(STRAIGHT)
+    program = load_program(path, real_c=True)
+    space = build_space(program)
+    deps = dependency_classes(program, space)
+    line = {c.id: space.sites[c.site].span.line for c in space.candidates}
+    x_eq_y = {line[c.id]: c.id for c in space.candidates if (c.lhs, c.code) == ("x", "y")}
+    # x = y; before line 4, 5 or 6: z's statements and y = y + 1 (run after the insertion) cannot tell
+    assert {line[i] for i in deps[x_eq_y[4]]} == {4, 5, 6}
+    # printf reads x (a call, "*"): the insertion before line 7 is a class of its own
+    assert not ({line[i] for i in deps.get(x_eq_y[7], {x_eq_y[7]})} & {4, 5, 6})
+    # y = z; cannot move past z = z * 2 (it writes z)
+    y_eq_z = {line[c.id]: c.id for c in space.candidates if (c.lhs, c.code) == ("y", "z")}
+    if 4 in y_eq_z and 5 in y_eq_z:
+        assert y_eq_z[5] not in deps.get(y_eq_z[4], frozenset())
+    assert close({x_eq_y[4]}, deps) == deps[x_eq_y[4]]
+
+
+@pytest.mark.parametrize("partition", [True, False])
+def test_dependency_classes_agree_with_running_each_insertion(tmp_path, partition):
+    """Every member of a dependency class behaves as its representative on a
+    test that prints every variable."""
+    src = STRAIGHT.replace('printf("%d %d\\n", x + y, z);', 'printf("%d %d %d\\n", x, y, z);')
+    prog = project(tmp_path, src, tests={"neg1": ("", "2 3 12")})
+    run = api.repair_tests(prog, tests_dir=tmp_path, partition=partition, all=True, timeout=None)
+    found = {r.patched for r in run}
+    assert any("x = y;" in p or "x = 2;" in p for p in found)
+    program = load_program(prog, real_c=True)
+    space = build_space(program)
+    deps = dependency_classes(program, space)
+    by_text = {c.id: space.sites[c.site].span.start for c in space.candidates}
+    for cls in {frozenset(v) for v in deps.values()}:
+        patched = {_patch(program.original, space, i) for i in cls}
+        assert len({p in found for p in patched}) == 1, (cls, by_text)
+
+
+def _patch(original: str, space, cid: int) -> str:
+    c = space.candidates[cid]
+    s = space.sites[c.site]
+    return original[:s.span.start] + c.replacement + original[s.span.end:]
