@@ -18,6 +18,8 @@ from crepair.version import __version__
 # or ``crepair.verify(...)`` loads only the stages they need.
 _WHERE = {
     "localize": "crepair.api", "repair": "crepair.api", "verify": "crepair.api",
+    "localize_tests": "crepair.api", "repair_tests": "crepair.api",
+    "PassesTests": "crepair.records",
     "Counterexample": "crepair.bmc", "VerifyOutcome": "crepair.bmc", "VerifyResult": "crepair.bmc",
     "Unwinding": "crepair.encode.formula",
     "BadInput": "crepair.errors", "CRepairError": "crepair.errors", "MissingTool": "crepair.errors",
@@ -73,6 +75,9 @@ __all__ = [
     "VerifyOutcome",
     "VerifyResult",
     "localize",
+    "localize_tests",
     "repair",
+    "repair_tests",
     "verify",
+    "PassesTests",
 ]

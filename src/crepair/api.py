@@ -112,6 +112,9 @@ def localize(
     options.
     """
     method = _enum(Method, method, "method")
+    if method == Method.SPECTRUM:
+        raise UsageError("method spectrum localizes by tests: call crepair.localize_tests (or give "
+                         "crepair localize --tests/--tests-dir)")
     components = frozenset(_enum(Component, c, "components") for c in components)
     at_least("--unwind", unwind, 0)
     for name, value in (("--inputs", inputs), ("--max-size", max_size), ("--max-diagnoses", max_diagnoses)):

@@ -6,7 +6,10 @@ unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
 the scheme (also: only vacuous repairs; localize: no repairable location);
 6 original already correct (repair, localize); 7 a required tool is
 missing; 8 inconclusive: the unwinding bound is too small; 70 internal
-error; 141 standard output closed early (e.g. ``| head``).
+error; 141 standard output closed early (e.g. ``| head``).  Test-driven
+repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
+codes: 0 plausible patch (or ranking); 122 no plausible patch in the
+search space; 123 no failing test.
 
 Every error is one line on standard error (and, with ``--json``, a JSON
 object on standard output too); never a traceback.
