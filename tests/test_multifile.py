@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -145,7 +144,8 @@ def test_one_file_linked_alone_keeps_its_space_and_two_interleave_by_cost(tmp_pa
 
 
 LIB_META = "int twice(int x) {\n  return x + x;\n}\n"
-MAIN_META = '#include <stdio.h>\nint twice(int x);\nint main(void) {\n  int y = 3;\n  printf("%d %d\\n", twice(y), y);\n  return 0;\n}\n'
+MAIN_META = ('#include <stdio.h>\nint twice(int x);\nint main(void) {\n  int y = 3;\n'
+             '  printf("%d %d\\n", twice(y), y);\n  return 0;\n}\n')
 
 
 def test_a_unit_that_does_not_own_the_candidate_behaves_as_the_original(tmp_path):

@@ -45,7 +45,7 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--all", action="store_true",
                    help="explore the whole search space and print every plausible patch")
     g.add_argument("--lines", type=_lines, metavar="L[,L]",
-                   help="only change these lines (1-based), as f1x's --files PROG.c:LINE")
+                   help="only change these lines (1-based) of FILE, as f1x's --files PROG.c:LINE")
     g.add_argument("--formula", choices=["ochiai", "tarantula", "dstar"], default="ochiai",
                    help="suspiciousness formula ordering the lines (default: ochiai)")
 

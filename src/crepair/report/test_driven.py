@@ -22,8 +22,9 @@ def render_header(run) -> str:
     o, s = run.options, run.stats
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
     mode = "test-equivalence partitioning" if o.partition else "no partitioning (enumerative baseline)"
+    files = " ".join(run.stats.files) or run.program.path
     lines = [
-        f"crepair repair {' '.join(run.stats.files) or run.program.path}: scheme test-driven, {mode}, time limit {timeout}, "
+        f"crepair repair {files}: scheme test-driven, {mode}, time limit {timeout}, "
         f"test time limit {o.test_timeout} ms",
         f"tests: {len(run.failing)} failing ({' '.join(run.failing) or '-'}), "
         f"{len(run.passing)} passing",

@@ -5,7 +5,7 @@ Explicit files: the program and the files the user names after it, every
 one inside the project directory.  File localization: the project's ``.c``
 files that every failing test executes (from coverage), ranked by their
 most suspicious line (Ochiai and the other formulas count tests, so scores
-of lines of different files compare), ties by path.
+of lines of different files compare), ties: the program first, then by path.
 
 Paths: *project* paths are POSIX and relative to the project (what a
 workspace replaces); *display* paths are the user's (what diffs, records

@@ -159,7 +159,9 @@ class TestDrivenRun:
     current directory); each repair changes one file (``Repair.file``).
 
     Construction builds and runs the original (failing tests, spectrum)
-    and the search space (``space``, search ids; ``linked``, the files); iteration builds the meta-program once and
+    and the search space (``space``, search ids; ``linked``, the files;
+    ``programs``: each file searched by its display path, the key of
+    ``Repair.file``; ``program``: the one of ``path``); iteration builds the meta-program once and
     explores.  ``outcome``, ``stopped`` and ``reason`` are final once the
     iterator ends: REPAIRED (a plausible patch), EXHAUSTED (none in the
     whole space), NO_FAILING_TEST (no search), UNKNOWN (time limit before a
@@ -183,7 +185,7 @@ class TestDrivenRun:
             covered = [f for f in pf.c_files(spec.project) if f != main]
         else:
             covered = [pf.project_path(spec.project, f) for f in files]
-            shown.update(zip(covered, map(str, files)))
+            shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
         spectrum = collect_spectrum(spec, timeout_ms=options.test_timeout, counter=self.counter, files=covered)
         self.failing = tuple(t.test for t in spectrum.failing)
         self.passing = tuple(t.test for t in spectrum.passing)

@@ -145,8 +145,9 @@ def instrument(original: str, space: SearchSpace, *, file: str | None = None, of
     its candidate ``c`` as ``offset + c`` (the files' id ranges must not
     overlap); it then behaves as the original, and opens neither the
     partition nor the trace file, unless it holds the running candidate
-    (the trace lists its own site ids).  Arguments are not mutated.  Raises ``InternalError`` when ``space`` breaks the contract of
-    the module docstring (a site's ``text`` differs from its span in
+    (the trace lists its own site ids).  Arguments are not mutated.
+    Raises ``ValueError`` for a negative ``offset`` and ``InternalError``
+    when ``space`` breaks the contract of the module docstring (a site's ``text`` differs from its span in
     ``original``, ids are not dense, spans overlap without nesting, a
     candidate's schema does not fit its site's kind, a code spans lines).
 
