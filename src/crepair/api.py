@@ -223,9 +223,17 @@ def repair_tests(
     max_repairs: int | None = None,
     lines: frozenset[int] | None = None,
     formula: str = "ochiai",
+    files: tuple[str | Path, ...] | list[str | Path] = (),
+    localize_files: bool = False,
+    max_files: int | None = None,
 ):
     """Test-driven repair of the C file at ``path`` (f1x: Mechtaev et al.,
-    TOSEM'18, Algorithm 3 with value-based test-equivalence).
+    TOSEM'18, Algorithm 3 with value-based test-equivalence).  ``files``:
+    further C files of the project that may be changed (f1x's ``--files
+    prog.c lib.c``); ``localize_files``: change the project's ``.c`` files
+    the failing tests execute instead, the ``max_files`` (None: all) with
+    the most suspicious lines.  Every file must lie in the project; a
+    repair changes one of them (``Repair.file``).
 
     The tests are given as for :func:`localize_tests`.  Returns a
     :class:`~crepair.schemes.test_driven.TestDrivenRun`: iterate it for
@@ -236,7 +244,8 @@ def repair_tests(
     ``partition=False``: the enumerative baseline (Algorithm 2); ``all``:
     explore the whole space and yield every plausible patch, else stop after
     ``max_repairs`` (default 1); ``lines``: only change these 1-based lines;
-    ``formula``: ochiai, tarantula or dstar.  Raises ``UsageError`` for bad
+    ``formula``: ochiai, tarantula or dstar (``lines`` are the program's:
+    ``path``).  Raises ``UsageError`` for bad
     options, ``BadInput`` for files crepair cannot read or a project that
     does not build, ``MissingTool`` without gcc, make or gcov.  The project
     directory is only read; all work happens in copies.
@@ -250,8 +259,12 @@ def repair_tests(
     at_least("--test-timeout", timeout_ms, 1)
     if max_repairs is not None:
         at_least("--max-repairs", max_repairs, 1)
+    if max_files is not None:
+        at_least("--localize-files", max_files, 1)
+    if files and localize_files:
+        raise UsageError("give the files to change, or --localize-files to find them, not both")
     spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
     options = TestRepairOptions(timeout=timeout, test_timeout=timeout_ms, partition=partition, all=all,
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
-                                formula=formula)
-    return TestDrivenRun(path, spec, options)
+                                formula=formula, localize_files=localize_files, max_files=max_files)
+    return TestDrivenRun(path, spec, options, files=tuple(files))

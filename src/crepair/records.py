@@ -182,7 +182,9 @@ class Repair:
     """A checked repair: its changes (in source order), the unified
     ``diff`` of the user's file, the whole ``patched`` text, ``seconds``
     since the run started, the ``scheme`` that found it and the
-    ``evidence`` of its correctness."""
+    ``evidence`` of its correctness.  A repair changes one file,
+    :attr:`file` (the ``span.file`` of its changes, as the user named it;
+    the diff is labelled with it and ``patched`` is its whole text)."""
 
     scheme: Scheme
     changes: tuple[Change, ...]
@@ -190,6 +192,11 @@ class Repair:
     patched: str
     seconds: float
     evidence: Evidence
+
+    @property
+    def file(self) -> str:
+        """The changed file (its changes' ``span.file``; empty without changes)."""
+        return self.changes[0].span.file if self.changes else ""
 
     @property
     def size(self) -> int:

@@ -1,5 +1,13 @@
-"""``crepair repair PROG.c --tests … | --tests-dir …``: test-driven repair
-(f1x, TOSEM'18) — plausible patches, least cost first, as unified diffs.
+"""``crepair repair PROG.c [MORE.c ...] --tests … | --tests-dir …``:
+test-driven repair (f1x, TOSEM'18) — plausible patches, least cost first,
+as unified diffs.
+
+Files: by default only PROG.c changes; files named after it (f1x's
+``--files prog.c lib.c``) may change too, and ``--localize-files [N]``
+lets the failing tests' coverage choose them (the project's ``.c`` files
+they execute, most suspicious line first, at most N).  Every file lies in
+the project directory; each patch changes one file, which ``--apply``
+writes.
 
 Exit codes as f1x: 0 a plausible patch, 122 none in the search space, 123
 no failing test; 4 the time limit came first; usage and bad input as the
@@ -12,7 +20,7 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli.common import ExitCode
+from crepair.cli.common import ExitCode, at_least
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
@@ -24,13 +32,20 @@ _BOUNDED_ONLY = {"scheme": ["mutation"], "level": 1, "unwinding_assumptions": Fa
 
 
 def add_arguments(r: argparse.ArgumentParser) -> None:
+    r.add_argument("more_files", nargs="*", metavar="MORE.c",
+                   help="test-driven repair: further C files of the project that may be changed "
+                        "(right after FILE, as f1x's --files prog.c lib.c)")
     g = r.add_argument_group("test-driven repair (with --tests or --tests-dir)")
+    g.add_argument("--localize-files", nargs="?", type=at_least(1), const=0, default=None, metavar="N",
+                   help="let the tests choose the files to change: the project's .c files that every failing "
+                        "test executes, the N (default: all) with the most suspicious lines first "
+                        "(f1x's --localize); not with MORE.c")
     g.add_argument("--no-partition", action="store_true",
                    help="the enumerative baseline (TOSEM'18 Algorithm 2): no test-equivalence partitioning")
     g.add_argument("--all", action="store_true",
                    help="explore the whole search space and print every plausible patch")
     g.add_argument("--lines", type=_lines, metavar="L[,L]",
-                   help="only change these lines (1-based), as f1x's --files PROG.c:LINE")
+                   help="only change these lines (1-based) of FILE, as f1x's --files PROG.c:LINE")
     g.add_argument("--formula", choices=["ochiai", "tarantula", "dstar"], default="ochiai",
                    help="suspiciousness formula ordering the lines (default: ochiai)")
 
@@ -61,6 +76,11 @@ def check_unused(args: argparse.Namespace) -> None:
     for name in ("no_partition", "all", "lines"):
         if getattr(args, name):
             raise UsageError(f"--{name.replace('_', '-')}: used by test-driven repair only (give --tests or --tests-dir)")
+    if args.more_files:
+        raise UsageError(f"{args.more_files[0]}: several files are repaired by test-driven repair only "
+                         "(give --tests or --tests-dir)")
+    if args.localize_files is not None:
+        raise UsageError("--localize-files: used by test-driven repair only (give --tests or --tests-dir)")
     for name in ("test_ids", "build", "test_timeout", "project"):
         if getattr(args, name) is not None:
             raise UsageError(f"--{name.replace('_', '-')}: used with --tests or --tests-dir only")
@@ -80,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         project=args.project, test_timeout_ms=args.test_timeout, timeout=args.timeout,
         partition=not args.no_partition, all=args.all,
         max_repairs=1 if args.first else args.max_repairs, lines=args.lines, formula=args.formula,
+        files=args.more_files, localize_files=args.localize_files is not None,
+        max_files=args.localize_files or None,
     )
     repairs = []
     if not args.json:
@@ -96,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
         print(report.render_summary(run))
     if args.apply:
         if not repairs:
-            print(f"nothing applied to {args.file}: no plausible patch", file=sys.stderr)
+            print(f"nothing applied to {' '.join(run.stats.files) or args.file}: no plausible patch", file=sys.stderr)
         else:
-            backup = apply_to_file(args.file, repairs[0].patched, original=run.program.original)
-            print(f"applied patch 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+            file = repairs[0].file
+            backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original)
+            print(f"applied patch 1 to {file} (original kept as {backup})", file=sys.stderr)
     return _EXIT.get(run.outcome, ExitCode.UNKNOWN)

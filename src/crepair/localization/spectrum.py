@@ -80,12 +80,14 @@ SCORES = {Formula.OCHIAI: ochiai, Formula.TARANTULA: tarantula, Formula.DSTAR: d
 class RankedLine:
     """A candidate line: its 1-based ``line`` number, its ``score`` (a
     float, possibly ``math.inf`` for DStar) and how many failing and passing
-    tests execute it."""
+    tests execute it; ``file``: its file (relative to the project) when
+    several files are ranked together (:func:`rank_files`), else empty."""
 
     line: int
     score: float
     executed_by_failing: int
     executed_by_passing: int
+    file: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,20 @@ def rank(spectrum: Spectrum, formula: Formula = Formula.OCHIAI) -> tuple[RankedL
         ep = sum(line in t.lines for t in passing)
         ranked.append(RankedLine(line, score(ef, ep, len(failing) - ef, len(passing) - ep), ef, ep))
     ranked.sort(key=lambda r: (-r.score, r.line))
+    return tuple(ranked)
+
+
+def rank_files(spectrum: Spectrum, formula: Formula = Formula.OCHIAI) -> tuple[RankedLine, ...]:
+    """:func:`rank` over every file the spectrum covers
+    (``Spectrum.files``, or the program alone), each line labelled with its
+    file: the scores of one formula are comparable across files (they count
+    tests), so the lines are sorted together by decreasing score, then by
+    the file's place in ``spectrum.files``, then by line."""
+    files = spectrum.files or (spectrum.program,)
+    ranked = [RankedLine(r.line, r.score, r.executed_by_failing, r.executed_by_passing, f)
+              for f in files for r in rank(spectrum.of(f), formula)]
+    where = {f: i for i, f in enumerate(files)}
+    ranked.sort(key=lambda r: (-r.score, where[r.file], r.line))
     return tuple(ranked)
 
 

@@ -22,8 +22,9 @@ def render_header(run) -> str:
     o, s = run.options, run.stats
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
     mode = "test-equivalence partitioning" if o.partition else "no partitioning (enumerative baseline)"
+    files = " ".join(run.stats.files) or run.program.path
     lines = [
-        f"crepair repair {run.program.path}: scheme test-driven, {mode}, time limit {timeout}, "
+        f"crepair repair {files}: scheme test-driven, {mode}, time limit {timeout}, "
         f"test time limit {o.test_timeout} ms",
         f"tests: {len(run.failing)} failing ({' '.join(run.failing) or '-'}), "
         f"{len(run.passing)} passing",
@@ -31,7 +32,8 @@ def render_header(run) -> str:
     if run.failing:
         schemas = ", ".join(f"{k} {v}" for k, v in sorted(s.by_schema.items()))
         lines.append(f"search space: {_plural(s.candidates, 'candidate')} at {_plural(s.sites, 'site')} "
-                     f"on {_plural(len({r.line for r in run.ranking}), 'line')} every failing test executes"
+                     f"on {_plural(len({(r.file, r.line) for r in run.ranking}), 'line')} every failing test executes"
+                     + (f" in {_plural(len(s.files), 'file')}" if len(s.files) > 1 else "")
                      + (f" ({schemas})" if schemas else ""))
         skipped = len(run.space.skipped)
         if skipped:
@@ -80,19 +82,20 @@ def run_json(run, repairs: list[Repair]) -> str:
     o, s = run.options, run.stats
     data: dict[str, Any] = {
         "file": run.program.path,
+        "files": list(s.files),
         "scheme": "test-driven",
         "options": {"partition": o.partition, "all": o.all, "timeout": o.timeout, "test_timeout_ms": o.test_timeout,
                     "max_repairs": o.max_repairs, "lines": sorted(o.lines) if o.lines is not None else None,
-                    "formula": o.formula},
+                    "formula": o.formula, "localize_files": o.localize_files, "max_files": o.max_files},
         "tests": {"failing": list(run.failing), "passing": list(run.passing)},
-        "localization": [{"line": r.line, "score": r.score} for r in run.ranking],
+        "localization": [{"file": r.file, "line": r.line, "score": r.score} for r in run.ranking],
         "space": {"sites": s.sites, "candidates": s.candidates, "by_schema": s.by_schema,
                   "skipped": [{"point": p, "why": why} for p, why in run.space.skipped]},
         "exploration": {"explored": s.explored, "executions": s.executions, "partitions": s.partitions,
                         "plausible": s.plausible, "ratio": s.ratio, "complete": s.complete,
                         "rejected": s.rejected, "validations": s.validations,
                         "build_seconds": round(s.build_seconds, 3), "seconds": round(s.seconds, 3)},
-        "repairs": [repair_dict(r) for r in repairs],
+        "repairs": [{"file": r.file, **repair_dict(r)} for r in repairs],
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
         "reason": run.reason,

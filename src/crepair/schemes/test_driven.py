@@ -5,14 +5,18 @@ The pipeline (Mechtaev, Gao, Tan, Roychoudhury, TOSEM'18, §4–§5):
 1. the original program is built in a copy of the project and every test
    is run: the failing tests are found, never taken on trust;
 2. spectrum-based localization on a coverage build: the candidate lines
-   are those every failing test executes, ranked by suspiciousness;
-3. the search space (Fig. 10) over those lines, in cost order;
-4. one meta-program: every site instrumented once, compiled once; the
-   candidate to run is chosen at run time, and the runtime computes its
-   value-based test-equivalence class on the fly (Algorithm 1);
+   are those every failing test executes, ranked by suspiciousness (over
+   every file to change, see :mod:`crepair.schemes.project_files`);
+3. the search space (Fig. 10) over those lines, in cost order (one order
+   over all files: :mod:`crepair.testequiv.linked`);
+4. one meta-program (per file to change, linked into one program): every
+   site instrumented once, compiled once; the candidate to run is chosen at
+   run time, and the runtime computes its value-based test-equivalence
+   class on the fly (Algorithm 1);
 5. exploration with partitioning (Algorithm 3) or without (Algorithm 2);
-6. every plausible patch is rebuilt normally and re-run on every test
-   before it is reported (evidence :class:`~crepair.records.PassesTests`).
+6. every plausible patch (one change, in one file) is rebuilt normally and
+   re-run on every test before it is reported (evidence
+   :class:`~crepair.records.PassesTests`).
 
 A patch that passes every test is *plausible*, never "correct".
 """
@@ -21,11 +25,11 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crepair.frontend import CProgram
+from crepair.frontend import CProgram, load_program
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.schemes.base import SchemeStats, finish
@@ -42,8 +46,12 @@ class TestRepairOptions:
     the enumerative baseline, Algorithm 2); ``all``: explore the whole
     space and report every plausible patch (False: stop after
     ``max_repairs``, default 1); ``lines``: restrict sites to these 1-based
-    lines (None: every line the failing tests execute); ``formula``: the
-    suspiciousness formula ranking sites (ochiai, tarantula, dstar).
+    lines (None: every line the failing tests execute) of the program (not
+    of other files); ``formula``: the suspiciousness formula ranking sites
+    (ochiai, tarantula, dstar); ``localize_files``: the files to change are
+    the project's ``.c`` files the failing tests execute (file
+    localization), at most ``max_files`` of them (None: all) — the files
+    given to the run are then ignored.
     """
 
     timeout: float | None = 300.0
@@ -53,6 +61,8 @@ class TestRepairOptions:
     max_repairs: int | None = 1
     lines: frozenset[int] | None = None
     formula: str = "ochiai"
+    localize_files: bool = False
+    max_files: int | None = None
 
 
 @dataclass(slots=True)
@@ -61,7 +71,7 @@ class TestDrivenStats(SchemeStats):
     failing / passing on the original), the search space (``sites``,
     ``candidates``, ``by_schema``), the exploration counts (``explored``,
     ``executions``, ``partitions``, ``plausible``, ``ratio``, ``complete``),
-    ``rejected``: plausible candidates whose normal build failed a test
+    ``files``: the files searched (display paths), ``rejected``: plausible candidates whose normal build failed a test
     (should be 0), ``retried``: executions that timed out while computing a
     class and were run again with the candidate alone (the class is then
     the candidate alone), ``validations``: test executions spent re-checking
@@ -69,6 +79,7 @@ class TestDrivenStats(SchemeStats):
 
     failing: tuple[str, ...] = ()
     passing: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
     sites: int = 0
     candidates: int = 0
     by_schema: dict = field(default_factory=dict)
@@ -92,7 +103,8 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, sec
                      evidence: PassesTests) -> Repair:
     """The :class:`Repair` record of candidate ``cand``: one change at its
     site, whose edit is the smallest run of whole tokens that differs (so
-    ``>`` → ``>=`` reads as such)."""
+    ``>`` → ``>=`` reads as such).  ``space`` is ``program``'s own (the
+    record names ``program.path``: its spans, its diff, ``Repair.file``)."""
     site = space.sites[cand.site]
     before, after = site.text, cand.replacement
     start, end, new = _token_edit(before, after)
@@ -142,10 +154,14 @@ def _stop_after(start: float, timeout: float | None):
 class TestDrivenRun:
     """A test-driven repair run of the C file ``path`` against ``spec``
     (a :class:`~crepair.testsuite.TestSpec`): iterate for plausible
-    :class:`~crepair.records.Repair` records, least cost first.
+    :class:`~crepair.records.Repair` records, least cost first.  ``files``:
+    further C files of the project that may be changed (paths from the
+    current directory); each repair changes one file (``Repair.file``).
 
     Construction builds and runs the original (failing tests, spectrum)
-    and the search space; iteration builds the meta-program once and
+    and the search space (``space``, search ids; ``linked``, the files;
+    ``programs``: each file searched by its display path, the key of
+    ``Repair.file``; ``program``: the one of ``path``); iteration builds the meta-program once and
     explores.  ``outcome``, ``stopped`` and ``reason`` are final once the
     iterator ends: REPAIRED (a plausible patch), EXHAUSTED (none in the
     whole space), NO_FAILING_TEST (no search), UNKNOWN (time limit before a
@@ -153,32 +169,43 @@ class TestDrivenRun:
     project does not build, file errors), ``UsageError``, ``MissingTool``.
     """
 
-    def __init__(self, path: str | Path, spec, options: TestRepairOptions):
-        from crepair.frontend import load_program
-        from crepair.localization.spectrum import Formula, rank
-        from crepair.testequiv.space import build_space
+    def __init__(self, path: str | Path, spec, options: TestRepairOptions, *, files: Sequence[str | Path] = ()):
+        from crepair.localization.spectrum import Formula, rank_files
+        from crepair.schemes import project_files as pf
         from crepair.testsuite import TestCounter, collect_spectrum
 
         self.start = time.monotonic()
         self.options = options
         self.spec = spec
-        self.program = load_program(path, real_c=True)
         self.stats = TestDrivenStats(Scheme.TEST_DRIVEN)
         self.counter = TestCounter()
-        spectrum = collect_spectrum(spec, timeout_ms=options.test_timeout, counter=self.counter)
+        main = spec.program.as_posix()
+        shown = {main: str(path)}
+        if options.localize_files:
+            covered = [f for f in pf.c_files(spec.project) if f != main]
+        else:
+            covered = [pf.project_path(spec.project, f) for f in files]
+            shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
+        spectrum = collect_spectrum(spec, timeout_ms=options.test_timeout, counter=self.counter, files=covered)
         self.failing = tuple(t.test for t in spectrum.failing)
         self.passing = tuple(t.test for t in spectrum.passing)
         self.stats.failing, self.stats.passing = self.failing, self.passing
-        self.ranking = rank(spectrum, Formula(options.formula))
+        self.ranking = rank_files(spectrum, Formula(options.formula))
         self.found = 0
         self.outcome = RepairOutcome.UNKNOWN
         self.stopped = StopReason.NOT_STARTED
         self.reason = ""
-        lines = {r.line for r in self.ranking}
-        if options.lines is not None:
-            lines &= set(options.lines)
-        order = {r.line: i for i, r in enumerate(self.ranking)}
-        self.space: SearchSpace = build_space(self.program, lines=lines, rank=order)
+        chosen = [main, *dict.fromkeys(f for f in covered if f != main)]
+        if options.localize_files:
+            chosen = list(pf.localized(self.ranking, options.max_files)) or [main]
+        pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
+        self.linked = pf.linked_space(spec.project, pairs, self.ranking,
+                                      options.lines if chosen[0] == main else None)
+        self.programs = {part.program.path: part.program for part in self.linked.parts}
+        mains = [part.program for part in self.linked.parts if part.file == main]
+        self.program = mains[0] if mains else load_program(path, real_c=True)
+        self.space: SearchSpace = self.linked.space
+        self.stats.files = tuple(self.programs)
         self.stats.sites, self.stats.candidates = len(self.space.sites), len(self.space.candidates)
         by_schema: dict[str, int] = {}
         for c in self.space.candidates:
@@ -228,13 +255,18 @@ class TestDrivenRun:
         from crepair.testequiv.protocol import read_partition, run_environment, write_partition
         from crepair.testsuite import TestCounter, TestOutcome, run_test
 
-        o, spec, space = self.options, self.spec, self.space
-        deps = dependency_classes(self.program, space) if o.partition else {}
-        meta = instrument(self.program.original, space, file=self.program.path)
+        o, spec, space, linked = self.options, self.spec, self.space, self.linked
+        deps: dict[int, frozenset[int]] = {}
+        for k, part in enumerate(linked.parts):
+            if o.partition:
+                deps.update(linked.lift(k, dependency_classes(part.program, part.space)))
         tests = self.failing + self.passing
         with spec.workspace() as ws, spec.workspace() as check, tempfile.TemporaryDirectory(
                 prefix="crepair-partition-") as tmp:
-            ws.replace(spec.program, encode(meta))
+            for part in linked.parts:
+                if part.space.candidates:
+                    meta = instrument(part.program.original, part.space, file=part.program.path, offset=part.offset)
+                    ws.replace(part.file, encode(meta))
             built = ws.build(_META_CFLAGS)
             self.stats.build_seconds = built.seconds
             if not built.ok:
@@ -243,32 +275,35 @@ class TestDrivenRun:
             executions = TestCounter()
 
             def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
+                alone = run_environment(linked.runtime_id(p))
                 if not o.partition:
-                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
-                                   counter=executions)
+                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
                     return run.passed, frozenset({p})
                 if not others:
-                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
-                                   counter=executions)
+                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
                     return run.passed, close({p}, deps)
-                write_partition(partition, others | {p})
+                write_partition(partition, linked.runtime_ids(others | {p}))
                 run = run_test(spec, t, ws, timeout_ms=o.test_timeout,
-                               env=run_environment(p, partition=partition), counter=executions)
+                               env=run_environment(linked.runtime_id(p), partition=partition), counter=executions)
                 if run.outcome == TestOutcome.TIMEOUT:
                     # evaluating the others may be what took the time: run p alone
                     self.stats.retried += 1
-                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=run_environment(p),
-                                   counter=executions)
+                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
                     return run.passed, close({p}, deps)
-                return run.passed, close(read_partition(partition) | {p}, deps)
+                return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
             exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout))
+            changed = None  # the file of the check copy last patched
             try:
                 for p in exploration:
                     self.stats.take(exploration.stats)
-                    cand = space.candidates[p]
-                    patched = _patched(self.program.original, space, cand)
-                    check.replace(spec.program, encode(patched))
+                    part = linked.part(p)
+                    cand = part.space.candidates[linked.local[p]]
+                    if changed is not None and changed != part.file:
+                        check.restore(changed)
+                    changed = part.file
+                    patched = _patched(part.program.original, part.space, cand)
+                    check.replace(part.file, encode(patched))
                     ok = check.build().ok and all(
                         run_test(spec, t, check, timeout_ms=o.test_timeout, counter=self.counter).passed
                         for t in tests)
@@ -279,7 +314,7 @@ class TestDrivenRun:
                     self.found += 1
                     self.stats.repairs = self.found
                     evidence = PassesTests(len(tests), len(tests))
-                    yield candidate_repair(self.program, space, cand, self.seconds, evidence)
+                    yield candidate_repair(part.program, part.space, cand, self.seconds, evidence)
                     if not o.all and o.max_repairs is not None and self.found >= o.max_repairs:
                         self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
                         return

@@ -6,6 +6,11 @@ Environment of one run (every process of a test inherits it):
 - ``CREPAIR_CANDIDATE=<id>``: the running candidate (a decimal id of the
   search space); unset, empty, ``-1`` or an id the meta-program does not
   have: the original program, every site behaving exactly as the original.
+  A program linking several meta-programs (one per file, see
+  ``instrument(..., offset=K)``) gives each a range of ids: the one whose
+  range holds the id runs it, the others behave as the original and leave
+  the partition and trace files alone.  Ids in the partition file are the
+  same global ids.
 - ``CREPAIR_PARTITION=<path>``: the candidates whose membership in the
   running candidate's test-equivalence class is computed (value
   projection, Algorithm 1 of TOSEM'18 §3.3).  See *Partition file*.

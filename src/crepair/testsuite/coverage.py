@@ -7,7 +7,8 @@ wrapper's ``CREPAIR_CFLAGS``) and with a small header that writes the
 coverage counters when the program dies of a signal; then, for each test,
 every ``.gcda`` file is removed, the test runs, and gcov's JSON
 (``gcov --json-format --stdout``, GCC ≥ 9) gives the lines of the
-program's source file with a non-zero count.
+program's source file with a non-zero count (and of every other source
+file of the project asked for: a spectrum may cover several files).
 
 gcov counts only some arcs and derives the others by flow conservation, so
 for a test whose program died of a signal (a crash, or crepair's SIGTERM
@@ -29,8 +30,9 @@ import os
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from crepair.errors import BadInput, MissingTool
 from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test, run_tests
@@ -46,12 +48,16 @@ SLOWDOWN = 10  # a coverage run may take this many times as long as the test's p
 class TestCoverage:
     """One test of a spectrum: its ``outcome``, the 1-based numbers of the
     program's lines it executed, and whether those are ``exact`` (False:
-    the program died of a signal or hit the time limit, see above)."""
+    the program died of a signal or hit the time limit, see above).
+    ``files``: the lines executed in each file the spectrum covers (keys
+    as :attr:`Spectrum.files`), the program's included; empty when the
+    spectrum covers the program only."""
 
     test: str
     outcome: TestOutcome
     lines: frozenset[int]
     exact: bool = True
+    files: Mapping[str, frozenset[int]] = field(default_factory=dict, hash=False)
 
     @property
     def failed(self) -> bool:
@@ -63,12 +69,27 @@ class TestCoverage:
 class Spectrum:
     """The program spectrum of ``program`` (relative to the project): one
     :class:`TestCoverage` per test, in the specification's order;
-    ``build_seconds`` (both builds) and ``seconds`` (everything), wall clock."""
+    ``build_seconds`` (both builds) and ``seconds`` (everything), wall clock.
+    ``files``: the files covered (POSIX paths relative to the project, the
+    program first); :meth:`of` gives the spectrum of one of them."""
 
     program: str
     tests: tuple[TestCoverage, ...]
     build_seconds: float
     seconds: float
+    files: tuple[str, ...] = ()
+
+    def of(self, file: str) -> "Spectrum":
+        """The spectrum of ``file`` (one of :attr:`files`): the same tests,
+        with that file's lines as ``lines``.  Raises ``KeyError`` for a
+        file not covered."""
+        if file == self.program and not self.files:
+            return self
+        if file not in self.files:
+            raise KeyError(f"{file}: not covered by this spectrum (it covers {', '.join(self.files)})")
+        tests = tuple(TestCoverage(t.test, t.outcome, t.files.get(file, frozenset()), t.exact, t.files)
+                      for t in self.tests)
+        return Spectrum(file, tests, self.build_seconds, self.seconds, self.files)
 
     @property
     def failing(self) -> tuple[TestCoverage, ...]:
@@ -80,12 +101,15 @@ class Spectrum:
 
 
 def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
-                     counter: TestCounter | None = None) -> Spectrum:
+                     counter: TestCounter | None = None, files: Sequence[str] = ()) -> Spectrum:
     """Run every test of ``spec`` (each at most ``timeout_ms``
     milliseconds) on a copy of the project as built, then on the copy built
     for coverage (which may take ``SLOWDOWN`` times as long), and return the
     spectrum of the program's file: the first run's outcomes, the second
-    run's lines.  ``counter`` counts both runs.
+    run's lines.  ``counter`` counts both runs.  ``files``: further source
+    files (paths relative to the project) whose lines are collected too
+    (:attr:`Spectrum.files`, :meth:`Spectrum.of`); a file the build does
+    not compile with coverage has no lines.
 
     Raises ``BadInput`` when a build fails (the message is the compiler's
     first error line) and ``MissingTool`` when gcc, make or gcov is missing.
@@ -104,7 +128,9 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
         covered = ws.build(flags)
         if not covered.ok:
             raise BadInput(f"the coverage build (--coverage -O0) failed: {covered.first_error}")
-        source = os.path.realpath(ws.path(spec.program))
+        program = spec.program.as_posix()
+        names = list(dict.fromkeys([program, *(PurePosixPath(f).as_posix() for f in files)]))
+        sources = {os.path.realpath(ws.path(n)): n for n in names}
         tests = []
         for test_id in spec.ids:
             for old in _gcda_files(ws.root):
@@ -114,12 +140,14 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
             if plain.outcome != TestOutcome.TIMEOUT:
                 limit = max(timeout_ms, SLOWDOWN * plain.seconds * 1000)
             run = run_test(spec, test_id, ws, timeout_ms=round(limit), counter=counter, grace_ms=GRACE_MS)
-            lines, killed = executed_lines(gcov, _gcda_files(ws.root), source, str(ws.gcov_flush_header))
+            found, killed = executed_lines_by_file(gcov, _gcda_files(ws.root), sources, str(ws.gcov_flush_header))
             outcome = plain.outcome
             exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT
-            tests.append(TestCoverage(test_id, outcome, lines, exact))
+            by_file = {n: found.get(n, frozenset()) for n in names} if len(names) > 1 else {}
+            tests.append(TestCoverage(test_id, outcome, found.get(program, frozenset()), exact, by_file))
     seconds = built.seconds + covered.seconds
-    return Spectrum(spec.program.as_posix(), tuple(tests), seconds, time.monotonic() - start)
+    covers = tuple(names) if len(names) > 1 else ()
+    return Spectrum(program, tuple(tests), seconds, time.monotonic() - start, covers)
 
 
 def _gcda_files(root: Path) -> list[Path]:
@@ -134,7 +162,16 @@ def executed_lines(gcov: str, gcda: list[Path], source: str, header: str = "") -
     non-zero count in the coverage data files ``gcda``, and whether the
     signal handler of the flush ``header`` ran.  Raises ``BadInput`` when
     gcov cannot read them."""
-    lines: set[int] = set()
+    found, killed = executed_lines_by_file(gcov, gcda, {source: source}, header)
+    return found.get(source, frozenset()), killed
+
+
+def executed_lines_by_file(gcov: str, gcda: list[Path], sources: Mapping[str, str],
+                           header: str = "") -> tuple[dict[str, frozenset[int]], bool]:
+    """:func:`executed_lines` of several files: ``sources`` maps real
+    absolute paths to names; the result maps the name of each file with an
+    executed line to its lines."""
+    lines: dict[str, set[int]] = {}
     killed = False
     header = os.path.realpath(header) if header else ""
     for data in gcda:
@@ -150,9 +187,10 @@ def executed_lines(gcov: str, gcda: list[Path], source: str, header: str = "") -
             base = report.get("current_working_directory", str(data.parent))
             for entry in report.get("files", ()):
                 where = os.path.realpath(os.path.join(base, entry["file"]))
-                if where == source:
-                    lines.update(line["line_number"] for line in entry["lines"] if line["count"] > 0)
+                if where in sources:
+                    lines.setdefault(sources[where], set()).update(
+                        line["line_number"] for line in entry["lines"] if line["count"] > 0)
                 elif where == header:
                     killed |= any(f["execution_count"] > 0 for f in entry.get("functions", ())
                                   if f["name"] == "__crepair_gcov_on_signal")
-    return frozenset(lines), killed
+    return {name: frozenset(found) for name, found in lines.items()}, killed

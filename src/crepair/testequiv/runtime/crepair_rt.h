@@ -2,8 +2,16 @@
 
    Pasted by crepair.testequiv.metaprogram.instrument() at the top of the
    meta-program, after the generated tables (__CR_NSITES, __CR_NCAND,
-   __cr_cand_site/group/flags, __cr_site_flags).  The protocol (environment,
+   __CR_OFFSET, __CR_LINKED, __cr_cand_site/group/flags, __cr_site_flags).  The protocol (environment,
    file formats) is documented in metaprogram.py and protocol.py.
+
+   Several meta-programs may be linked into one program (one per file of a
+   project): each has its own static copy of everything below and owns the
+   ids __CR_OFFSET .. __CR_OFFSET + __CR_NCAND - 1 of CREPAIR_CANDIDATE and
+   of the partition file; inside, a candidate is known by its id less
+   __CR_OFFSET.  A copy that does not own the running candidate behaves as
+   the original and, when __CR_LINKED, opens neither the partition nor the
+   trace file (a copy not __CR_LINKED traces the original too).
 
    It declares what it needs itself and includes no header: a <signal.h>
    here would fix glibc's feature macros before the program's own
@@ -166,6 +174,11 @@ static int __cr_cat(char *dst, const char *a, const char *b, long n) {
     return 1;
 }
 
+/* Marks (bit 0) the listed id acc, if this copy owns it. */
+static void __cr_mark_id(int ok, long long acc) {
+    if (ok && acc >= __CR_OFFSET && acc - __CR_OFFSET < __CR_NCAND) __cr_mark[acc - __CR_OFFSET] |= 1;
+}
+
 /* Marks (bit 0 of __cr_mark) the ids listed in the file at fd; *gen gets
    the "gen=" of a "#" line.  A token that is not all digits is ignored. */
 static void __cr_parse(int fd, unsigned *gen) {
@@ -188,7 +201,7 @@ static void __cr_parse(int fd, unsigned *gen) {
                 digits = 1;
                 if (acc > 1000000000) junk = 1;
             } else if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r' || ch == ',') {
-                if (digits && !junk && acc < __CR_NCAND) __cr_mark[acc] |= 1;
+                __cr_mark_id(digits && !junk, acc);
                 acc = 0; digits = 0; junk = 0;
             } else if (ch == '#' && !digits && !junk) {
                 comment = 1; g = 0;
@@ -197,7 +210,7 @@ static void __cr_parse(int fd, unsigned *gen) {
             }
         }
     }
-    if (digits && !junk && acc < __CR_NCAND) __cr_mark[acc] |= 1;
+    __cr_mark_id(digits && !junk, acc);
 }
 
 /* Writes the ids with bit 1 of __cr_mark, ascending, with "gen=gen",
@@ -211,7 +224,7 @@ static int __cr_store(unsigned gen) {
     if (fd < 0) return 0;
     while (*head) buf[n++] = *head++;
     for (i = -1; i < __CR_NCAND; i++) {
-        long v = i < 0 ? (long)gen : i;
+        long v = i < 0 ? (long)gen : i + (long)__CR_OFFSET;
         if (i >= 0 && !(__cr_mark[i] & 2)) continue;
         k = 0;
         do num[k++] = (char)('0' + v % 10); while ((v /= 10) > 0);
@@ -361,13 +374,14 @@ __attribute__((__constructor__(101))) static void __cr_start(void) {
     long c = __cr_atol(__cr_getenv("CREPAIR_CANDIDATE"));
     const char *p = __cr_getenv("CREPAIR_PARTITION"), *t = __cr_getenv("CREPAIR_TRACE");
     int s;
+    c = c >= __CR_OFFSET ? c - (long)__CR_OFFSET : -1;
     if (c >= 0 && c < __CR_NCAND) {
         __cr_cand = (int)c;
         __cr_site = __cr_cand_site[c];
         __cr_on[__cr_site] |= 1;
         __cr_ppath = p && *p ? p : 0;
     }
-    if (t && *t) {
+    if (t && *t && (!__CR_LINKED || __cr_cand >= 0)) {
         __cr_tpath = t;
         for (s = 0; s < __CR_NSITES; s++) if ((__cr_site_flags[s] & __CR_KIND) >= 2) __cr_on[s] |= 2;
     }

@@ -1,0 +1,119 @@
+"""One search space over several files of a project (f1x's ``--files
+a.c b.c``).
+
+Each file has its own :class:`~crepair.testequiv.candidates.SearchSpace`
+(its own dense site and candidate ids, the ids its meta-program is built
+with) and its own meta-program, compiled as its own translation unit; the
+runtime's tables are ``static`` per unit, so each unit gets a range of
+*runtime ids*: the file's candidate ``c`` is ``offset + c``, the offsets
+laid end to end (:func:`crepair.testequiv.metaprogram.instrument`,
+``offset=``).
+
+The search needs one space in one order: :func:`link` merges the files'
+spaces into a combined ``SearchSpace`` whose ids are *search ids*
+(candidates in global search order: cost, then the site's global rank,
+then the shorter replacement, the replacement text; sites numbered file
+by file).  A site stays in its file, so the candidates of a site — the
+members a test-equivalence class may have (Algorithm 3) — are those of one
+file.  Within one file the order is the file's own, so one file linked
+alone gives back its space with the same ids.
+
+Source: Mechtaev, Gao, Tan, Roychoudhury, TOSEM'18, §4 (Algorithm 3), §5;
+the f1x tool's ``--files``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from crepair.frontend import CProgram
+from crepair.testequiv.candidates import SearchSpace
+
+
+@dataclass(frozen=True, slots=True)
+class FilePart:
+    """One file of a linked space: ``file``, its path relative to the
+    project (POSIX); ``program``, it loaded; ``space``, its own search space
+    (local ids); ``offset``, the runtime id of its candidate 0;
+    ``site_offset``, the search id of its site 0."""
+
+    file: str
+    program: CProgram
+    space: SearchSpace
+    offset: int
+    site_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedSpace:
+    """The files' parts and the combined ``space`` (search ids).
+    ``owner[p]`` is the index in ``parts`` of search candidate ``p``'s
+    file and ``local[p]`` its id in that file's space; ``search[k][c]`` the
+    search id of file ``k``'s candidate ``c``."""
+
+    parts: tuple[FilePart, ...]
+    space: SearchSpace
+    owner: tuple[int, ...]
+    local: tuple[int, ...]
+    search: tuple[tuple[int, ...], ...]
+
+    def part(self, p: int) -> FilePart:
+        """The file of search candidate ``p``."""
+        return self.parts[self.owner[p]]
+
+    def runtime_id(self, p: int) -> int:
+        """The ``CREPAIR_CANDIDATE`` of search candidate ``p``."""
+        return self.parts[self.owner[p]].offset + self.local[p]
+
+    def runtime_ids(self, ps: Iterable[int]) -> frozenset[int]:
+        return frozenset(self.runtime_id(p) for p in ps)
+
+    def search_ids(self, rs: Iterable[int]) -> frozenset[int]:
+        """The search ids of runtime ids ``rs`` (ids of no file are dropped)."""
+        out = set()
+        for r in rs:
+            for k, part in enumerate(self.parts):
+                if part.offset <= r < part.offset + len(part.space.candidates):
+                    out.add(self.search[k][r - part.offset])
+                    break
+        return frozenset(out)
+
+    def lift(self, k: int, classes: Mapping[int, frozenset[int]]) -> dict[int, frozenset[int]]:
+        """Classes of file ``k``'s local candidate ids (e.g.
+        :func:`~crepair.testequiv.deps.dependency_classes`) in search ids."""
+        ids = self.search[k]
+        return {ids[c]: frozenset(ids[m] for m in cls) for c, cls in classes.items()}
+
+
+def link(parts: Sequence[tuple[str, CProgram, SearchSpace, Mapping[int, int]]]) -> LinkedSpace:
+    """The linked space of ``parts``: per file its project-relative path,
+    its program, its space and its line ranks (1-based line -> global rank,
+    0 = most suspicious; a site's rank is its first line's, unranked last).
+    Sites are ordered by (rank, file's place in ``parts``, the site's own
+    ``order``); candidates by (cost, site position, length and text of the
+    replacement, file, local id).  The combined sites keep their spans (so
+    their file) with ``order`` the global position; nothing is mutated."""
+    sites, linked_parts, offset, site_offset = [], [], 0, 0
+    for k, (file, program, space, ranks) in enumerate(parts):
+        linked_parts.append(FilePart(file, program, space, offset, site_offset))
+        for s in space.sites:
+            sites.append((ranks.get(s.span.line, math.inf), k, s.order, site_offset + s.id, s))
+        offset += len(space.candidates)
+        site_offset += len(space.sites)
+    position = {gid: n for n, (*_, gid, _) in enumerate(sorted(sites, key=lambda x: x[:3]))}
+    combined_sites = tuple(replace(s, id=gid, order=position[gid]) for *_, gid, s in sorted(sites, key=lambda x: x[3]))
+    drafts = []
+    for k, part in enumerate(linked_parts):
+        for c in part.space.candidates:
+            gsite = part.site_offset + c.site
+            drafts.append((c.cost, position[gsite], len(c.replacement), c.replacement, k, c.id, gsite, c))
+    drafts.sort(key=lambda d: d[:6])
+    candidates = tuple(replace(d[7], id=n, site=d[6]) for n, d in enumerate(drafts))
+    skipped = tuple(s for part in linked_parts for s in part.space.skipped)
+    search = [[0] * len(part.space.candidates) for part in linked_parts]
+    for n, d in enumerate(drafts):
+        search[d[4]][d[5]] = n
+    return LinkedSpace(tuple(linked_parts), SearchSpace(combined_sites, candidates, skipped),
+                       tuple(d[4] for d in drafts), tuple(d[5] for d in drafts), tuple(map(tuple, search)))
