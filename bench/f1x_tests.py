@@ -5,11 +5,10 @@
 case; :func:`translate` turns it into crepair's: ``--files program.c`` →
 ``crepair repair program.c --tests test.sh --test-ids …``,
 ``program.c:11`` → ``--lines 11``, ``--test-timeout 1000`` → the same,
-``--disable-vteq`` → ``--no-partition``.  crepair repairs one file per run,
-so ``--files program.c lib.c`` runs it on each file in turn and
-``--localize 1`` (f1x's file localization) on every ``.c`` file of the case,
-``program.c`` first; the first plausible patch is taken, and the runs share
-the time limit.  Each case runs in a temporary copy of its folder.
+``--disable-vteq`` → ``--no-partition``, ``--files program.c lib.c`` →
+``crepair repair program.c lib.c`` and ``--localize 1`` (f1x's file
+localization) → ``--localize-files 1``.  Each case runs in a temporary copy
+of its folder.
 
 Afterwards the benchmark (never crepair) compares the patched file with the
 intended fix: the fix is written in a comment on the faulty line of each
@@ -108,15 +107,17 @@ def translate(f1x: str, case_dir: Path, build: str | None) -> tuple[list[dict], 
     for spec in opts.pop("--files", []):
         name, _, lines = spec.partition(":")
         files.append((name, lines))
+    localize = None
     if "--localize" in opts:
-        opts.pop("--localize")
-        names = sorted(p.name for p in case_dir.glob("*.c"))
-        files = [(n, "") for n in sorted(names, key=lambda n: n != "program.c")]
-        notes.append("`--localize 1` (f1x's file localization): crepair has none, so it runs on each `.c` file in "
-                     "turn (" + ", ".join(n for n, _ in files) + ") until one gives a plausible patch")
+        localize = opts.pop("--localize")[0] if opts["--localize"] else ""
+        files = [("program.c", "")]
+        notes.append(f"`--localize {localize}` (f1x's file localization: the N most suspicious files) → "
+                     f"`--localize-files {localize}`".replace(" `", " `").rstrip())
     elif len(files) > 1:
-        notes.append("several `--files`: crepair repairs one file per run, so it runs on "
-                     + ", ".join(n for n, _ in files) + " in turn until one gives a plausible patch")
+        notes.append("several `--files` → the files after the program: `crepair repair "
+                     + " ".join(n for n, _ in files) + "`")
+        if any(lines for _, lines in files[1:]):
+            notes.append("line restrictions of the files after the first are dropped (`--lines` is the program's)")
     common = ["--tests", opts.pop("--driver", ["test.sh"])[0], "--test-ids", *opts.pop("--tests", [])]
     if "--test-timeout" in opts:
         common += ["--test-timeout", opts.pop("--test-timeout")[0]]
@@ -128,10 +129,11 @@ def translate(f1x: str, case_dir: Path, build: str | None) -> tuple[list[dict], 
         common += ["--build", build]
     if opts:
         notes.append("f1x options without a crepair counterpart, dropped: " + " ".join(f"`{o}`" for o in opts))
-    runs = []
-    for name, lines in files:
-        args = ["repair", name, *common] + (["--lines", lines] if lines else []) + ["--json"]
-        runs.append({"file": name, "args": args})
+    name, lines = files[0]
+    args = ["repair", *(n for n, _ in files), *common] + (["--lines", lines] if lines else [])
+    if localize is not None:
+        args += ["--localize-files"] + ([localize] if localize else [])
+    runs = [{"file": name, "args": args + ["--json"]}]
     makefile = case_dir / "Makefile"
     mk = makefile.read_text(encoding="utf-8", errors="replace") if makefile.exists() else ""
     if re.search(r"^CC\s*=\s*clang", mk, re.M) and shutil.which("clang") is None:
@@ -235,7 +237,7 @@ class F1xTests(Benchmark):
                 emit(fh, rec)
                 repairs = (call["json"] or {}).get("repairs") or []
                 if repairs:
-                    emit(fh, {**repair_record(1, repairs[0]), "file": run["file"]})
+                    emit(fh, {**repair_record(1, repairs[0]), "file": repairs[0].get("file") or run["file"]})
                     break
             if last is None:
                 raise RuntimeError("; ".join(failures) or "no crepair run")
