@@ -7,7 +7,7 @@ case; :func:`translate` turns it into crepair's: ``--files program.c`` →
 ``program.c:11`` → ``--lines 11``, ``--test-timeout 1000`` → the same,
 ``--disable-vteq`` → ``--no-partition``, ``--files program.c lib.c`` →
 ``crepair repair program.c lib.c`` and ``--localize 1`` (f1x's file
-localization) → ``--localize-files 1``.  Each case runs in a temporary copy
+localization) → ``--localize-files`` (every file the failing tests run).  Each case runs in a temporary copy
 of its folder.
 
 Afterwards the benchmark (never crepair) compares the patched file with the
@@ -111,8 +111,11 @@ def translate(f1x: str, case_dir: Path, build: str | None) -> tuple[list[dict], 
     if "--localize" in opts:
         localize = opts.pop("--localize")[0] if opts["--localize"] else ""
         files = [("program.c", "")]
-        notes.append(f"`--localize {localize}` (f1x's file localization: the N most suspicious files) → "
-                     f"`--localize-files {localize}`".replace(" `", " `").rstrip())
+        notes.append(f"`--localize {localize}` (f1x's file localization) → `--localize-files` over every file the "
+                     "failing tests run: all three tests fail and run every line, so every line of every file has the "
+                     "same suspiciousness and a top-N cut would only pick by crepair's tie order (the program first); "
+                     "the search's cost order chooses instead")
+        localize = ""
     elif len(files) > 1:
         notes.append("several `--files` → the files after the program: `crepair repair "
                      + " ".join(n for n, _ in files) + "`")
