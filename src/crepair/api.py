@@ -196,14 +196,12 @@ def localize_tests(
     """
     from crepair.frontend.source import read_source
     from crepair.localization.spectrum import Formula, localize_spectrum
-    from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, collect_spectrum, load_tests
+    from crepair.testsuite import collect_spectrum
 
     formula = _enum(Formula, formula, "formula")
-    timeout_ms = DEFAULT_TEST_TIMEOUT_MS if test_timeout_ms is None else test_timeout_ms
-    at_least("--test-timeout", timeout_ms, 1)
     start = time.monotonic()
     original = read_source(path)
-    spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
+    spec, timeout_ms = _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms)
     spectrum = collect_spectrum(spec, timeout_ms=timeout_ms)
     return localize_spectrum(spectrum, str(path), original, formula, time.monotonic() - start)
 
@@ -252,19 +250,27 @@ def repair_tests(
     """
     from crepair.localization.spectrum import Formula
     from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
-    from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, load_tests
 
     formula = _enum(Formula, formula, "formula").value
-    timeout_ms = DEFAULT_TEST_TIMEOUT_MS if test_timeout_ms is None else test_timeout_ms
-    at_least("--test-timeout", timeout_ms, 1)
     if max_repairs is not None:
         at_least("--max-repairs", max_repairs, 1)
     if max_files is not None:
         at_least("--localize-files", max_files, 1)
     if files and localize_files:
         raise UsageError("give the files to change, or --localize-files to find them, not both")
-    spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
+    spec, timeout_ms = _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms)
     options = TestRepairOptions(timeout=timeout, test_timeout=timeout_ms, partition=partition, all=all,
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
                                 formula=formula, localize_files=localize_files, max_files=max_files)
     return TestDrivenRun(path, spec, options, files=tuple(files))
+
+
+def _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms):
+    """The test specification (``crepair.testsuite.load_tests``) and the
+    per-test limit in milliseconds (default 1000) of a tests verb."""
+    from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, load_tests
+
+    timeout_ms = DEFAULT_TEST_TIMEOUT_MS if test_timeout_ms is None else test_timeout_ms
+    at_least("--test-timeout", timeout_ms, 1)
+    spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
+    return spec, timeout_ms
