@@ -217,6 +217,7 @@ class TestDrivenRun:
             self.reason = f"the original program passes all {len(self.passing)} tests"
             finish(self.stats, RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, self.reason)
             self.outcome, self.stopped = RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED
+        self.progress = None  # set to a callable to get the ExplorationStats after every test execution
         self._iter = self._run()
 
     @property
@@ -292,7 +293,8 @@ class TestDrivenRun:
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
-            exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout))
+            exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout),
+                                      self.progress)
             changed = None  # the file of the check copy last patched
             try:
                 for p in exploration:

@@ -63,7 +63,8 @@ class Exploration:
     The test order adapts as in f1x: a test that fails a candidate moves to
     the front.  ``stop`` (optional) is asked before each pick and ends the
     search when it returns a reason (e.g. a time limit); the reason is kept
-    in ``stopped``.  ``stats`` are final when the iterator ends.
+    in ``stopped``.  ``progress`` (optional) gets the counts after every
+    test execution.  ``stats`` are final when the iterator ends.
     """
 
     space: SearchSpace
@@ -71,6 +72,7 @@ class Exploration:
     evaluate: Evaluate
     partition: bool = True
     stop: Callable[[], str | None] | None = None
+    progress: Callable[[ExplorationStats], None] | None = None
     stats: ExplorationStats = field(default_factory=ExplorationStats)
     stopped: str = ""
     complete: bool = False
@@ -115,6 +117,8 @@ class Exploration:
                     )
                 ok, cls = self.evaluate(p, t, others)
                 stats.executions += 1
+                if self.progress is not None:
+                    self.progress(stats)
                 cls = (cls | {p}) if self.partition else frozenset({p})
                 if self.partition:
                     stats.partitions += 1
