@@ -14,7 +14,7 @@ from crepair.report.json_report import repair_dict
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 def render_header(run) -> str:
