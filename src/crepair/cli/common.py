@@ -106,3 +106,31 @@ def add_tests(sp: argparse.ArgumentParser) -> None:
                    help="time limit of one test in milliseconds (default: 1000)")
     g.add_argument("--project", metavar="DIR",
                    help="project directory copied for every build (default: the program's directory)")
+
+
+class StatusLine:
+    """A one-line progress display on stderr (rich), shown only when
+    ``enabled`` (the commands enable it when stderr is a terminal and
+    neither ``--json`` nor ``--quiet`` is given).  Call it with an object;
+    ``describe`` turns that into the line, at most ten times a second."""
+
+    def __init__(self, enabled: bool, describe):
+        self._status, self._last, self._describe = None, 0.0, describe
+        if enabled:
+            from rich.console import Console
+
+            self._status = Console(stderr=True).status("starting")
+            self._status.start()
+
+    def __call__(self, what) -> None:
+        import time
+
+        if self._status is None or time.monotonic() - self._last < 0.1:
+            return
+        self._last = time.monotonic()
+        self._status.update(self._describe(what))
+
+    def stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from crepair import api
 from crepair.cli import test_driven_cmd
-from crepair.cli.common import ExitCode, add_common, add_specification, add_tests, at_least
+from crepair.cli.common import ExitCode, StatusLine, add_common, add_specification, add_tests, at_least
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
@@ -50,30 +49,8 @@ def add_parser(sub) -> None:
     test_driven_cmd.add_arguments(r)
 
 
-class _ProgressDisplay:
-    """Progress on stderr (rich), only when stderr is a terminal."""
-
-    def __init__(self, enabled: bool):
-        self._status = None
-        self._last = 0.0
-        if enabled:
-            from rich.console import Console
-
-            self._status = Console(stderr=True).status("starting")
-            self._status.start()
-
-    def __call__(self, p: Progress) -> None:
-        if self._status is None or time.monotonic() - self._last < 0.1:
-            return
-        self._last = time.monotonic()
-        self._status.update(
-            f"size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs, {p.seconds:.1f} s"
-        )
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
+def _describe(p: Progress) -> str:
+    return f"size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs, {p.seconds:.1f} s"
 
 
 _EXIT = {
@@ -108,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         mutate_main=args.mutate_main,
         prune=args.prune,
     )
-    progress = _ProgressDisplay(enabled=not args.quiet and not args.json and sys.stderr.isatty())
+    progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
     try:
         run = api.repair(args.file, options, progress=progress)
         repairs = []

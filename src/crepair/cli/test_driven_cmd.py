@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from crepair import api
-from crepair.cli.common import ExitCode, at_least
+from crepair.cli.common import ExitCode, StatusLine, at_least
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
@@ -87,30 +86,6 @@ def check_unused(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name.replace('_', '-')}: used with --tests or --tests-dir only")
 
 
-class _Progress:
-    """Exploration counts on stderr (rich), only when stderr is a terminal."""
-
-    def __init__(self, enabled: bool, total: int):
-        self._status, self._last, self._total = None, 0.0, total
-        if enabled:
-            from rich.console import Console
-
-            self._status = Console(stderr=True).status("exploring")
-            self._status.start()
-
-    def __call__(self, s) -> None:
-        if self._status is None or time.monotonic() - self._last < 0.1:
-            return
-        self._last = time.monotonic()
-        self._status.update(f"{s.explored} of {self._total} candidates explored, {s.executions} test executions, "
-                            f"{s.partitions} partitions, {s.plausible} plausible")
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
-
-
 _EXIT = {
     RepairOutcome.REPAIRED: ExitCode.OK,
     RepairOutcome.EXHAUSTED: ExitCode.NO_PATCH,
@@ -128,7 +103,10 @@ def run(args: argparse.Namespace) -> int:
         files=args.more_files, localize_files=args.localize_files is not None,
         max_files=args.localize_files or None,
     )
-    progress = _Progress(enabled=not args.quiet and not args.json and sys.stderr.isatty(), total=run.stats.candidates)
+    total = run.stats.candidates
+    progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(),
+                          lambda s: f"{s.explored} of {total} candidates explored, {s.executions} test executions, "
+                                    f"{s.partitions} partitions, {s.plausible} plausible")
     run.progress = progress
     repairs = []
     if not args.json:
