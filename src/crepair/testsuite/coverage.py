@@ -37,7 +37,6 @@ from pathlib import Path, PurePosixPath
 from crepair.errors import BadInput, MissingTool
 from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test, run_tests
 from crepair.testsuite.spec import TestSpec
-from crepair.testsuite.workspace import Workspace
 
 COVERAGE_FLAGS = ("--coverage", "-O0")
 GRACE_MS = 200  # after a time-out, time for the program to write its counters
