@@ -105,6 +105,10 @@ def test_bad_test_options_are_usage_errors(tmp_path):
     assert crepair("repair", "prog.c", "--tests-dir", ".", "--level", "2", cwd=tmp_path).returncode == 2
     assert crepair("repair", "prog.c", "--no-partition", cwd=tmp_path).returncode == 2
     assert crepair("repair", "prog.c", "--tests-dir", "missing", cwd=tmp_path).returncode == 2
+    spectrum = ("localize", "prog.c", "--method", "spectrum", "--tests-dir", ".")
+    assert crepair(*spectrum, "--unwind", "3", cwd=tmp_path).returncode == 2
+    assert crepair(*spectrum, "--timeout", "5", cwd=tmp_path).returncode == 2
+    assert crepair(*spectrum, cwd=tmp_path).returncode == 0
 
 
 STRAIGHT = textwrap.dedent("""\

@@ -11,7 +11,7 @@ from crepair.bmc import VerifyOutcome
 from crepair.cli.common import ExitCode, add_common, add_specification, add_tests, at_least
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
-from crepair.options import Method
+from crepair.options import DEFAULT_UNWIND, Method
 from crepair.report import json_report, text
 
 
@@ -50,11 +50,20 @@ def _write_sarif(path: str, text: str) -> None:
         raise UsageError(f"--sarif {path}: {exc.strerror}") from None
 
 
+# options of the bounded methods, with their defaults: refused with --method spectrum
+_BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
+                 "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
+                 "max_diagnoses": 10, "max_size": 3}
+
+
 def run_spectrum(args: argparse.Namespace) -> int:
     """``--method spectrum``: exit 0 with a ranking, 123 when no test fails
     (f1x's code), 5 when the failing tests share no line."""
     if args.tests is None and args.tests_dir is None:
         raise UsageError("--method spectrum needs tests: --tests DRIVER --test-ids ID... or --tests-dir DIR")
+    for name, default in _BOUNDED_ONLY.items():
+        if getattr(args, name) != default:
+            raise UsageError(f"--{name.replace('_', '-')}: not used by --method spectrum (it runs the tests)")
     _check_sarif(args)
     result = api.localize_tests(
         args.file, driver=args.tests, test_ids=args.test_ids or (), tests_dir=args.tests_dir, build=args.build,
