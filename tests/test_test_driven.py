@@ -165,3 +165,17 @@ def _patch(original: str, space, cid: int) -> str:
     c = space.candidates[cid]
     s = space.sites[c.site]
     return original[:s.span.start] + c.replacement + original[s.span.end:]
+
+
+def test_candidates_at_sites_a_passing_test_never_reaches_pass_it_without_a_run(tmp_path):
+    prog = project(tmp_path)
+    run = api.repair_tests(prog, tests_dir=tmp_path, all=True, timeout=None)
+    sites = run.space.sites
+    lines_of = {t: {sites[run.space.candidates[i].site].span.line for i in ids} for t, ids in run.unexecuted.items()}
+    # the sites are on the lines neg1 (2 2, else branch) runs: 5, 7, 10, 11; pos1 (1 2) runs them all,
+    # pos2 (2 1) takes the then branch and never reaches line 10
+    assert lines_of["pos1"] == set() and lines_of["pos2"] == {10}
+    assert "neg1" not in run.unexecuted  # failing tests are always run
+    patched = [r.patched for r in run]
+    baseline = [r.patched for r in api.repair_tests(prog, tests_dir=tmp_path, all=True, timeout=None, partition=False)]
+    assert patched == baseline

@@ -144,6 +144,30 @@ def _token_edit(before: str, after: str) -> tuple[int, int, str]:
     return b_lo, b_hi, after[a_lo:a_hi]
 
 
+def _unexecuted(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, frozenset[int]]:
+    """Per passing test, the candidates whose site the original program
+    does not execute on it: such a candidate runs exactly as the original
+    up to the end, so it passes too — one test-equivalence class with the
+    original (Definition 1.1), read off the coverage run.  A site counts as
+    not executed only when none of its lines is; tests whose coverage is
+    gcov's estimate (a crash or a time-out) are left out."""
+    by_site: dict[int, list[int]] = {}
+    for c in space.candidates:
+        by_site.setdefault(c.site, []).append(c.id)
+    out: dict[str, frozenset[int]] = {}
+    for t in spectrum.passing:
+        if not t.exact:
+            continue
+        lines_of = dict(t.files) or {main: t.lines}
+        ids: set[int] = set()
+        for site in space.sites:
+            lines = lines_of.get(file_of.get(site.span.file))
+            if lines is not None and not any(n in lines for n in range(site.span.line, site.span.end_line + 1)):
+                ids.update(by_site.get(site.id, ()))
+        out[t.test] = frozenset(ids)
+    return out
+
+
 def _stop_after(start: float, timeout: float | None):
     """A ``stop`` callback for :class:`Exploration` ending at the time limit."""
     if timeout is None:
@@ -211,6 +235,7 @@ class TestDrivenRun:
         for c in self.space.candidates:
             by_schema[c.schema.value] = by_schema.get(c.schema.value, 0) + 1
         self.stats.by_schema = by_schema
+        self.unexecuted = _unexecuted(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
         self._final: RepairOutcome | None = None
         if not self.failing:
             self._final = RepairOutcome.NO_FAILING_TEST
@@ -294,7 +319,7 @@ class TestDrivenRun:
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
             exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout),
-                                      self.progress)
+                                      self.progress, self.unexecuted)
             changed = None  # the file of the check copy last patched
             try:
                 for p in exploration:

@@ -19,7 +19,7 @@ the search may stop there or run to the end (full exploration).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from crepair.testequiv.candidates import SearchSpace
@@ -64,7 +64,9 @@ class Exploration:
     the front.  ``stop`` (optional) is asked before each pick and ends the
     search when it returns a reason (e.g. a time limit); the reason is kept
     in ``stopped``.  ``progress`` (optional) gets the counts after every
-    test execution.  ``stats`` are final when the iterator ends.
+    test execution.  ``known_passing`` (with partitioning): per test, the
+    candidates known to pass it without a run — one class with the original
+    program, which passes it (see ``crepair.schemes.test_driven``).  ``stats`` are final when the iterator ends.
     """
 
     space: SearchSpace
@@ -73,6 +75,7 @@ class Exploration:
     partition: bool = True
     stop: Callable[[], str | None] | None = None
     progress: Callable[[ExplorationStats], None] | None = None
+    known_passing: Mapping[str, frozenset[int]] | None = None
     stats: ExplorationStats = field(default_factory=ExplorationStats)
     stopped: str = ""
     complete: bool = False
@@ -91,6 +94,10 @@ class Exploration:
             by_site.setdefault(c.site, []).append(c.id)
         failing: set[int] = set()  # the union of every failing class (over all tests)
         passing: dict[str, set[int]] = {t: set() for t in order}  # C(t), as the union of its classes
+        if self.partition and self.known_passing:
+            for t, ids in self.known_passing.items():
+                if t in passing:
+                    passing[t] |= ids
         done: set[int] = set()
         stats = self.stats
         for cand in self.space.candidates:
