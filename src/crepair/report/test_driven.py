@@ -11,10 +11,7 @@ from typing import Any
 
 from crepair.records import Repair, RepairOutcome
 from crepair.report.json_report import repair_dict
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+from crepair.report.text import plural
 
 
 def render_header(run) -> str:
@@ -31,13 +28,13 @@ def render_header(run) -> str:
     ]
     if run.failing:
         schemas = ", ".join(f"{k} {v}" for k, v in sorted(s.by_schema.items()))
-        lines.append(f"search space: {_plural(s.candidates, 'candidate')} at {_plural(s.sites, 'site')} "
-                     f"on {_plural(len({(r.file, r.line) for r in run.ranking}), 'line')} every failing test executes"
-                     + (f" in {_plural(len(s.files), 'file')}" if len(s.files) > 1 else "")
+        lines.append(f"search space: {plural(s.candidates, 'candidate')} at {plural(s.sites, 'site')} "
+                     f"on {plural(len({(r.file, r.line) for r in run.ranking}), 'line')} every failing test executes"
+                     + (f" in {plural(len(s.files), 'file')}" if len(s.files) > 1 else "")
                      + (f" ({schemas})" if schemas else ""))
         skipped = len(run.space.skipped)
         if skipped:
-            lines.append(f"note: {_plural(skipped, 'place')} left out of the search space "
+            lines.append(f"note: {plural(skipped, 'place')} left out of the search space "
                          "(unsupported types or code; --json lists them)")
     return "\n".join(lines)
 
@@ -58,12 +55,12 @@ def render_summary(run) -> str:
     s = run.stats
     if run.outcome == RepairOutcome.NO_FAILING_TEST:
         return f"outcome: no-failing-test ({run.reason}): nothing to repair"
-    counts = (f"{s.explored} of {s.candidates} candidates explored with {_plural(s.executions, 'test execution')} "
-              f"({s.ratio:.1f} candidates per execution, {_plural(s.partitions, 'partition')}), "
+    counts = (f"{s.explored} of {s.candidates} candidates explored with {plural(s.executions, 'test execution')} "
+              f"({s.ratio:.1f} candidates per execution, {plural(s.partitions, 'partition')}), "
               f"{s.plausible} plausible, {run.seconds:.1f} s")
     outcome = run.outcome.value
     if run.outcome == RepairOutcome.REPAIRED:
-        what = f"{_plural(run.found, 'plausible patch')}; plausible means it passes every test, not that it is correct"
+        what = f"{plural(run.found, 'plausible patch')}; plausible means it passes every test, not that it is correct"
     elif run.outcome == RepairOutcome.EXHAUSTED:
         what = "no plausible patch in the search space"
     elif run.outcome == RepairOutcome.UNKNOWN:

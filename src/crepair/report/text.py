@@ -23,8 +23,9 @@ def _source_line(original: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word`` in the plural unless ``n`` is 1 ("3 patches")."""
+    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 def _violation(cex: Counterexample, original: str) -> str:
@@ -130,13 +131,13 @@ def _outcome_text(run: RepairRun, stats: SchemeStats | None, found: int) -> str:
         return "no repair within the scheme (search space exhausted)"
     if outcome == RepairOutcome.NO_REPAIR:
         return f"no repair within the scheme up to size {o.max_size}"
-    text = f"{outcome.value} ({_plural(found, 'repair')}"
+    text = f"{outcome.value} ({plural(found, 'repair')}"
     stopped = stats.stopped if stats is not None else run.stopped
     if stopped == StopReason.COMPLETE:
         if isinstance(stats, MutationStats):
             text += f"; all minimal repairs of size <= {stats.max_size} found"
     elif stopped == StopReason.MAX_REPAIRS:
-        text += f"; stopped after {_plural(found, 'repair')} as asked (--max-repairs {o.max_repairs})"
+        text += f"; stopped after {plural(found, 'repair')} as asked (--max-repairs {o.max_repairs})"
     elif stopped == StopReason.TIMEOUT:
         text += "; time limit reached"
     elif stopped in (StopReason.CALLER, StopReason.NOT_STARTED):
@@ -179,7 +180,7 @@ def render_summary(run: RepairRun) -> str:
             out.append(f"  vacuous repairs (not counted): {stats.vacuous}")
         out.append(f"  outcome: {_outcome_text(run, stats, n)}")
     if len(run.schemes) > 1:
-        out.append(f"overall outcome: {run.outcome.value} ({_plural(found, 'repair')})")
+        out.append(f"overall outcome: {run.outcome.value} ({plural(found, 'repair')})")
     return "\n".join(out)
 
 
@@ -226,14 +227,14 @@ def render_localize(result: LocalizeResult, original: str) -> str:
     if n == 0:
         out.append(f"no repairable location for the violation ({_violation(cex, original)}):")
         out.append(
-            f"  every expression it depends on is in the specification ({_plural(result.in_specification, 'location')}"
+            f"  every expression it depends on is in the specification ({plural(result.in_specification, 'location')}"
             " in main, AllRepair_correct_* or --no-mutate), which is never changed."
         )
         out.append("  Move the code under test out of main into a function, or pass --mutate-main to let the code "
                    "of main (not its assertions) be repaired.")
         out.extend(_bound_warning(result.bound))
         return "\n".join(out)
-    out.append(f"must location set ({_plural(n, 'location')}) for the {_violation(cex, original)}")
+    out.append(f"must location set ({plural(n, 'location')}) for the {_violation(cex, original)}")
     for origin in result.locations:
         fn = f" in {origin.function}()" if origin.function else ""
         out.append(f"  {origin.span.file}:{origin.span.line}:{origin.span.column}{fn}")
@@ -285,7 +286,7 @@ def render_spectrum(result: SpectrumResult) -> str:
     score, how many failing (ef) and passing (ep) tests execute the line,
     and the line's text."""
     name = result.formula.value.capitalize() if result.formula.value != "dstar" else "DStar"
-    tests = _plural(len(result.failing) + len(result.passing), "test")
+    tests = plural(len(result.failing) + len(result.passing), "test")
     if not result.failing:
         return (f"no failing test: {result.path} passes all {tests} ({_ids(result.passing)}); nothing to localize")
     out = [f"spectrum-based localization of {result.path} ({name}): "
@@ -299,7 +300,7 @@ def render_spectrum(result: SpectrumResult) -> str:
         out.append(f"no line of {result.path} is executed by every failing test: nothing to rank "
                    "(do the failing tests run this program?)")
         return "\n".join(out)
-    out.append(f"the {_plural(len(result.ranking), 'line')} executed by every failing test, most suspicious first:")
+    out.append(f"the {plural(len(result.ranking), 'line')} executed by every failing test, most suspicious first:")
     width = max(len(f"{result.path}:{r.line}") for r in result.ranking)
     out.append(f"{'rank':>5}  {'location':<{width}}  {'score':>7}  {'ef':>4}  {'ep':>4}  source")
     for rank, r in enumerate(result.ranking, start=1):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,12 +100,13 @@ class TestDrivenStats(SchemeStats):
         self.plausible, self.ratio = e.plausible, round(e.ratio, 3)
 
 
-def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, seconds: float,
+def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, patched: str, seconds: float,
                      evidence: PassesTests) -> Repair:
-    """The :class:`Repair` record of candidate ``cand``: one change at its
-    site, whose edit is the smallest run of whole tokens that differs (so
-    ``>`` → ``>=`` reads as such).  ``space`` is ``program``'s own (the
-    record names ``program.path``: its spans, its diff, ``Repair.file``)."""
+    """The :class:`Repair` record of candidate ``cand``, whose whole patched
+    text is ``patched`` (:func:`patched_text`): one change at its site, whose
+    edit is the smallest run of whole tokens that differs (so ``>`` → ``>=``
+    reads as such).  ``space`` is ``program``'s own (the record names
+    ``program.path``: its spans, its diff, ``Repair.file``)."""
     site = space.sites[cand.site]
     before, after = site.text, cand.replacement
     start, end, new = _token_edit(before, after)
@@ -112,7 +114,6 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, sec
     text, path = program.original, program.path
     edit = Edit(text_span(path, text, start, end), text[start:end], new)
     change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
-    patched = apply_edits(text, [(site.span.start, site.span.end, after)])
     return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
 
 
@@ -231,10 +232,7 @@ class TestDrivenRun:
         self.space: SearchSpace = self.linked.space
         self.stats.files = tuple(self.programs)
         self.stats.sites, self.stats.candidates = len(self.space.sites), len(self.space.candidates)
-        by_schema: dict[str, int] = {}
-        for c in self.space.candidates:
-            by_schema[c.schema.value] = by_schema.get(c.schema.value, 0) + 1
-        self.stats.by_schema = by_schema
+        self.stats.by_schema = dict(Counter(c.schema.value for c in self.space.candidates))
         self.unexecuted = _unexecuted(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
         self._final: RepairOutcome | None = None
         if not self.failing:
@@ -302,10 +300,7 @@ class TestDrivenRun:
 
             def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
                 alone = run_environment(linked.runtime_id(p))
-                if not o.partition:
-                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
-                    return run.passed, frozenset({p})
-                if not others:
+                if not others:  # also the baseline, which lists no others (and has no dependency classes)
                     run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
                     return run.passed, close({p}, deps)
                 write_partition(partition, linked.runtime_ids(others | {p}))
@@ -329,7 +324,7 @@ class TestDrivenRun:
                     if changed is not None and changed != part.file:
                         check.restore(changed)
                     changed = part.file
-                    patched = _patched(part.program.original, part.space, cand)
+                    patched = patched_text(part.program.original, part.space, cand)
                     check.replace(part.file, encode(patched))
                     ok = check.build().ok and all(
                         run_test(spec, t, check, timeout_ms=o.test_timeout, counter=self.counter).passed
@@ -341,7 +336,7 @@ class TestDrivenRun:
                     self.found += 1
                     self.stats.repairs = self.found
                     evidence = PassesTests(len(tests), len(tests))
-                    yield candidate_repair(part.program, part.space, cand, self.seconds, evidence)
+                    yield candidate_repair(part.program, part.space, cand, patched, self.seconds, evidence)
                     if not o.all and o.max_repairs is not None and self.found >= o.max_repairs:
                         self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
                         return
@@ -358,6 +353,8 @@ class TestDrivenRun:
         self.outcome, self.stopped, self.reason = self.stats.outcome, stopped, reason
 
 
-def _patched(original: str, space: SearchSpace, cand: Candidate) -> str:
+def patched_text(original: str, space: SearchSpace, cand: Candidate) -> str:
+    """``original`` (the text ``space`` was built from) with candidate
+    ``cand``'s replacement at its site."""
     site = space.sites[cand.site]
     return apply_edits(original, [(site.span.start, site.span.end, cand.replacement)])

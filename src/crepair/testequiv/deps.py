@@ -78,21 +78,24 @@ def dependency_classes(program: CProgram, space: SearchSpace) -> dict[int, froze
     read or write of ``v`` and no write of ``e``'s variables in between.
     Candidate ids; the class contains the candidate itself."""
     sites = space.sites
-    position = {sid: (k, i) for k, run in enumerate(_runs(program, space)) for i, sid in enumerate(run)}
     runs = _runs(program, space)
+    run_of = {sid: k for k, run in enumerate(runs) for sid in run}
     by_assignment: dict[tuple[str, str], list[int]] = {}
     for c in space.candidates:
-        if c.schema == Schema.ASSIGNMENT and c.site in position:
+        if c.schema == Schema.ASSIGNMENT and c.site in run_of:
             by_assignment.setdefault((c.lhs, c.code), []).append(c.id)
     classes: dict[int, frozenset[int]] = {}
     for (lhs, _), ids in by_assignment.items():
         if len(ids) < 2:
             continue
         reads_of_e = set(space.candidates[ids[0]].variables) - {lhs}
-        for run_no, run in enumerate(runs):
-            here = {space.candidates[i].site: i for i in ids if position[space.candidates[i].site][0] == run_no}
+        by_run: dict[int, dict[int, int]] = {}  # run -> site -> the candidate inserting there
+        for i in ids:
+            site = space.candidates[i].site
+            by_run.setdefault(run_of[site], {})[site] = i
+        for k, here in by_run.items():
             group: list[int] = []
-            for sid in run:
+            for sid in runs[k]:
                 s = sites[sid]
                 if sid in here:
                     group.append(here[sid])
