@@ -135,16 +135,27 @@ def generate(seed: int) -> Generated:
     cands: list[Candidate] = []
     logged: dict[int, str] = {}
 
-    def add(site: Site, schema: Schema, code: str, replacement: str, log: str, group: int = 0, lhs: str = ""):
-        if any(c.site == site.id and c.code == code and c.lhs == lhs for c in cands):
+    def add(site: Site, schema: Schema, code: str, replacement: str, log: str, group: int = 0, lhs: str = "",
+            param: int | None = None):
+        if param is not None:  # f1x's parameter: the meta-program reads it from a table, the others see it
+            replacement, log = (x.replace("__CR_PARAM", str(param)) for x in (replacement, log))
+        if any(c.site == site.id and c.code == code and c.lhs == lhs and c.param == param for c in cands):
             return
         logged[len(cands)] = LOG_HELPERS + patch(src, site, log)
-        cands.append(Candidate(len(cands), site.id, schema, code, replacement, 1, group, lhs))
+        cands.append(Candidate(len(cands), site.id, schema, code, replacement, 1, group, lhs, param=param))
+
+    prng = random.Random(seed + 1000)  # its own stream: the programs and other candidates stay those of the seed
+
+    def param_atom() -> tuple[str, int]:  # x op k, k in f1x's 0..64 (several k share one body)
+        return f"{prng.choice('abcs')} {prng.choice(cmp_ops)} __CR_PARAM", prng.choice([0, 1, 2, 3, 64])
 
     stmt = sites[0].text
     for _ in range(3):
         g = rng.choice(["0", "1", atom(cmp_ops), atom(arith)])
         add(sites[0], Schema.GUARD, g, f"if ({g}) {stmt}", f"if ((__pre(), __logc({g}))) {stmt}")
+    g, k = param_atom()
+    for k in (k, k + 1, 2 * k):
+        add(sites[0], Schema.GUARD, g, f"if ({g}) {stmt}", f"if ((__pre(), __logc({g}))) {stmt}", param=k)
     for _ in range(5):
         lhs, rhs = rng.choice("as"), atom(arith)
         add(sites[0], Schema.ASSIGNMENT, rhs, f"{{ {lhs} = {rhs}; {stmt} }}",
@@ -156,6 +167,11 @@ def generate(seed: int) -> Generated:
                                f"{atom(arith)} > 0"])
             replacement = "(" + code.replace("__cr_e", orig) + ")"  # a unit, as the meta-program has it
             add(site, Schema.EXPRESSION, code, replacement, f"(__pre(), __logc({replacement}))")
+        code, k = param_atom()
+        code = prng.choice([code, f"__cr_e && ({code})", f"__cr_e || ({code})"])
+        replacement = "(" + code.replace("__cr_e", orig) + ")"
+        for k in (k, k + 1, k + 2):
+            add(site, Schema.EXPRESSION, code, replacement, f"(__pre(), __logc({replacement}))", param=k)
     for _ in range(7):
         code = rng.choice([atom(arith), atom(arith), "__cr_e + 1", "__cr_e - s"])
         replacement = "(" + code.replace("__cr_e", f"({e})") + ")"

@@ -106,3 +106,19 @@ def test_stop_ends_the_search_with_its_reason():
     picks = iter(range(100))
     run = Exploration(space, ["t"], _fig3_run(space, conds, 4), stop=lambda: "time" if next(picks) >= 2 else None)
     assert list(run) == [] and run.stopped == "time" and not run.complete
+
+
+def test_explored_counts_a_failing_class_before_the_search_reaches_it():
+    # Definition 6.1: a candidate is explored once the algorithm knows it fails a test.
+    # Stop after the first execution: i >= 0 failed with class {i >= 0, c >= 0};
+    # c >= 0 has not been picked yet, but it is decided.
+    space = _space(FIG3)
+    conds = [c.code for c in space.candidates]
+    run = Exploration(space, ["t"], _fig3_run(space, conds, 4))
+    run.stop = lambda: "stop" if run.stats.executions >= 1 else None
+    assert list(run) == []
+    assert run.stats.executions == 1 and run.stats.picked == 1
+    assert run.stats.explored == 2 and run.stats.ratio == 2.0
+    base = Exploration(space, ["t"], _fig3_run(space, conds, 4), partition=False)
+    base.stop = lambda: "stop" if base.stats.executions >= 1 else None
+    assert list(base) == [] and base.stats.explored == base.stats.picked == 1

@@ -78,8 +78,13 @@ def check_invariants(program, space):
             assert c.lhs
         if s.kind == SiteKind.STMT:
             assert c.schema in (Schema.GUARD, Schema.ASSIGNMENT) and s.text in c.replacement
+        assert (c.param is not None) == ("__CR_PARAM" in c.code)
+        if c.param is not None:  # f1x's condition parameter: 0..64, read from a table by the meta-program
+            assert 0 <= c.param <= 64 and c.schema in (Schema.EXPRESSION, Schema.REFINEMENT, Schema.GUARD)
+            atom = re.search(r"(\w+ [<>=!]=? )__CR_PARAM", c.code)[1] + str(c.param)
+            assert atom in c.replacement and re.search(rf"\b{re.escape(atom)}(?!\w)", c.replacement)
         if c.schema == Schema.EXPRESSION and "__cr_e" not in c.code:
-            assert c.code == c.replacement
+            assert c.code.replace("__CR_PARAM", str(c.param)) == c.replacement
 
 
 # -- the schemas on a small program ------------------------------------------------
@@ -186,7 +191,8 @@ def test_candidates_group_as_the_original_by_meaning(tmp_path):
         wrapped = o[:s.span.start] + "(" + c.replacement + ")" + o[s.span.end:]
         assert generator.visit(parser.parse(plain)) == generator.visit(parser.parse(wrapped)), c.replacement
         if "__cr_e" in c.code:  # the meta-program's view: the original's value
-            meant = o[:s.span.start] + "(" + c.code.replace("__cr_e", f"({s.text})") + ")" + o[s.span.end:]
+            code = c.code.replace("__cr_e", f"({s.text})").replace("__CR_PARAM", str(c.param))
+            meant = o[:s.span.start] + "(" + code + ")" + o[s.span.end:]
             assert generator.visit(parser.parse(meant)) == generator.visit(parser.parse(plain))
 
 

@@ -238,7 +238,9 @@ def repair_tests(
     plausible :class:`~crepair.records.Repair` records, least cost first
     (the first is the optimum of the search space, Definition 4.2); its
     ``outcome`` is then final.  ``timeout``: seconds for the whole run
-    (None: none); ``test_timeout_ms``: per test (default 1000);
+    (None: none); ``test_timeout_ms``: per test (default
+    None: 20 times the original program's slowest test, 100 to 1000 ms,
+    see :func:`~crepair.schemes.test_driven.auto_test_timeout`);
     ``partition=False``: the enumerative baseline (Algorithm 2); ``all``:
     explore the whole space and yield every plausible patch, else stop after
     ``max_repairs`` (default 1); ``lines``: only change these 1-based lines;
@@ -258,8 +260,8 @@ def repair_tests(
         at_least("--localize-files", max_files, 1)
     if files and localize_files:
         raise UsageError("give the files to change, or --localize-files to find them, not both")
-    spec, timeout_ms = _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms)
-    options = TestRepairOptions(timeout=timeout, test_timeout=timeout_ms, partition=partition, all=all,
+    spec, _ = _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms)
+    options = TestRepairOptions(timeout=timeout, test_timeout=test_timeout_ms, partition=partition, all=all,
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
                                 formula=formula, localize_files=localize_files, max_files=max_files)
     return TestDrivenRun(path, spec, options, files=tuple(files))

@@ -22,7 +22,7 @@ def render_header(run) -> str:
     files = " ".join(run.stats.files) or run.program.path
     lines = [
         f"crepair repair {files}: scheme test-driven, {mode}, time limit {timeout}, "
-        f"test time limit {o.test_timeout} ms",
+        f"test time limit {run.test_timeout} ms" + (" (auto)" if o.test_timeout is None else ""),
         f"tests: {len(run.failing)} failing ({' '.join(run.failing) or '-'}), "
         f"{len(run.passing)} passing",
     ]
@@ -81,14 +81,14 @@ def run_json(run, repairs: list[Repair]) -> str:
         "file": run.program.path,
         "files": list(s.files),
         "scheme": "test-driven",
-        "options": {"partition": o.partition, "all": o.all, "timeout": o.timeout, "test_timeout_ms": o.test_timeout,
+        "options": {"partition": o.partition, "all": o.all, "timeout": o.timeout, "test_timeout_ms": run.test_timeout, "test_timeout_auto": o.test_timeout is None,
                     "max_repairs": o.max_repairs, "lines": sorted(o.lines) if o.lines is not None else None,
                     "formula": o.formula, "localize_files": o.localize_files, "max_files": o.max_files},
         "tests": {"failing": list(run.failing), "passing": list(run.passing)},
         "localization": [{"file": r.file, "line": r.line, "score": r.score} for r in run.ranking],
         "space": {"sites": s.sites, "candidates": s.candidates, "by_schema": s.by_schema,
                   "skipped": [{"point": p, "why": why} for p, why in run.space.skipped]},
-        "exploration": {"explored": s.explored, "executions": s.executions, "partitions": s.partitions,
+        "exploration": {"explored": s.explored, "picked": s.picked, "executions": s.executions, "partitions": s.partitions,
                         "plausible": s.plausible, "ratio": s.ratio, "complete": s.complete,
                         "rejected": s.rejected, "validations": s.validations,
                         "build_seconds": round(s.build_seconds, 3), "seconds": round(s.seconds, 3)},

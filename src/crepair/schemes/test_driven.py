@@ -23,6 +23,7 @@ A patch that passes every test is *plausible*, never "correct".
 
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from collections import Counter
@@ -43,7 +44,9 @@ class TestRepairOptions:
     """Options of a test-driven run.
 
     ``timeout``: seconds for the whole run (None: none); ``test_timeout``:
-    milliseconds per test execution; ``partition``: Algorithm 3 (False:
+    milliseconds per test execution (None: :func:`auto_test_timeout` of
+    the original program's runs; the original itself runs with
+    ``DEFAULT_TEST_TIMEOUT_MS``); ``partition``: Algorithm 3 (False:
     the enumerative baseline, Algorithm 2); ``all``: explore the whole
     space and report every plausible patch (False: stop after
     ``max_repairs``, default 1); ``lines``: restrict sites to these 1-based
@@ -56,7 +59,7 @@ class TestRepairOptions:
     """
 
     timeout: float | None = 300.0
-    test_timeout: int = 1000
+    test_timeout: int | None = None
     partition: bool = True
     all: bool = False
     max_repairs: int | None = 1
@@ -71,7 +74,7 @@ class TestDrivenStats(SchemeStats):
     """:class:`SchemeStats` of the test-driven scheme, plus the tests (ids
     failing / passing on the original), the search space (``sites``,
     ``candidates``, ``by_schema``), the exploration counts (``explored``,
-    ``executions``, ``partitions``, ``plausible``, ``ratio``, ``complete``),
+    ``picked``, ``executions``, ``partitions``, ``plausible``, ``ratio``, ``complete``),
     ``files``: the files searched (display paths), ``rejected``: plausible candidates whose normal build failed a test
     (should be 0), ``retried``: executions that timed out while computing a
     class and were run again with the candidate alone (the class is then
@@ -85,6 +88,7 @@ class TestDrivenStats(SchemeStats):
     candidates: int = 0
     by_schema: dict = field(default_factory=dict)
     explored: int = 0
+    picked: int = 0
     executions: int = 0
     partitions: int = 0
     plausible: int = 0
@@ -96,8 +100,12 @@ class TestDrivenStats(SchemeStats):
     build_seconds: float = 0.0
 
     def take(self, e: ExplorationStats) -> None:
-        self.explored, self.executions, self.partitions = e.explored, e.executions, e.partitions
-        self.plausible, self.ratio = e.plausible, round(e.ratio, 3)
+        """Copy the exploration's counts; ``executions`` counts every run
+        of a candidate, the re-runs after a time-out (``retried``) too."""
+        self.explored, self.partitions, self.picked = e.explored, e.partitions, e.picked
+        self.executions = e.executions + self.retried
+        self.plausible = e.plausible
+        self.ratio = round(self.explored / self.executions, 3) if self.executions else 0.0
 
 
 def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, patched: str, seconds: float,
@@ -115,6 +123,23 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, pat
     edit = Edit(text_span(path, text, start, end), text[start:end], new)
     change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
     return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
+
+
+AUTO_FACTOR = 20  # a candidate may run this many times as long as the original's slowest test...
+AUTO_FLOOR_MS = 100  # ... but at least this long (process start-up, a loaded machine)
+
+
+def auto_test_timeout(seconds: Sequence[float], ceiling_ms: int) -> int:
+    """The per-test time limit in milliseconds when none is given:
+    ``AUTO_FACTOR`` times the slowest of the original program's test runs
+    (``seconds``, wall clock), at least ``AUTO_FLOOR_MS``, at most
+    ``ceiling_ms`` (the limit the original ran under).  Candidates that
+    loop forever (a mutated loop condition) otherwise cost the whole
+    ceiling each: on Codeflaws, whose tests run in about 1 ms, time-outs
+    took 18 of a run's 19.6 s at 1000 ms.  A candidate that needs more is
+    treated as failing the test, like any time-out."""
+    slowest = max(seconds, default=0.0)
+    return max(1, min(ceiling_ms, max(AUTO_FLOOR_MS, math.ceil(AUTO_FACTOR * slowest * 1000))))
 
 
 # the meta-program is compiled without optimization, so that gcc keeps every
@@ -197,7 +222,7 @@ class TestDrivenRun:
     def __init__(self, path: str | Path, spec, options: TestRepairOptions, *, files: Sequence[str | Path] = ()):
         from crepair.localization.spectrum import Formula, rank_files
         from crepair.schemes import project_files as pf
-        from crepair.testsuite import TestCounter, collect_spectrum
+        from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, TestCounter, collect_spectrum
 
         self.start = time.monotonic()
         self.options = options
@@ -211,7 +236,11 @@ class TestDrivenRun:
         else:
             covered = [pf.project_path(spec.project, f) for f in files]
             shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
-        spectrum = collect_spectrum(spec, timeout_ms=options.test_timeout, counter=self.counter, files=covered)
+        ceiling = DEFAULT_TEST_TIMEOUT_MS if options.test_timeout is None else options.test_timeout
+        spectrum = collect_spectrum(spec, timeout_ms=ceiling, counter=self.counter, files=covered)
+        self.test_timeout = options.test_timeout
+        if self.test_timeout is None:
+            self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
         self.failing = tuple(t.test for t in spectrum.failing)
         self.passing = tuple(t.test for t in spectrum.passing)
         self.stats.failing, self.stats.passing = self.failing, self.passing
@@ -301,15 +330,15 @@ class TestDrivenRun:
             def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
                 alone = run_environment(linked.runtime_id(p))
                 if not others:  # also the baseline, which lists no others (and has no dependency classes)
-                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
+                    run = run_test(spec, t, ws, timeout_ms=self.test_timeout, env=alone, counter=executions)
                     return run.passed, close({p}, deps)
                 write_partition(partition, linked.runtime_ids(others | {p}))
-                run = run_test(spec, t, ws, timeout_ms=o.test_timeout,
+                run = run_test(spec, t, ws, timeout_ms=self.test_timeout,
                                env=run_environment(linked.runtime_id(p), partition=partition), counter=executions)
                 if run.outcome == TestOutcome.TIMEOUT:
                     # evaluating the others may be what took the time: run p alone
                     self.stats.retried += 1
-                    run = run_test(spec, t, ws, timeout_ms=o.test_timeout, env=alone, counter=executions)
+                    run = run_test(spec, t, ws, timeout_ms=self.test_timeout, env=alone, counter=executions)
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
@@ -327,7 +356,7 @@ class TestDrivenRun:
                     patched = patched_text(part.program.original, part.space, cand)
                     check.replace(part.file, encode(patched))
                     ok = check.build().ok and all(
-                        run_test(spec, t, check, timeout_ms=o.test_timeout, counter=self.counter).passed
+                        run_test(spec, t, check, timeout_ms=self.test_timeout, counter=self.counter).passed
                         for t in tests)
                     self.stats.validations += len(tests)
                     if not ok:

@@ -89,6 +89,10 @@ class Site:
     variables: tuple[tuple[str, str], ...] = ()
 
 
+PARAM = "__CR_PARAM"
+"""How a candidate's ``code`` reads its parameter (:attr:`Candidate.param`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One element of the search space: site ``site`` changed by ``schema``.
@@ -115,7 +119,11 @@ class Candidate:
     for its preferred rules, one for refinement; ``exprs.tenths``); lower is
     tried first.
     ``variables``: the names the candidate reads (for the dependency-based
-    relation, §3.4).
+    relation, §3.4).  ``param``: f1x's parameter (§5; its PARAMETER node):
+    when not None, ``code`` reads the integer constant ``param`` (type
+    ``int``) as :data:`PARAM`, so that the candidates that differ only in
+    it share one body in the meta-program (``replacement`` spells it);
+    only at EXPR sites and in guards.
     """
 
     id: int
@@ -127,6 +135,7 @@ class Candidate:
     group: int = 0
     lhs: str = ""
     variables: tuple[str, ...] = ()
+    param: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

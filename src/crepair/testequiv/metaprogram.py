@@ -11,7 +11,7 @@ the partition and trace files are described in
 :mod:`crepair.testequiv.protocol`.
 
 Layout of the text returned by :func:`instrument`: generated tables (per
-candidate its site, group and flags; per site its kind), the runtime
+candidate its site, group, flags and parameter; per site its kind), the runtime
 ``runtime/crepair_rt.h`` pasted whole (it includes no header), then
 ``#line 1 "<file>"`` and the user's text with the sites replaced.  The
 inserted code holds no newline, so compiler messages keep the user's line
@@ -31,7 +31,9 @@ of ``r``'s site and group listed in the partition file):
   runtime's handler, which ``_longjmp``s back and drops it), then ``r``
   itself, unguarded (it crashes as the patched program does); the site
   yields ``r``'s value converted to ``__cr_e``'s type.  A ``switch`` over
-  candidate ids, in the site's scope, holds every candidate's code.  At a
+  candidate ids, in the site's scope, holds every candidate's code, one
+  body per distinct code (candidates that differ only in their parameter,
+  ``__CR_PARAM``, read from the table ``__cr_cand_param``, share it).  At a
   site with side effects (``side_effect_free`` false) only ``r`` is
   evaluated, and ``e`` exactly once if ``r`` reads ``__cr_e``, else not at
   all, as in the patched program.
@@ -94,7 +96,7 @@ import re
 from collections.abc import Sequence
 
 from crepair.errors import InternalError
-from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
+from crepair.testequiv.candidates import PARAM, Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.protocol import (
     CANDIDATE_ENV,
     ORIGINAL,
@@ -191,6 +193,11 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
     if cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) and not cand.lhs.strip():
         raise InternalError(f"candidate {cand.id}: an {cand.schema.value} without lhs")
+    if (cand.param is not None) != (PARAM in cand.code) or (
+            cand.param is not None and site.kind is SiteKind.STMT and cand.schema is not Schema.GUARD) or (
+            cand.param is not None and site.kind is SiteKind.DECL):
+        raise InternalError(f"candidate {cand.id}: a parameter ({cand.param}) its code does not read as {PARAM}, "
+                            "or where parameters are not evaluated (DECL sites, assignments)")
     if site.kind is not SiteKind.EXPR and _USES_E.search(cand.code):
         raise InternalError(f"candidate {cand.id}: __cr_e at a {site.kind.value} site")
 
@@ -217,6 +224,8 @@ def _tables(space: SearchSpace, offset: int | None) -> str:
         table("int", "__cr_cand_group", [c.group for c in cands]),
         table("unsigned char", "__cr_cand_flags", [_candidate_flags(c) for c in cands]),
         table("unsigned char", "__cr_site_flags", [_site_flags(s) for s in space.sites]),
+        table("int", "__cr_cand_param", [c.param or 0 for c in cands]),
+        f"#define {PARAM} (__cr_cand_param[__cr_c])\n",
     ])
 
 
@@ -262,7 +271,7 @@ def _expr(site: Site, inner: str, cands: list[Candidate]) -> str:
         raw = _one_line(site.text)
         head = f"typedef __typeof__(0 ? ({raw}) : ({raw})) __cr_T; volatile __cr_T __cr_e, __cr_v;"
         value, orig = "", f"({inner})"
-    cases = " ".join(f"case {c.id}: __cr_v = {value}({c.code}); break;" for c in cands)
+    cases = _cases(cands, lambda c: f"__cr_v = {value}({c.code});")
     loop = _LOOP % (cases, "__cr_put(__CR_KEY(__cr_v), __CR_EXACT(__cr_v));")
     return (f"({{ {head} volatile int __cr_i = -1; int __cr_c, __cr_m = "
             f"__builtin_expect(__cr_on[{s}], 0) ? __cr_mode({s}) : 0; if (__cr_m && __cr_n) __cr_setjmp(__cr_jb); "
@@ -276,8 +285,8 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
         raise InternalError(f"STMT site {s} at {site.span}: {site.text!r} is not a whole statement")
     if not cands:
         return f"{{ if (__builtin_expect(__cr_on[{s}], 0)) __cr_enter({s}); {inner} }}"
-    cases = " ".join(f"case {c.id}: __CR_G(({c.code})); break;" if c.schema is Schema.GUARD
-                     else f"case {c.id}: __CR_A(({c.lhs}), ({c.code})); break;" for c in cands)
+    cases = _cases(cands, lambda c: f"__CR_G(({c.code}))" if c.schema is Schema.GUARD
+                   else f"__CR_A(({c.lhs}), ({c.code}))")
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")
     return (f"{{ volatile int __cr_g = 1; if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) {{ "
             f"volatile int __cr_i = 0; int __cr_c, __cr_x = 1; long long __cr_k = 0; "
@@ -300,6 +309,17 @@ def _decl(site: Site, inner: str, cands: list[Candidate]) -> str:
 
 
 _SITE_CODE = {SiteKind.EXPR: _expr, SiteKind.STMT: _stmt, SiteKind.DECL: _decl}
+
+
+def _cases(cands: list[Candidate], body) -> str:
+    """The cases of a site's ``switch (__cr_c)``: candidates whose ``body``
+    is the same text share it (``case 3: case 7: ...``) — those that differ
+    only in their parameter (:attr:`Candidate.param`) do — so gcc compiles
+    each body once."""
+    shared: dict[str, list[int]] = {}
+    for c in cands:
+        shared.setdefault(body(c), []).append(c.id)
+    return " ".join("".join(f"case {i}: " for i in ids) + f"{code} break;" for code, ids in shared.items())
 
 
 def _one_line(text: str) -> str:

@@ -31,8 +31,11 @@ Evaluate = Callable[[int, str, frozenset[int]], tuple[bool, frozenset[int]]]
 class ExplorationStats:
     """Counts of one exploration.
 
-    ``explored``: candidates decided (passing every test, or known to fail
-    one) — Definition 6.1, whether by a run or through a class;
+    ``explored``: candidates decided — Definition 6.1: the algorithm has
+    identified that they pass every test (plausible) or fail at least one
+    (in the failing class of some test, by a run or through a class, also
+    before the search reaches them in its order); ``picked``: candidates
+    the search has reached in its order (= ``explored`` once complete);
     ``executions``: test executions of candidates; ``partitions``: classes
     computed (one per execution with partitioning); ``plausible``: patches
     passing every test; ``skipped_failing`` / ``skipped_passing``: candidate
@@ -41,6 +44,7 @@ class ExplorationStats:
     """
 
     explored: int = 0
+    picked: int = 0
     executions: int = 0
     partitions: int = 0
     plausible: int = 0
@@ -108,7 +112,7 @@ class Exploration:
                     return
             p = cand.id
             done.add(p)
-            stats.explored += 1
+            stats.picked += 1
             if p in failing:  # Algorithm 3, line 5: in a failing class of some test
                 stats.skipped_failing += 1
                 continue
@@ -133,12 +137,14 @@ class Exploration:
                     passing[t] |= cls
                 else:
                     failing |= cls
+                    stats.explored = len(failing) + stats.plausible
                     order.remove(t)
                     order.insert(0, t)
                     passed_all = False
                     break
             if passed_all:
                 stats.plausible += 1
+                stats.explored = len(failing) + stats.plausible
                 yield p
         self.complete = True
 

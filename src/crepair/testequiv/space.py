@@ -13,8 +13,12 @@ transformation schemas M of Fig. 10, adapted to C in §5:
 - INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema).
 
 Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
-visible integer variables, ``c`` a constant) and ``p == NULL``,
-``p != NULL`` for pointers.  Cost is f1x's: the number of AST nodes added,
+visible integer variables, ``c`` a constant of the site or f1x's condition
+parameter ``0..max_condition_parameter``, 64 as f1x's
+``maxConditionParameter``) and ``p == NULL``, ``p != NULL`` for pointers.
+Atoms that differ only in the parameter share one body in the
+meta-program (:attr:`Candidate.param`), which keeps it small: the space
+grows ~10x at conditions and guards, the meta-program's code does not.  Cost is f1x's: the number of AST nodes added,
 changed or removed (§5): 1 for an operator, a leaf, a negation or an
 initializer; 2 for ``x ± 1`` or a deletion (an ``if`` and a ``0``); the
 tree distance for an atom replacing a condition (the changed nodes when
@@ -30,14 +34,10 @@ the function, and only the first ``max_variables`` (5) integer and pointer
 variables take part (``max_pointers`` (2) pointers in atoms); constants
 are 0, 1 and the function's most frequent ones, ``max_constants`` (6) in
 all; a constant may also become ``0..max_parameter`` (10, f1x's
-parameter).  Past the first ``max_candidates`` (30,000) of the search
+parameter).  Past the first ``max_candidates`` (200,000) of the search
 order the candidates are dropped (noted in ``skipped``): the meta-program
-embeds every candidate, and gcc -O0 compiles 40,000 small cases in 4 s
-when each site has its own function (25 s as one switch).  On the 106
-Codeflaws programs, with ``lines=None``: median 42.5 sites and 5,700
-candidates per program (quartiles 3,100 and 9,400; 2 programs reach the
-bound), built in 0.1 s (at most 0.7 s); the 26 f1x micro-programs: median
-15 sites, 770 candidates.
+embeds every distinct candidate body, and gcc -O0 compiles 40,000 small
+cases in 4 s when each site has its own function (25 s as one switch).
 
 >>> from crepair.frontend import load_program          # doctest: +SKIP
 >>> space = build_space(load_program("prog.c", real_c=True))  # doctest: +SKIP
@@ -57,7 +57,7 @@ from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
-from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
+from crepair.testequiv.candidates import PARAM, Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.sites import Place, collect
@@ -76,7 +76,8 @@ class SpaceOptions:
     max_pointers: int = 2
     max_constants: int = 6
     max_parameter: int = 10
-    max_candidates: int = 30_000
+    max_condition_parameter: int = 64
+    max_candidates: int = 200_000
     schemas: frozenset[Schema] = field(default_factory=lambda: frozenset(Schema))
 
 
@@ -89,6 +90,7 @@ class _Draft:
     replacement: str
     group: int = 0
     lhs: str = ""
+    param: int | None = None
 
 
 def build_space(
@@ -139,7 +141,8 @@ def build_space(
     for j, d in enumerate(kept):
         read = _variables(d.code, places[d.place])
         names[d.place].update(read, [d.lhs] if d.lhs else [])
-        candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read))
+        candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
+                                    d.param))
     sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
     return SearchSpace(sites, tuple(candidates), tuple(notes))
 
@@ -195,7 +198,7 @@ class _Builder:
                 name = p.node.name
                 out.append(_Draft(tenths(INIT_COST), i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
             return out
-        atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null)
+        atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null, o.max_condition_parameter)
         if p.kind == SiteKind.STMT:
             return self._statement(i, p, atoms, ints, consts)
         if Schema.EXPRESSION in schemas and p.side_effect_free:
@@ -221,19 +224,21 @@ class _Builder:
         if Schema.EXPRESSION in schemas and not _is_predicate(p.node):
             negated = "!" + (text if level >= UNARY else f"({text})")
             out.append(_Draft(tenths(1, GOOD), i, Schema.EXPRESSION, "!__cr_e", place(negated, context, UNARY)))
-        for left, op, right in atoms:
+        for left, op, right, param in atoms:
             atom = f"{left} {op} {right}"
             if _flat(atom) == flat:
                 continue
+            code = atom if param is None else f"{left} {op} {PARAM}"
             concrete = _concrete(right, self._null)
             if Schema.EXPRESSION in schemas and p.side_effect_free:
                 cost = tenths(_distance(root, (left, op, right)), 0 if concrete else GOOD)
-                out.append(_Draft(cost, i, Schema.EXPRESSION, atom, place(atom, context, BINARY[op])))
+                out.append(_Draft(cost, i, Schema.EXPRESSION, code, place(atom, context, BINARY[op]), param=param))
             if Schema.REFINEMENT in schemas:
                 for joint in ("&&", "||"):
                     e = text if level >= BINARY[joint] else f"({text})"
                     repl = place(f"{e} {joint} {atom}", context, BINARY[joint])
-                    out.append(_Draft(tenths(1 + ATOM_COST, 0 if concrete else OK), i, Schema.REFINEMENT, f"__cr_e {joint} ({atom})", repl))
+                    out.append(_Draft(tenths(1 + ATOM_COST, 0 if concrete else OK), i, Schema.REFINEMENT,
+                                      f"__cr_e {joint} ({code})", repl, param=param))
         return out
 
     def _statement(self, i: int, p: Place, atoms, ints: list[Var], consts) -> list[_Draft]:
@@ -243,10 +248,12 @@ class _Builder:
         if Schema.GUARD in schemas:
             wrap = "{{ {} }}" if p.dangling else "{}"
             out.append(_Draft(tenths(DELETE_COST, GOOD), i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
-            for left, op, right in atoms:
+            for left, op, right, param in atoms:
                 atom = f"{left} {op} {right}"
+                code = atom if param is None else f"{left} {op} {PARAM}"
                 bonus = 0 if _concrete(right, self._null) else GOOD
-                out.append(_Draft(tenths(GUARD_COST, bonus), i, Schema.GUARD, atom, wrap.format(f"if ({atom}) {s}")))
+                out.append(_Draft(tenths(GUARD_COST, bonus), i, Schema.GUARD, code, wrap.format(f"if ({atom}) {s}"),
+                                  param=param))
         if Schema.ASSIGNMENT in schemas:
             wrap = "{{ {} }}" if p.block else "{}"
             targets = sorted(v.name for v in ints if not v.type.const)
@@ -292,11 +299,19 @@ def _merge(*groups) -> tuple[tuple[int, str], ...]:
     return tuple(seen.items())
 
 
-def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str) -> list[tuple[str, str, str]]:
+def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str,
+           max_parameter: int) -> list[tuple[str, str, str, int | None]]:
+    """The atoms ``(left, op, right, param)``: ``x op y``, ``x op c`` for
+    the site's constants, ``x op k`` for ``k`` in ``0..max_parameter`` (f1x's
+    condition parameter, its ``maxConditionParameter``; ``param`` is ``k``,
+    the meta-program reads it from a table) and pointer null checks."""
     names = sorted(v.name for v in ints)
-    out = [(x, op, y) for x, y in combinations(names, 2) for op in RELATIONAL]
-    out += [(x, op, spelling) for x in names for _, spelling in consts for op in RELATIONAL]
-    out += [(p.name, op, null) for p in sorted(ptrs, key=lambda v: v.name) for op in ("==", "!=")]
+    out = [(x, op, y, None) for x, y in combinations(names, 2) for op in RELATIONAL]
+    out += [(x, op, spelling, None) for x in names for _, spelling in consts for op in RELATIONAL]
+    spelled = {value for value, _ in consts}
+    out += [(x, op, str(k), k) for x in names for k in range(max_parameter + 1) if k not in spelled
+            for op in RELATIONAL]
+    out += [(p.name, op, null, None) for p in sorted(ptrs, key=lambda v: v.name) for op in ("==", "!=")]
     return out
 
 

@@ -50,13 +50,15 @@ class TestCoverage:
     the program died of a signal or hit the time limit, see above).
     ``files``: the lines executed in each file the spectrum covers (keys
     as :attr:`Spectrum.files`), the program's included; empty when the
-    spectrum covers the program only."""
+    spectrum covers the program only.  ``seconds``: wall-clock time of the
+    test's plain (not coverage) run."""
 
     test: str
     outcome: TestOutcome
     lines: frozenset[int]
     exact: bool = True
     files: Mapping[str, frozenset[int]] = field(default_factory=dict, hash=False)
+    seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -86,7 +88,7 @@ class Spectrum:
             return self
         if file not in self.files:
             raise KeyError(f"{file}: not covered by this spectrum (it covers {', '.join(self.files)})")
-        tests = tuple(TestCoverage(t.test, t.outcome, t.files.get(file, frozenset()), t.exact, t.files)
+        tests = tuple(TestCoverage(t.test, t.outcome, t.files.get(file, frozenset()), t.exact, t.files, t.seconds)
                       for t in self.tests)
         return Spectrum(file, tests, self.build_seconds, self.seconds, self.files)
 
@@ -143,7 +145,7 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
             outcome = plain.outcome
             exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT
             by_file = {n: found.get(n, frozenset()) for n in names} if len(names) > 1 else {}
-            tests.append(TestCoverage(test_id, outcome, found.get(program, frozenset()), exact, by_file))
+            tests.append(TestCoverage(test_id, outcome, found.get(program, frozenset()), exact, by_file, plain.seconds))
     seconds = built.seconds + covered.seconds
     covers = tuple(names) if len(names) > 1 else ()
     return Spectrum(program, tuple(tests), seconds, time.monotonic() - start, covers)
