@@ -86,6 +86,8 @@ def test_defined_operations_are_verified(tmp_path, src):
     ("  int q = 1 >> (m - 1);", Violation.SHIFT, "1 >> (m - 1) (shift by -1, width 32)"),
     ("  long q = 1L << (m + 64);", Violation.SHIFT, "1L << (m + 64) (shift by 64, width 64)"),
     ("  char c = 1;\n  int q = c << (m + 32);", Violation.SHIFT, "c << (m + 32) (shift by 32, width 32)"),
+    ("  int q;\n  int r = (q = 7 / m) + 1;", Violation.DIVISION_BY_ZERO, "7 / m (divisor 0)"),
+    ("  int a[2];\n  int r = a[m + 2]++;", Violation.ARRAY_BOUNDS, "a[2] (size 2)"),
 ])
 def test_compound_division_and_shifts(tmp_path, stmt, kind, detail):
     cex = verify(tmp_path, program("  int m = nondet_int();\n  assume(m == 0);\n" + stmt)).counterexample
@@ -180,8 +182,9 @@ int main(void) {
 """
 
 
-def test_a_check_follows_the_selected_mutant(tmp_path):
-    prog = load_program(write_c(tmp_path, MUL))
+@pytest.mark.parametrize("call", ["int r = f(6, y);", "int q;\n  int r = (q = f(6, y)) + 1;"])
+def test_a_check_follows_the_selected_mutant(tmp_path, call):
+    prog = load_program(write_c(tmp_path, MUL.replace("int r = f(6, y);", call)))
 
     def to_division(site):  # the original, and `x / y` instead of `x * y`
         if site.function == "f":

@@ -70,7 +70,6 @@ class EncoderCore:
         # checks of undefined behaviour (crepair.encode.undefined)
         self._sizes: dict[str, smt.Term] = {}  # array key -> element count, when the declaration gives it
         self._when: list[smt.Term] = []  # conditions of the enclosing &&, ||, ?: operands
-        self._direct = 0  # > 0 inside a nested assignment or ++: its checks are plain assertions
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):

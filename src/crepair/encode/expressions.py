@@ -140,11 +140,9 @@ class Expressions(UndefinedBehaviour):
         if not ctx.record:
             return ctx.cache[node]
         target = node.expr
-        self._direct += 1  # replays reuse the increment: its checks are plain assertions
-        try:
-            old = self._expr(target, ctx)
-        finally:
-            self._direct -= 1
+        inner = Ctx(ctx.state, ctx.cache, ctx.overrides, True)  # replays reuse it: its checks are plain assertions
+        old = self._expr(target, inner)
+        ctx.state = inner.state
         one = Value(smt.BitVecVal(1, 32), ct.INT)
         new = apply_binary("+" if "+" in node.op else "-", old, one)
         var_value = self._store(target, new, ctx, node)

@@ -29,11 +29,11 @@ class Assignments(EncoderCore):
     def _assign(self, node: c_ast.Assignment, ctx: Ctx, *, located: bool) -> Value:
         if located:
             return self._assign_to(node, ctx, located=True)
-        self._direct += 1  # replays reuse a nested assignment: its checks are plain assertions
-        try:
-            return self._assign_to(node, ctx, located=False)
-        finally:
-            self._direct -= 1
+        # replays reuse a nested assignment's value: its checks are plain assertions
+        inner = Ctx(ctx.state, ctx.cache, ctx.overrides, ctx.record)
+        value = self._assign_to(node, inner, located=False)
+        ctx.state = inner.state
+        return value
 
     def _assign_to(self, node: c_ast.Assignment, ctx: Ctx, *, located: bool) -> Value:
         lv = node.lvalue

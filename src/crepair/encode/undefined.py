@@ -59,10 +59,10 @@ class UndefinedBehaviour(EncoderCore):
     """Adds the checks of undefined behaviour (see module docstring).
 
     Uses the encoder state ``_when`` (the conditions of the enclosing
-    ``&&``/``||``/``?:`` operands, innermost last), ``_direct`` (> 0 while
-    encoding a nested assignment or ``++``, whose effects replays do not
-    redo: their checks are plain assertions) and ``_sizes`` (array key ->
-    element count recorded at the declaration).
+    ``&&``/``||``/``?:`` operands, innermost last) and ``_sizes`` (array
+    key -> element count recorded at the declaration).  A nested
+    assignment or ``++``, whose effects replays do not redo, is evaluated
+    with ``checks`` None: its checks are plain assertions.
     """
 
     def _check(self, ctx: Ctx, kind: Violation, node: c_ast.Node, ok: smt.Term, *,
@@ -71,10 +71,11 @@ class UndefinedBehaviour(EncoderCore):
         evaluated; in a location's expression, collect it for the copy."""
         if not getattr(self.formula.checks, _ENABLED[kind]):
             return
+        ok = smt.simplify(ok)  # a constant index or divisor: often true
         if self._when:
             ok = smt.Implies(smt.conjunction(self._when), ok)
-        if ctx.checks is None or self._direct:
-            if ctx.record:  # a replay of an effect: the recording asserted it
+        if ctx.checks is None:
+            if ctx.record and not smt.is_true(ok):  # in a replay of an effect: the recording asserted it
                 self.formula.assertions.append(
                     Assertion(ctx.state.guard, ok, self._p.spans.span(node), kind, subject, operands, signed)
                 )
@@ -133,6 +134,8 @@ class UndefinedBehaviour(EncoderCore):
         for found in by_key.values():
             first = next(p for p in found if p is not None)
             alternatives = tuple(smt.BoolVal(True) if p is None else p.ok for p in found)
+            if all(smt.is_true(a) for a in alternatives):
+                continue
             lhs = smt.Bool(f"defined@{self._line(first.node)}#{next(self._ssa)}")
             self.formula.copies.append(LocationCopy(location, lhs, alternatives, guard, scope, check=True))
             where = first.guard if first.guard is not None else guard
