@@ -24,6 +24,7 @@ behaviour on the drawn inputs; otherwise the safe rendering is used.
 from __future__ import annotations
 
 import functools
+import signal
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -811,3 +812,107 @@ def test_targeted_semantics(name: str, tmp_path: Path) -> None:
     expected = run_gcc(case, tmp_path)
     assert expected == c_value, f"gcc gives {expected}, the test expects {c_value} (test bug?)"
     check_crepair(case, expected, tmp_path)
+
+
+# ------------------------------------------- checks of undefined behaviour
+# gcc's side: a division by zero or ``MIN / -1`` traps (SIGFPE, x86-64
+# ``idiv``/``div``); UBSan's shift-exponent and bounds checks report a shift
+# by a negative amount or by the promoted width or more, and an array index
+# out of bounds.  crepair's side: the same run is a violation of that kind,
+# and a run without undefined behaviour computes gcc's value (check_crepair).
+UB_SAN_FLAGS = ["-fsanitize=shift-exponent,bounds", "-fno-sanitize-recover=all"]
+UB_KINDS = {"/": {"trap"}, "%": {"trap"}, "<<": {"shift"}, ">>": {"shift"}, "[]": {"bounds"}}
+
+
+def run_gcc_ub(case: Case, tmp: Path) -> "int | str":
+    """gcc's value of ``case``, or "trap" (SIGFPE), "shift" or "bounds" (UBSan)."""
+    src, exe = tmp / "gcc_ub.c", tmp / "gcc_ub"
+    src.write_text(gcc_program(case))
+    comp = subprocess.run([GCC, "-O0", "-w", *UB_SAN_FLAGS, str(src), "-o", str(exe)], capture_output=True, text=True)
+    assert comp.returncode == 0, comp.stderr
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=20)
+    if proc.returncode == -signal.SIGFPE:
+        return "trap"
+    if "runtime error: shift exponent" in proc.stderr:
+        return "shift"
+    if "runtime error: index" in proc.stderr:
+        return "bounds"
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout.strip())
+
+
+def check_crepair_ub(case: Case, kind: str, tmp: Path) -> None:
+    """crepair must report the undefined behaviour gcc met, of that kind."""
+    path = tmp / "crepair_ub.c"
+    path.write_text(crepair_program(case, 0, "=="))
+    res = crepair.verify(path, unwind=case.unwind)
+    cex = res.counterexample
+    assert cex is not None, f"gcc: {kind}; crepair: {res.outcome.value}\n{path.read_text()}"
+    expected = {"trap": {crepair.Violation.DIVISION_BY_ZERO, crepair.Violation.DIVISION_OVERFLOW},
+                "shift": {crepair.Violation.SHIFT}, "bounds": {crepair.Violation.ARRAY_BOUNDS}}[kind]
+    assert cex.violated in expected, f"gcc: {kind}; crepair: {cex.violated.value} {cex.detail}\n{path.read_text()}"
+
+
+def ub_values(t: CType) -> st.SearchStrategy[int]:
+    special = [v for v in (0, -1, 1, 3, 4, 31, 32, 63, 64, -2, t.min, t.max) if t.min <= v <= t.max]
+    return st.one_of(st.sampled_from(sorted(set(special))), input_values(t))
+
+
+@st.composite
+def ub_cases(draw) -> tuple[Case, str]:
+    """``a OP b`` for a division, remainder or shift, or ``g[b] = a`` on
+    an ``int g[4]``, with operand types and values near the edges."""
+    ta, tb = draw(st.sampled_from(TYPES)), draw(st.sampled_from(TYPES))
+    op = draw(st.sampled_from(sorted(UB_KINDS)))
+    if op == "[]":
+        source = f"int g[4];\nint f({ta.name} a, {tb.name} b) {{ g[b] = a; return g[0] + g[1] + g[2] + g[3]; }}"
+        ret = INT
+    else:
+        ret = promote(ta) if op in ("<<", ">>") else common(promote(ta), promote(tb))
+        source = f"{ret.name} f({ta.name} a, {tb.name} b) {{ return a {op} b; }}"
+    near = st.integers(max(tb.min, -1), 4) if op == "[]" else st.integers(max(tb.min, -1), ta.bits)
+    return Case(source, ret, [(ta, draw(ub_values(ta))), (tb, draw(st.one_of(near, ub_values(tb))))]), op
+
+
+@pytest.mark.skipif(not have_ubsan(), reason="gcc's UndefinedBehaviorSanitizer is not available")
+@settings(max_examples=80, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(drawn=ub_cases())
+def test_checks_of_undefined_behaviour_agree_with_gcc(drawn, tmp_path: Path) -> None:
+    case, op = drawn
+    outcome = run_gcc_ub(case, tmp_path)
+    if isinstance(outcome, int):
+        event(f"{op}: defined")
+        check_crepair(case, outcome, tmp_path)
+    else:
+        event(f"{op}: {outcome}")
+        assert outcome in UB_KINDS[op]
+        check_crepair_ub(case, outcome, tmp_path)
+
+
+UB_TARGETED = {
+    "int_min_div_minus_one": ("int f(int a, int b) { return a / b; }", INT, [(INT, INT.min), (INT, -1)], "trap"),
+    "long_min_rem_minus_one": ("long f(long a, long b) { return a % b; }", LONG, [(LONG, LONG.min), (LONG, -1)], "trap"),
+    "unsigned_div_assign_zero": ("unsigned f(unsigned a, unsigned b) { a /= b; return a; }", UINT,
+                                 [(UINT, 7), (UINT, 0)], "trap"),
+    "char_rem_assign_zero": ("int f(char a, char b) { a %= b; return a; }", INT, [(CHAR, 7), (CHAR, 0)], "trap"),
+    "uchar_shift_by_32": ("int f(unsigned char a, int b) { return a << b; }", INT, [(UCHAR, 1), (INT, 32)], "shift"),
+    "long_shift_by_minus_one": ("long f(long a, int b) { return a >> b; }", LONG, [(LONG, 8), (INT, -1)], "shift"),
+    "shift_assign_by_64": ("unsigned long f(unsigned long a, int b) { a <<= b; return a; }", ULONG,
+                           [(ULONG, 1), (INT, 64)], "shift"),
+    "local_array_write": ("int f(int a, int b) { int l[3]; l[b] = a; return a; }", INT, [(INT, 1), (INT, 3)], "bounds"),
+    "local_array_read_negative": ("int f(int a, int b) { int l[3]; l[0] = a; return l[b]; }", INT,
+                                  [(INT, 1), (INT, -1)], "bounds"),
+    "vla_write": ("int f(int a, int b) { int v[a]; v[b] = 1; return a; }", INT, [(INT, 2), (INT, 2)], "bounds"),
+    "global_array_in_loop": ("int g[3];\nint f(int a, int b) { for (int i = 0; i <= a; i++) g[i] = b; return b; }", INT,
+                             [(INT, 3), (INT, 5)], "bounds"),
+}
+
+
+@pytest.mark.skipif(not have_ubsan(), reason="gcc's UndefinedBehaviorSanitizer is not available")
+@pytest.mark.parametrize("name", sorted(UB_TARGETED))
+def test_targeted_undefined_behaviour(name: str, tmp_path: Path) -> None:
+    source, ret, args, kind = UB_TARGETED[name]
+    case = Case(source, ret, args)
+    assert run_gcc_ub(case, tmp_path) == kind, "gcc does not meet the undefined behaviour (test bug?)"
+    check_crepair_ub(case, kind, tmp_path)

@@ -9,6 +9,17 @@ import crepair
 from cprog import SHARED, write_c
 from replay import failed_line, replay, replayable
 
+def assert_fails_as_reported(status: int, err: str, cex) -> None:
+    """The replayed run dies where ``cex`` says: at the failed assertion,
+    or with SIGFPE for a division by zero or ``MIN / -1`` (x86-64 traps)."""
+    if cex.violated in (crepair.Violation.DIVISION_BY_ZERO, crepair.Violation.DIVISION_OVERFLOW):
+        assert status == -signal.SIGFPE, err
+    elif cex.violated == crepair.Violation.ASSERTION:
+        assert status != 0 and failed_line(err) == cex.assertion.line, err
+    else:
+        pytest.skip(f"{cex.violated.value}: undefined, not a crash, in a plain gcc build")
+
+
 FILES = sorted((SHARED / "tcas" / "spec").glob("tcas_v*.c"))[:41:4] + sorted((SHARED / "qlose" / "loops").glob("*.c"))
 
 ARRAYS = """
@@ -52,9 +63,35 @@ def test_a_counterexample_with_branches_replays(tmp_path):
     path = write_c(tmp_path, BRANCHY)
     cex = crepair.verify(path).counterexample
     status, err = replay(path, cex, tmp_path)
-    if status == -signal.SIGFPE:  # e.g. Qlose_multIA_v5's `result /= m` with m == 0
-        pytest.xfail("division by zero is not yet an error the verifier reports (the real-C issue)")
-    assert status != 0 and failed_line(err) == cex.assertion.line, err
+    assert_fails_as_reported(status, err, cex)
+
+
+# Qlose_multIA_v5's shape, where the only failure is `result /= m` with m == 0
+DIVIDES = """
+    #include <assert.h>
+    int multIA(int m, int n) {
+        int result = 0;
+        for (int i = 0; i <= n - 1; i++)
+            result /= m;
+        return result;
+    }
+    int main(void) {
+        int m = nondet_int();
+        int n = nondet_int();
+        __CPROVER_assume(n >= 0 && n <= 3);
+        assert(multIA(m, n) == 0);
+        return 0;
+    }
+"""
+
+
+def test_a_division_by_zero_replays_as_sigfpe(tmp_path):
+    path = write_c(tmp_path, DIVIDES)
+    cex = crepair.verify(path).counterexample
+    assert cex.violated == crepair.Violation.DIVISION_BY_ZERO and cex.detail == "result /= m (divisor 0)"
+    assert cex.assertion.line == 5
+    status, err = replay(path, cex, tmp_path)
+    assert status == -signal.SIGFPE, err
 
 
 @pytest.mark.skipif(not FILES, reason="shared benchmarks absent")
@@ -67,6 +104,4 @@ def test_benchmark_counterexamples_replay(tmp_path, path):
     if not replayable(cex):
         pytest.skip("the counterexample reads an uninitialized array or a parameter: not replayable from outside")
     status, err = replay(path, cex, tmp_path)
-    if status == -signal.SIGFPE:  # e.g. Qlose_multIA_v5's `result /= m` with m == 0
-        pytest.xfail("division by zero is not yet an error the verifier reports (the real-C issue)")
-    assert status != 0 and failed_line(err) == cex.assertion.line, err
+    assert_fails_as_reported(status, err, cex)

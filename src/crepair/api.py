@@ -15,6 +15,7 @@ from pathlib import Path
 
 from crepair.bmc import VerifyOutcome, VerifyResult, check_bound, check_original, counterexample_of, verify_program
 from crepair.encode import encode
+from crepair.encode.formula import Checks
 from crepair.errors import UsageError
 from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnoser, diagnose, failing_inputs, pin
@@ -45,18 +46,21 @@ def verify(
     entry: str = "main",
     timeout: float | None = None,
     rlimit: int | None = None,
+    checks: Checks = Checks(),
 ) -> VerifyResult:
     """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
     ``timeout`` in seconds (None: none); ``rlimit``: z3 resource units per
-    check.  Raises ``BadInput``/``UnsupportedConstruct`` for programs
+    check; ``checks``: the checks of undefined behaviour asserted besides
+    the program's assertions (all by default; ``crepair.NO_CHECKS``: none).
+    Raises ``BadInput``/``UnsupportedConstruct`` for programs
     crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
     outcome with ``result.bound.too_small`` true is vacuous beyond the bound.
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
     at_least("--unwind", unwind, 0)
     limits = _limits(timeout, rlimit)
-    return verify_program(load_program(path), unwind=unwind, entry=entry, limits=limits)
+    return verify_program(load_program(path), unwind=unwind, entry=entry, limits=limits, checks=checks)
 
 
 def repair(
@@ -93,6 +97,7 @@ def localize(
     inputs: int = 2,
     max_diagnoses: int | None = 10,
     max_size: int = 3,
+    checks: Checks = Checks(),
 ) -> LocalizeResult:
     """Localize the bug of the C file at ``path`` on its first counterexample.
 
@@ -125,7 +130,7 @@ def localize(
     start = time.monotonic()
     program = load_program(path)
     spec = frozenset(no_mutate)
-    formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=method == Method.DIAGNOSIS)
+    formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=method == Method.DIAGNOSIS, checks=checks)
     bound = check_bound(formula, limits)
     verdict, model, reason = check_original(formula, limits)
     outcome = VerifyOutcome.of(verdict)

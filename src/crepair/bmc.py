@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from crepair.encode import ProgramFormula, encode
-from crepair.encode.formula import Unwinding
+from crepair.encode.formula import Assertion, Checks, Unwinding, Violation
 from crepair.frontend import CProgram, Span
 from crepair.records import BoundReport, Cut
 from crepair.solver import Limits, smt, smt_solver
@@ -45,13 +45,6 @@ class VerifyOutcome(enum.Enum):
         return {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
             verdict, VerifyOutcome.UNKNOWN
         )
-
-
-class Violation(enum.Enum):
-    """What a counterexample violates."""
-
-    ASSERTION = "assertion"
-    UNWINDING_ASSERTION = "unwinding assertion"  # a run goes beyond the bound (unwinding assertions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,15 +79,18 @@ class InputValue:
 class Counterexample:
     """A failing run: what it violates, every input, executed lines.
 
-    ``assertion`` is the span of the violated assertion or, for a violated
-    unwinding assertion (``violated`` UNWINDING_ASSERTION), of the
-    loop or recursive call the bound cuts; ``lines`` are 1-based.
+    ``assertion`` is the span of the violated assertion, of the loop or
+    recursive call the bound cuts (``violated`` UNWINDING_ASSERTION), or
+    of the expression whose behaviour is undefined (the other kinds);
+    ``detail`` then says what is undefined with the run's values, e.g.
+    ``a[4] (size 4)``; ``lines`` are 1-based.
     """
 
     assertion: Span
     inputs: tuple[InputValue, ...]
     lines: tuple[int, ...]
     violated: Violation = Violation.ASSERTION
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +140,25 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
         (a for a in formula.assertions if model.eval_bool(smt.And(a.guard, smt.Not(a.cond)))),
         formula.assertions[0],
     )
-    return Counterexample(failed.span, tuple(inputs), tuple(lines))
+    return Counterexample(failed.span, tuple(inputs), tuple(lines), failed.kind, describe(failed, model))
+
+
+def describe(assertion: Assertion, model: smt.Model) -> str:
+    """What a failed check of undefined behaviour does in the run of
+    ``model``: ``a[4] (size 4)``, ``7 / m (divisor 0)``, ``x / y
+    (-2147483648 / -1)``, ``x << n (shift by 32, width 32)``; "" for a
+    user assertion."""
+    values = [model.eval_int(t, assertion.signed) for t in assertion.operands]
+    kind, subject = assertion.kind, assertion.subject
+    if kind == Violation.ARRAY_BOUNDS:
+        return f"{subject}[{values[0]}] (size {values[1]})"
+    if kind == Violation.DIVISION_BY_ZERO:
+        return f"{subject} (divisor 0)"
+    if kind == Violation.DIVISION_OVERFLOW:
+        return f"{subject} ({values[0]} / {values[1]})"
+    if kind == Violation.SHIFT:
+        return f"{subject} (shift by {values[0]}, width {values[1]})"
+    return ""
 
 
 def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int] | None = None) -> BoundReport:
@@ -170,10 +184,13 @@ def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int
     return BoundReport(formula.bound, True, Cut(cut.what, cut.span))
 
 
-def needed_bound(program: CProgram, report: BoundReport, entry: str, limits: Limits) -> BoundReport:
+def needed_bound(
+    program: CProgram, report: BoundReport, entry: str, limits: Limits, checks: Checks = Checks()
+) -> BoundReport:
     """``report`` with ``needed`` set to the smallest bound > ``report.bound``
     under which no run is cut off, when one ≤ ``NEEDED_BOUND_LIMIT`` is found
-    within ``NEEDED_BOUND_SECONDS`` (doubling, then bisection); else as is."""
+    within ``NEEDED_BOUND_SECONDS`` (doubling, then bisection); else as is.
+    ``checks``: the checks of undefined behaviour of the encoding."""
     if not report.too_small:
         return report
     limits = limits.within(NEEDED_BOUND_SECONDS)
@@ -181,7 +198,7 @@ def needed_bound(program: CProgram, report: BoundReport, entry: str, limits: Lim
     def fits(bound: int) -> bool | None:
         if limits.expired():
             return None
-        formula, _ = encode(program, bound=bound, entry=entry)
+        formula, _ = encode(program, bound=bound, entry=entry, checks=checks)
         return {True: False, False: True, None: None}[check_bound(formula, limits).too_small]
 
     low, high = report.bound, max(report.bound + 1, 2 * report.bound)
@@ -215,21 +232,27 @@ def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, sm
 
 
 def verify_program(
-    program: CProgram, *, unwind: int = DEFAULT_UNWIND, entry: str = "main", limits: Limits | None = None
+    program: CProgram,
+    *,
+    unwind: int = DEFAULT_UNWIND,
+    entry: str = "main",
+    limits: Limits | None = None,
+    checks: Checks = Checks(),
 ) -> VerifyResult:
     """Bounded check of a loaded program (see :func:`crepair.verify`):
-    assertions on the runs within the bound (unwinding assumptions), then
-    whether the bound cuts off runs."""
+    assertions and the ``checks`` of undefined behaviour on the runs within
+    the bound (unwinding assumptions), then whether the bound cuts off runs."""
     limits = limits or Limits()
     start = time.monotonic()
-    formula, _ = encode(program, bound=unwind, entry=entry, unwinding=Unwinding.ASSUMPTIONS)
+    formula, _ = encode(program, bound=unwind, entry=entry, unwinding=Unwinding.ASSUMPTIONS, checks=checks)
     warnings = []
-    if not formula.assertions:
-        warnings.append("the program has no assertion reachable from the entry function")
+    if not any(a.kind == Violation.ASSERTION for a in formula.assertions):
+        checked = " (only the checks of undefined behaviour are verified)" if formula.assertions else ""
+        warnings.append(f"the program has no assertion reachable from the entry function{checked}")
     verdict, model, reason = check_original(formula, limits)
     bound = check_bound(formula, limits)
     if verdict == Verdict.UNSAT:
-        bound = needed_bound(program, bound, entry, limits)
+        bound = needed_bound(program, bound, entry, limits, checks)
     cex = None
     outcome = VerifyOutcome.of(verdict)
     if model is not None:

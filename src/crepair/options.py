@@ -11,7 +11,7 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
-from crepair.encode.formula import Unwinding
+from crepair.encode.formula import Checks, Unwinding
 from crepair.errors import UsageError
 from crepair.mutation import MutationLevel
 from crepair.records import Scheme
@@ -73,7 +73,8 @@ class RepairOptions:
     the simple range: a non-zero coefficient or a constant beyond ±1000),
     ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds spent on the
     templates of one diagnosis.  ``rlimit``: z3 resource units per check
-    (deterministic; None: none).  :meth:`check` raises ``UsageError``.
+    (deterministic; None: none).  ``checks``: the checks of undefined
+    behaviour that are part of the specification (all by default).  :meth:`check` raises ``UsageError``.
     """
 
     schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)
@@ -95,6 +96,7 @@ class RepairOptions:
     max_diagnoses: int | None = 10
     diagnosis_timeout: float = 60.0
     rlimit: int | None = None
+    checks: Checks = Checks()
 
     def check(self) -> "RepairOptions":
         """Raise ``UsageError`` for a value out of range; return self."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import enum
 
+from crepair.encode.formula import NO_CHECKS, Checks
 from crepair.errors import UsageError
 from crepair.options import DEFAULT_UNWIND
 
@@ -72,6 +73,32 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
                     help=f"unwinding bound: a loop body runs at most B times (default: {DEFAULT_UNWIND})")
     sp.add_argument("--timeout", type=seconds, default=timeout_default, metavar="S", help=timeout_help)
     sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+#: the flags that turn checks of undefined behaviour off (CBMC's names), with their defaults
+CHECK_FLAGS = {"no_standard_checks": False, "no_bounds_check": False, "no_div_by_zero_check": False,
+               "no_undefined_shift_check": False}
+
+
+def add_checks(sp: argparse.ArgumentParser) -> None:
+    """The switches of the checks of undefined behaviour (CBMC's names);
+    :func:`checks_of` reads them."""
+    g = sp.add_argument_group("checks of undefined behaviour (on by default; failing one is a violation)")
+    g.add_argument("--no-standard-checks", action="store_true",
+                   help="check the program's assertions only (no check below)")
+    g.add_argument("--no-bounds-check", action="store_true", help="no array index check (read and write)")
+    g.add_argument("--no-div-by-zero-check", action="store_true",
+                   help="no check of / and %% by zero, nor of MIN / -1 (both trap on x86-64)")
+    g.add_argument("--no-undefined-shift-check", action="store_true",
+                   help="no check of shifts by a negative amount or by the width or more")
+
+
+def checks_of(args: argparse.Namespace) -> Checks:
+    """The checks the flags of :func:`add_checks` leave on."""
+    if args.no_standard_checks:
+        return NO_CHECKS
+    return Checks(bounds=not args.no_bounds_check, division=not args.no_div_by_zero_check,
+                  shift=not args.no_undefined_shift_check)
 
 
 def add_specification(sp: argparse.ArgumentParser, what: str) -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common, add_specification, add_tests, at_least
+from crepair.cli.common import (
+    CHECK_FLAGS, ExitCode, add_checks, add_common, add_specification, add_tests, at_least, checks_of,
+)
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
 from crepair.options import DEFAULT_UNWIND, Method
@@ -22,6 +24,7 @@ def add_parser(sub) -> None:
     loc.add_argument("--method", choices=[m.value for m in Method], default="must",
                      help="localization method (default: must)")
     add_specification(loc, "diagnosis")
+    add_checks(loc)
     loc.add_argument("--sarif", metavar="FILE", help="also write the locations as SARIF 2.1.0 to FILE")
     loc.add_argument("--max-diagnoses", type=at_least(1), default=10, metavar="N",
                      help="diagnosis: at most N (default: 10)")
@@ -53,7 +56,7 @@ def _write_sarif(path: str, text: str) -> None:
 # options of the bounded methods, with their defaults: refused with --method spectrum
 _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
                  "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
-                 "max_diagnoses": 10, "max_size": 3}
+                 "max_diagnoses": 10, "max_size": 3, **CHECK_FLAGS}
 
 
 def run_spectrum(args: argparse.Namespace) -> int:
@@ -100,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         no_mutate=args.no_mutate,
         mutate_main=args.mutate_main,
         timeout=args.timeout,
+        checks=checks_of(args),
     )
     if args.json:
         print(json_report.localize_json(result))

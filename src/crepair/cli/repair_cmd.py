@@ -7,7 +7,9 @@ import sys
 
 from crepair import api
 from crepair.cli import test_driven_cmd
-from crepair.cli.common import ExitCode, StatusLine, add_common, add_specification, add_tests, at_least
+from crepair.cli.common import (
+    ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of,
+)
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
@@ -33,6 +35,7 @@ def add_parser(sub) -> None:
                    help="FM'16 semantics: runs the bound cuts off are assumed away, so a repair may be correct "
                         "only vacuously (such repairs are labelled, ranked last and never applied)")
     add_specification(r, "template scheme")
+    add_checks(r)
     r.add_argument("--prune", choices=[p.value for p in Prune], default="must",
                    help="prune the search with must fault localization (default: must)")
     r.add_argument("--max-refinements", type=at_least(1), default=10, metavar="N",
@@ -84,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         no_mutate=args.no_mutate,
         mutate_main=args.mutate_main,
         prune=args.prune,
+        checks=checks_of(args),
     )
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
     try:

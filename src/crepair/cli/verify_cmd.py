@@ -6,17 +6,19 @@ import argparse
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common
+from crepair.cli.common import ExitCode, add_checks, add_common, checks_of
 from crepair.report import json_report, text
 
 
 def add_parser(sub) -> None:
     v = sub.add_parser("verify", help="bounded check of the assertions")
     add_common(v, None, "solver time limit in seconds, 0 for none (default: none)")
+    add_checks(v)
 
 
 def run(args: argparse.Namespace) -> int:
-    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout)
+    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout,
+                        checks=checks_of(args))
     if args.json:
         print(json_report.verify_json(result))
     else:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.formula import Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
+from crepair.encode.formula import Checks, Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.env import Env, Keys, differing
 from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects
@@ -43,6 +43,7 @@ class EncoderCore:
         alternatives: AlternativesFn,
         split_ternaries: bool = False,
         unwinding: Unwinding = Unwinding.ASSUMPTIONS,
+        checks: Checks = Checks(),
     ):
         if entry not in program.functions:
             raise BadInput(f"{program.path}: entry function '{entry}' is not defined (use --entry)")
@@ -51,7 +52,7 @@ class EncoderCore:
         self._entry = entry
         self._alternatives = alternatives
         self._split_ternaries = split_ternaries
-        self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding)
+        self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding, checks=checks)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
         self._locations: dict[c_ast.Node, int] = {}
         self._lines: dict[c_ast.Node, int] = {}  # memo of _line: statements of loops are walked B times
@@ -66,6 +67,9 @@ class EncoderCore:
         self._chain: ScopeChain | None = None  # snapshot of _scopes, None when it changed since
         self._call_stack: list[str] = []
         self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
+        # checks of undefined behaviour (crepair.encode.undefined)
+        self._sizes: dict[str, smt.Term] = {}  # array key -> element count, when the declaration gives it
+        self._when: list[smt.Term] = []  # conditions of the enclosing &&, ||, ?: operands
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):
@@ -97,6 +101,8 @@ class EncoderCore:
             Input(label, self._line(node), term, elem.signed, is_array=True, size=size, guard=state.guard)
         )
         self._arrays[var.key] = term
+        if size is not None:
+            self._sizes[var.key] = size
         return term
 
     def _lookup(self, node: c_ast.ID) -> Var:
@@ -174,13 +180,14 @@ class EncoderCore:
         ):
             # ``c ? a : b`` as ``if (c) tmp = a; else tmp = b;``: three locations
             g, state = self._located(root.cond, state, LocationKind.CONDITION, None, name="cond")
-            a, state = self._located(root.iftrue, state, kind, target, name=name)
-            b, state = self._located(root.iffalse, state, kind, target, name=name)
+            a, _ = self._located(root.iftrue, state.fork(g), kind, target, name=name)  # no effects in the arms
+            b, _ = self._located(root.iffalse, state.fork(smt.Not(g)), kind, target, name=name)
             return smt.If(g, a, b), state
         idx, mutants = self._site_location(root, span_node or root, kind)
         scope = self._scope_values(state)
         evaluate = value_of or (lambda ctx: self._expr(root, ctx))
-        ctx = Ctx(state, {}, {}, True)
+        entry_guard = state.guard
+        ctx = Ctx(state, {}, {}, True, [])
         value = evaluate(ctx)
         state = ctx.state
 
@@ -188,14 +195,19 @@ class EncoderCore:
             return to_bool(v) if target is None else convert(v, target).term
 
         alternatives = [final(value)]
+        checks = [ctx.checks]  # the checks of undefined behaviour met in each alternative
         for overrides in mutants[1:]:
-            alternatives.append(final(evaluate(Ctx(None, ctx.cache, overrides, False))))
+            replay = Ctx(None, ctx.cache, overrides, False, [])
+            alternatives.append(final(evaluate(replay)))
+            checks.append(replay.checks)
         line = self._line(span_node or root)
         if target is None:
             lhs = smt.Bool(f"{name}@{line}#{next(self._ssa)}")
         else:
             lhs = smt.BitVec(f"{name}#{next(self._ssa)}", target.bits)
         self.formula.copies.append(LocationCopy(idx, lhs, tuple(alternatives), state.guard, scope))
+        if any(checks):
+            self._check_copies(idx, checks, entry_guard, scope)
         return lhs, state
 
     def _scope_values(self, state: State) -> Scope:

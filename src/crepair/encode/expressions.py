@@ -5,7 +5,9 @@ is evaluated once recording its side effects (calls, assignments, ``++``)
 and then replayed under each mutant's overrides from the cache, so that
 every alternative of a location (AllRepair FM'16, Sect. 3.1 and 3.2) reads
 the same SSA values.  Side effects under ``&&``, ``||`` and ``?:`` happen
-only on the paths that evaluate them (short circuit, merged by Φ).
+only on the paths that evaluate them (short circuit, merged by Φ).  Array
+accesses, divisions and shifts are checked for undefined behaviour
+(:mod:`crepair.encode.undefined`).
 """
 
 from __future__ import annotations
@@ -13,21 +15,23 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.core import EncoderCore
-from crepair.encode.ops import Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool
+from crepair.encode.ops import (
+    Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
+)
+from crepair.encode.undefined import UndefinedBehaviour
 from crepair.encode.walk import NEGATE, Ctx, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 
-class Expressions(EncoderCore):
+class Expressions(UndefinedBehaviour):
     """Encodes expressions: ``_expr(node, ctx) -> Value`` (an unknown
     expression raises ``UnsupportedConstruct``)."""
 
     # ---------------------------------------------------------- expressions
     def _expr(self, node: c_ast.Node, ctx: Ctx) -> Value:
         if ctx.overrides.get(node) is NEGATE:
-            inner = Ctx(ctx.state, ctx.cache, {}, ctx.record)
+            inner = Ctx(ctx.state, ctx.cache, {}, ctx.record, ctx.checks)
             return apply_unary("!", self._expr(node, inner))
         match node:
             case c_ast.Constant():
@@ -50,9 +54,11 @@ class Expressions(EncoderCore):
                     var = self._lookup(name)
                     if not isinstance(var.ctype, ct.ArrayType):
                         raise BadInput(f"'{name.name}' is not an array", self._point(name))
-                    ctx.cache[node] = (self._arrays[var.key], var.ctype.elem)
-                array, elem = ctx.cache[node]
-                return Value(smt.Select(array, self._index(sub, ctx)), elem)
+                    ctx.cache[node] = (self._arrays[var.key], var)
+                array, var = ctx.cache[node]
+                index = self._expr(sub, ctx)
+                self._check_index(ctx, node, var, index)
+                return Value(smt.Select(array, convert(index, ct.INT).term), var.ctype.elem)
             case c_ast.ArrayRef(name=c_ast.ArrayRef() as inner):
                 while isinstance(inner, c_ast.ArrayRef):
                     inner = inner.name
@@ -63,7 +69,9 @@ class Expressions(EncoderCore):
                 op = ctx.overrides.get(node, op)
                 if op in ("&&", "||"):
                     return self._logical(node, op, ctx)
-                return apply_binary(op, self._expr(left, ctx), self._expr(right, ctx))
+                a, b = self._expr(left, ctx), self._expr(right, ctx)
+                self._check_operation(ctx, node, undefined_cases(op, a, b))
+                return apply_binary(op, a, b)
             case c_ast.UnaryOp(op=op, expr=e):
                 if op in ("p++", "p--", "++", "--"):
                     return self._increment(node, ctx)
@@ -98,23 +106,32 @@ class Expressions(EncoderCore):
 
     def _logical(self, node: c_ast.BinaryOp, op: str, ctx: Ctx) -> Value:
         a = to_bool(self._expr(node.left, ctx))
+        evaluated = a if op == "&&" else smt.Not(a)  # when C evaluates the right operand
         if ctx.record and has_effects(node.right):
-            guard_cond = a if op == "&&" else smt.Not(a)
-            b = to_bool(self._guarded(node.right, guard_cond, ctx))
+            b = to_bool(self._guarded(node.right, evaluated, ctx))
         else:
-            b = to_bool(self._expr(node.right, ctx))
+            b = to_bool(self._under(evaluated, node.right, ctx))
         return bool_value(smt.And(a, b) if op == "&&" else smt.Or(a, b))
 
     def _branches(self, t, f, cond, ctx: Ctx) -> tuple[Value, Value]:
         if ctx.record and (has_effects(t) or has_effects(f)):
             return self._guarded(t, cond, ctx), self._guarded(f, smt.Not(cond), ctx)
-        return self._expr(t, ctx), self._expr(f, ctx)
+        return self._under(cond, t, ctx), self._under(smt.Not(cond), f, ctx)
+
+    def _under(self, cond: smt.Term, node: c_ast.Node, ctx: Ctx) -> Value:
+        """Evaluate ``node``, an operand C evaluates only when ``cond``
+        holds (its checks of undefined behaviour are guarded by ``cond``)."""
+        self._when.append(cond)
+        try:
+            return self._expr(node, ctx)
+        finally:
+            self._when.pop()
 
     def _guarded(self, node: c_ast.Node, cond: smt.Term, ctx: Ctx) -> Value:
         """Evaluate ``node`` only on the paths where ``cond`` holds (short circuit)."""
         before = ctx.state
-        inner = Ctx(before.fork(cond), ctx.cache, ctx.overrides, True)
-        value = self._expr(node, inner)
+        inner = Ctx(before.fork(cond), ctx.cache, ctx.overrides, True, ctx.checks)
+        value = self._under(cond, node, inner)
         skipped = before.fork(smt.Not(cond))
         ctx.state = self._merge([inner.state, skipped], before.guard, branch=cond)
         return value
@@ -123,7 +140,9 @@ class Expressions(EncoderCore):
         if not ctx.record:
             return ctx.cache[node]
         target = node.expr
-        old = self._expr(target, ctx)
+        inner = Ctx(ctx.state, ctx.cache, ctx.overrides, True)  # replays reuse it: its checks are plain assertions
+        old = self._expr(target, inner)
+        ctx.state = inner.state
         one = Value(smt.BitVecVal(1, 32), ct.INT)
         new = apply_binary("+" if "+" in node.op else "-", old, one)
         var_value = self._store(target, new, ctx, node)

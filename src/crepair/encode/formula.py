@@ -32,6 +32,35 @@ class Unwinding(enum.Enum):
     ASSUMPTIONS = "assumptions"
 
 
+class Violation(enum.Enum):
+    """What a failing run violates: a user assertion, an unwinding
+    assertion, or one of the checks of undefined behaviour the encoder adds
+    (CBMC's default checks; on gcc x86-64 the divisions trap with SIGFPE)."""
+
+    ASSERTION = "assertion"
+    UNWINDING_ASSERTION = "unwinding assertion"  # a run goes beyond the bound (unwinding assertions)
+    DIVISION_BY_ZERO = "division by zero"  # ``/``, ``%``, ``/=``, ``%=`` by 0
+    DIVISION_OVERFLOW = "signed division overflow"  # ``MIN / -1``, ``MIN % -1`` (int or long)
+    ARRAY_BOUNDS = "array index out of bounds"  # read or write, index < 0 or >= size
+    SHIFT = "undefined shift"  # ``<<``/``>>`` by a negative amount or >= the promoted width
+
+
+@dataclass(frozen=True, slots=True)
+class Checks:
+    """Which checks of undefined behaviour the encoder adds as assertions
+    (CBMC's ``--bounds-check``, ``--div-by-zero-check`` (with signed
+    division overflow, which traps too), ``--undefined-shift-check``); all
+    on by default.  :data:`NO_CHECKS` is the encoding of user assertions
+    only."""
+
+    bounds: bool = True
+    division: bool = True
+    shift: bool = True
+
+
+NO_CHECKS = Checks(bounds=False, division=False, shift=False)
+
+
 class LocationKind(enum.Enum):
     """What a repairable location is in the source."""
 
@@ -63,7 +92,11 @@ class LocationCopy:
     """One unwound/inlined copy of a location: ``lhs == alternatives[j]``.
 
     ``alternatives[0]`` encodes the original expression; the others encode
-    the mutants the mutation unit proposed, in its order.  ``scope`` is a
+    the mutants the mutation unit proposed, in its order.  A ``check`` copy
+    is the Boolean "no undefined behaviour" of one check inside the
+    location's expression (an :class:`Assertion` reads its ``lhs``): it
+    follows the alternative selected, is true in alternatives without that
+    operation, and is true when a template replaces the whole expression.  ``scope`` is a
     sequence of :class:`ScopeValue` sorted by name (the encoder gives a
     snapshot computed when first read, see :class:`crepair.encode.walk.Scope`).
     """
@@ -73,6 +106,7 @@ class LocationCopy:
     alternatives: tuple[smt.Term, ...]
     guard: smt.Term
     scope: Sequence["ScopeValue"] = ()
+    check: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +133,24 @@ class Constraint:
 
 @dataclass(frozen=True, slots=True)
 class Assertion:
-    """An assertion copy: violated iff ``guard and not cond``."""
+    """An assertion copy: violated iff ``guard and not cond``.
+
+    ``kind`` is ASSERTION for the user's ``assert`` (``span``: the call),
+    else the check of undefined behaviour (``span``: the offending
+    expression).  For checks, ``subject`` is the array's name or the
+    expression's text and ``operands`` the terms a counterexample shows:
+    (index, size) as 64-bit signed for ARRAY_BOUNDS, (dividend, divisor)
+    for the divisions, (amount, width) for SHIFT, read as signed iff
+    ``signed``.  They are the original program's terms (alternative 0).
+    """
 
     guard: smt.Term
     cond: smt.Term
     span: Span
+    kind: Violation = Violation.ASSERTION
+    subject: str = ""
+    operands: tuple[smt.Term, ...] = ()
+    signed: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +202,15 @@ class ProgramFormula:
     ``unwinding_assumptions``: the ``assume(!cond)`` of innermost copies;
     ``assertions``: every assertion copy; ``cuts``: where the bound cut
     paths.  ``unwinding`` says whether a cut is an assumption (FM'16) or
-    a violation (unwinding assertion).  ``locations`` is indexed by
+    a violation (unwinding assertion); ``checks`` which checks of undefined
+    behaviour are among the assertions.  ``locations`` is indexed by
     ``Location.index``.
     """
 
     bound: int
     entry: str
     unwinding: Unwinding = Unwinding.ASSUMPTIONS
+    checks: Checks = Checks()
     locations: list[Location] = field(default_factory=list)
     s_assign: list[Constraint] = field(default_factory=list)
     copies: list[LocationCopy] = field(default_factory=list)

@@ -16,7 +16,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.core import EncoderCore
 from crepair.encode.formula import Constraint, LocationKind
-from crepair.encode.ops import Value, apply_binary, convert
+from crepair.encode.ops import Value, apply_binary, convert, undefined_cases
 from crepair.encode.walk import Ctx, Var
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
@@ -27,6 +27,15 @@ class Assignments(EncoderCore):
 
     # ---------------------------------------------------------- assignment
     def _assign(self, node: c_ast.Assignment, ctx: Ctx, *, located: bool) -> Value:
+        if located:
+            return self._assign_to(node, ctx, located=True)
+        # replays reuse a nested assignment's value: its checks are plain assertions
+        inner = Ctx(ctx.state, ctx.cache, ctx.overrides, ctx.record)
+        value = self._assign_to(node, inner, located=False)
+        ctx.state = inner.state
+        return value
+
+    def _assign_to(self, node: c_ast.Assignment, ctx: Ctx, *, located: bool) -> Value:
         lv = node.lvalue
         if isinstance(lv, c_ast.ID):
             var = self._lookup(lv)
@@ -39,7 +48,9 @@ class Assignments(EncoderCore):
             if not isinstance(var.ctype, ct.ArrayType):
                 raise BadInput(f"'{lv.name.name}' is not an array", self._point(lv))
             target = var.ctype.elem
-            index = self._index(lv.subscript, ctx)
+            subscript = self._expr(lv.subscript, ctx)
+            self._check_index(ctx, lv, var, subscript)
+            index = convert(subscript, ct.INT).term
         else:
             raise UnsupportedConstruct(self._point(lv), "assignment target that is not a variable or array element")
 
@@ -48,7 +59,9 @@ class Assignments(EncoderCore):
                 return self._expr(node.rvalue, c)
             op = c.overrides.get(node, node.op[:-1])
             current = self._read_lvalue(node, var, index, c)
-            return apply_binary(op, current, self._expr(node.rvalue, c))
+            operand = self._expr(node.rvalue, c)
+            self._check_operation(c, node, undefined_cases(op, current, operand))
+            return apply_binary(op, current, operand)
 
         root = node.rvalue if node.op == "=" else node
         if located:

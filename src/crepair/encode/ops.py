@@ -2,7 +2,9 @@
 
 Signed division truncates toward zero (``bvsdiv``), ``%`` takes the sign of
 the dividend (``bvsrem``), ``>>`` on signed values is arithmetic, overflow
-wraps.  Comparisons and logical operators give ``int`` 0/1.
+wraps.  Comparisons and logical operators give ``int`` 0/1.  Where C leaves
+the result undefined, :func:`undefined_cases` gives the conditions under
+which the operation is defined (the encoder asserts them).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
+from crepair.encode.formula import Violation
 from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
 from crepair.solver import smt
 
@@ -85,6 +88,43 @@ def apply_binary(op: str, a: Value, b: Value) -> Value:
     if op == "^":
         return Value(x ^ y, t)
     raise ValueError(f"unknown binary operator {op!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Defined:
+    """A condition under which a binary operation is defined: ``kind`` is
+    DIVISION_BY_ZERO, DIVISION_OVERFLOW or SHIFT; ``ok`` the Boolean term;
+    ``operands`` the terms a counterexample shows, read as signed iff
+    ``signed``."""
+
+    kind: Violation
+    ok: smt.Term
+    operands: tuple[smt.Term, ...]
+    signed: bool
+
+
+def undefined_cases(op: str, a: Value, b: Value) -> list[Defined]:
+    """The definedness conditions of ``a op b`` on gcc x86-64 (C11 6.5.5,
+    6.5.7): ``/`` and ``%`` by zero, and ``MIN / -1``, ``MIN % -1`` of a
+    signed type (both trap: ``idiv`` raises SIGFPE); ``<<``/``>>`` by a
+    negative amount or by at least the promoted left operand's width.
+    Operands are converted as :func:`apply_binary` converts them.  Empty
+    for every other operator."""
+    if op in ("<<", ">>"):
+        width = ct.promote(a.ctype).bits
+        amount = convert(b, ct.promote(b.ctype))
+        n, bits, limit = amount.term, amount.ctype.bits, smt.BitVecVal(width, amount.ctype.bits)
+        ok = smt.And(n >= smt.BitVecVal(0, bits), n < limit) if amount.ctype.signed else smt.ULT(n, limit)
+        return [Defined(Violation.SHIFT, ok, (n, smt.BitVecVal(width, bits)), amount.ctype.signed)]
+    if op not in ("/", "%"):
+        return []
+    t = ct.common(a.ctype, b.ctype)
+    x, y = convert(a, t).term, convert(b, t).term
+    cases = [Defined(Violation.DIVISION_BY_ZERO, y != smt.BitVecVal(0, t.bits), (x, y), t.signed)]
+    if t.signed:
+        minimum, minus_one = smt.BitVecVal(1 << (t.bits - 1), t.bits), smt.BitVecVal(-1, t.bits)
+        cases.append(Defined(Violation.DIVISION_OVERFLOW, smt.Not(smt.And(x == minimum, y == minus_one)), (x, y), True))
+    return cases
 
 
 def _compare(op: str, x, y, signed: bool):

@@ -19,7 +19,8 @@ The encoder is split along the C constructs: :mod:`~crepair.encode.walk`
 (path states), :mod:`~crepair.encode.core` (locations, merging),
 :mod:`~crepair.encode.statements` (statements, loops),
 :mod:`~crepair.encode.expressions` (expressions, operators),
-:mod:`~crepair.encode.lvalues` (assignments, array stores) and
+:mod:`~crepair.encode.lvalues` (assignments, array stores),
+:mod:`~crepair.encode.undefined` (checks of undefined behaviour) and
 :mod:`~crepair.encode.calls` (entry, globals, calls).
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from crepair.encode.calls import Calls
 from crepair.encode.expressions import Expressions
-from crepair.encode.formula import ProgramFormula, Unwinding
+from crepair.encode.formula import Checks, ProgramFormula, Unwinding
 from crepair.encode.lvalues import Assignments
 from crepair.encode.statements import Statements
 from crepair.encode.walk import NEGATE, AlternativesFn, Overrides, Site, no_alternatives
@@ -54,6 +55,7 @@ def encode(
     alternatives: AlternativesFn = no_alternatives,
     split_ternaries: bool = False,
     unwinding: Unwinding = Unwinding.ASSUMPTIONS,
+    checks: Checks = Checks(),
 ) -> tuple[ProgramFormula, dict[int, tuple[Overrides, ...]]]:
     """The program formula of ``program`` (see module docstring).
 
@@ -62,14 +64,16 @@ def encode(
     ``split_ternaries`` a located ``c ? a : b`` (without side effects in its
     arms) becomes three locations: the condition and both arms.
     ``unwinding`` chooses what a run cut off by the bound means (see
-    :class:`~crepair.encode.formula.Unwinding`).  Raises
+    :class:`~crepair.encode.formula.Unwinding`); ``checks`` which checks of
+    undefined behaviour become assertions (:mod:`crepair.encode.undefined`;
+    all by default).  Raises
     ``UnsupportedConstruct``/``BadInput`` for code the encoder does not model.
     """
     if bound < 0:
         raise ValueError("the unwinding bound must be >= 0")
     encoder = Encoder(
         program, bound=bound, entry=entry, alternatives=alternatives, split_ternaries=split_ternaries,
-        unwinding=unwinding,
+        unwinding=unwinding, checks=checks,
     )
     formula = encoder.run()
     return formula, encoder.mutants

@@ -90,12 +90,15 @@ class Frame:
 class Ctx:
     """Expression evaluation: ``record`` executes side effects on ``state``
     and fills ``cache``; replay rebuilds terms from ``cache`` under
-    ``overrides`` (a mutant)."""
+    ``overrides`` (a mutant).  ``checks`` collects the checks of undefined
+    behaviour of a location's expression, one list per alternative (None:
+    not a location's expression, checks are assertions at once)."""
 
     state: State | None
     cache: dict[c_ast.Node, object]
     overrides: Overrides
     record: bool
+    checks: list | None = None
 
 
 #: The lexical scopes visible at a point, outermost first: each scope dict

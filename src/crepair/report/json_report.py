@@ -44,6 +44,7 @@ def counterexample_dict(cex: Counterexample | None) -> dict[str, Any] | None:
         return None
     return {
         "violated": cex.violated.value,
+        "detail": cex.detail,
         "assertion": span_dict(cex.assertion),
         "inputs": [
             {"label": i.label, "line": i.line, "value": _value(i.value), "executed": i.executed} for i in cex.inputs

@@ -20,6 +20,10 @@ def localize_sarif(result: LocalizeResult) -> str:
     """The must location set of ``result`` as a SARIF 2.1.0 log (JSON text)."""
     uri = Path(result.path).as_posix()
     n = len(result.locations)
+    cex = result.counterexample
+    what = "assertion violation" if cex is None or cex.violated.value.endswith("assertion") else \
+        f"{cex.violated.value} at {cex.assertion} ({cex.detail})"
+    violated = {} if cex is None else {"violated": cex.violated.value, "detail": cex.detail}
     results = []
     for rank, origin in enumerate(result.locations, start=1):
         span = origin.span
@@ -29,9 +33,10 @@ def localize_sarif(result: LocalizeResult) -> str:
                 "level": "warning",
                 "rank": 100.0,
                 "message": {
-                    "text": f"must location {rank} of {n}: every repair of the assertion violation "
+                    "text": f"must location {rank} of {n}: every repair of the {what} "
                     f"changes at least one of the {n} locations of this set"
                 },
+                "properties": violated,
                 "locations": [
                     {
                         "physicalLocation": {

@@ -32,6 +32,8 @@ def _violation(cex: Counterexample, original: str) -> str:
     a = cex.assertion
     if cex.violated == Violation.UNWINDING_ASSERTION:
         return f"unwinding assertion violated: {a.file}:{a.line}: a run goes beyond the unwinding bound here"
+    if cex.violated != Violation.ASSERTION:  # undefined behaviour: file:line:col, the kind, what the run does
+        return f"{a}: {cex.violated.value}: {cex.detail}"
     return f"assertion violated: {a.file}:{a.line}: {' '.join(original[a.start:a.end].split())}"
 
 

@@ -54,11 +54,13 @@ class Problem:
             if kind == Encoding.MUTANTS:
                 unit = MutationUnit(self.program, o.level, o.no_mutate, o.mutate_main)
                 self._encodings[kind] = encode(
-                    self.program, bound=o.unwind, entry=o.entry, alternatives=unit, unwinding=o.unwinding
+                    self.program, bound=o.unwind, entry=o.entry, alternatives=unit, unwinding=o.unwinding,
+                    checks=o.checks,
                 )
             else:
                 self._encodings[kind] = encode(
-                    self.program, bound=o.unwind, entry=o.entry, split_ternaries=True, unwinding=o.unwinding
+                    self.program, bound=o.unwind, entry=o.entry, split_ternaries=True, unwinding=o.unwinding,
+                    checks=o.checks,
                 )
         return self._encodings[kind]
 

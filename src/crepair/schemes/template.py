@@ -63,7 +63,7 @@ class Template:
 
 
 def _template_for(location: Location, formula: ProgramFormula) -> Template:
-    copies = [c for c in formula.copies if c.location == location.index]
+    copies = [c for c in formula.copies if c.location == location.index and not c.check]
     names = tuple(v.name for v in copies[0].scope) if copies else ()
     k = (smt.BitVec(f"k{location.index}_0", 32),) + tuple(
         smt.BitVec(f"k{location.index}_{i}", COEFFICIENT_BITS) for i in range(1, len(names) + 1)
@@ -185,6 +185,9 @@ class TemplateRepair:
         eqs = []
         for copy in formula.copies:
             t = by_loc.get(copy.location)
+            if t is not None and copy.check:  # the template replaces the operation checked
+                eqs.append(copy.lhs)
+                continue
             eqs.append(copy.lhs == (copy.alternatives[0] if t is None else _instantiate(t, copy)))
         self._program = smt.conjunction(formula.hard() + eqs)
         self._params = [p for t in self.templates for p in t.params()]
@@ -358,7 +361,8 @@ class TemplateRepair:
         else None (``unknown`` is set when the check was unknown)."""
         try:
             program = load_program(self._path, text=text)
-            formula, _ = encode(program, bound=self._f.bound, entry=self._entry, unwinding=self._f.unwinding)
+            formula, _ = encode(program, bound=self._f.bound, entry=self._entry, unwinding=self._f.unwinding,
+                                checks=self._f.checks)
         except CRepairError:
             return None
         self.checks += 1
