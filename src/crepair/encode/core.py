@@ -66,6 +66,7 @@ class EncoderCore:
         self._chain: ScopeChain | None = None  # snapshot of _scopes, None when it changed since
         self._call_stack: list[str] = []
         self._escapes = 0  # returns/breaks/continues seen: paths that leave a branch
+        self._declarations: dict[str, c_ast.Decl] | None = None  # function prototypes by name, when first needed
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):
