@@ -107,7 +107,10 @@ class Initializers(EncoderCore):
             size = self._constant_size(ctype.size, name, state)
             fits = smt.simplify(smt.ULE(smt.BitVecVal(length - optional, 64), size))
             if not smt.is_true(fits):
-                raise BadInput(f"more initializers than the {length - optional} elements of '{name}'", self._point(init))
+                what = f"initializer-string for array '{name}' is too long" if optional else (
+                    f"excess elements in the initializer of array '{name}'"
+                )
+                raise BadInput(what, self._point(init))
             if not smt.is_true(smt.simplify(smt.ULE(smt.BitVecVal(length, 64), size))):
                 values = values[:-1]
         term = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, elem.bits))
