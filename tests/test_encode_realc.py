@@ -223,6 +223,22 @@ def test_switch_without_default_or_block_and_nested(tmp_path):
     assert verify(tmp_path, src).outcome == VERIFIED
 
 
+def test_switch_skips_statements_before_the_first_label(tmp_path):
+    src = """
+        int main(void) {
+            int x = nondet_int(), y = 0;
+            switch (x) { int t; y = 5; case 1: t = 2; y += t; }
+            switch (x) case 7: case 8: y = 8;
+            switch (x);
+            assert(y == 0);
+            return 0;
+        }
+    """
+    res = verify(tmp_path, src)
+    assert res.outcome == VIOLATED and inputs_of(res)["nondet_int()"] in (1, 7, 8)
+    assert verify(tmp_path, src.replace("y == 0", "y == 0 || (x == 1 && y == 2) || (x >= 7 && x <= 8 && y == 8)")).outcome == VERIFIED
+
+
 def test_switch_value_is_promoted_and_labels_converted(tmp_path):
     # the label 4294967297 converted to the promoted type unsigned int is 1
     src = """
@@ -246,7 +262,8 @@ def test_switch_locations(tmp_path):
 @pytest.mark.parametrize("body, error, message", [
     ("switch (x) { case 1: case 1: return 0; }", BadInput, "duplicate case value"),
     ("switch (x) { case 1: { case 2: return 0; } }", UnsupportedConstruct, "case label inside a statement of the switch body"),
-    ("switch (x) { x++; case 1: return 0; }", UnsupportedConstruct, "statement before the first case label of a switch"),
+    ("switch (x) { x++; { case 1: return 0; } }", UnsupportedConstruct, "case label inside a statement of the switch body"),
+    ("switch (x) { default: x = 1; default: return 0; }", BadInput, "multiple default labels in one switch"),
     ("switch (x) { case 1: continue; }", UnsupportedConstruct, "continue outside a loop"),
 ])
 def test_switch_errors(tmp_path, body, error, message):
@@ -309,9 +326,10 @@ def test_array_initializers(tmp_path):
             char s[8] = "ab";
             char t[] = "x\\ty";
             char exact[3] = "abc";
+            char braced[] = {"ok"};
             assert(a[2] == 3 && a[3] == 0 && a[9] == 0 && zero[3] == 0 && b[2] == 6);
             assert(s[0] == 'a' && s[1] == 'b' && s[2] == '\\0' && s[7] == 0);
-            assert(t[1] == 9 && t[3] == 0 && exact[2] == 'c');
+            assert(t[1] == 9 && t[3] == 0 && exact[2] == 'c' && braced[1] == 'k' && braced[2] == 0);
             assert(g[1] == 2 && g[4] == 0 && hello[2] == '\\n' && hello[3] == 0 && z[2] == 0);
             assert(bytes[0] == 255 && bytes[1] == 128 && bytes[2] == 0);
             assert(gl[0] == -1 && gl[1] == 5000000000L && gl[2] == 120 && scalar == 7);

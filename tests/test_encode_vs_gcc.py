@@ -996,6 +996,10 @@ TARGETED = {
         "#include <ctype.h>\nint f(int a, int b) { return toupper(a) * 1000 + tolower(b); }",
         INT, [(INT, ord("q")), (INT, ord("Z"))], 81122,
     ),
+    "popcount_models": targeted(
+        "int f(unsigned a, long b) { return __builtin_popcount(a) * 100 + __builtin_popcountl(b) + __builtin_popcountll(b); }",
+        INT, [(UINT, 0xF0F0F0F1), (LONG, -2)], 1826,
+    ),
     "abs_models": targeted(
         "#include <stdlib.h>\nlong f(int a, long b) { return abs(a) + labs(b) + llabs(-3LL); }",
         LONG, [(INT, -7), (LONG, -5000000000)], 5000000010,

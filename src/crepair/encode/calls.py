@@ -218,7 +218,7 @@ class Calls(Library, Initializers):
         if func is None:
             if name in libc.MODELS:
                 return self._library_call(name, node, args, ctx)
-            if name in libc.LIBRARY_FUNCTIONS or self._declared_in_header(name):
+            if name in libc.LIBRARY_FUNCTIONS or name.startswith("__builtin_") or self._declared_in_header(name):
                 raise UnsupportedConstruct(self._point(node), f"call to '{name}': library function not modelled")
             raise UnsupportedConstruct(self._point(node), f"call to '{name}', which has no definition")
         if self._call_stack.count(name) >= self._bound and name in self._call_stack:

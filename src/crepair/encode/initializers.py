@@ -92,7 +92,9 @@ class Initializers(EncoderCore):
         than the array."""
         elem = ctype.elem
         values: list[c_ast.Node | int]
-        if isinstance(init, c_ast.Constant) and init.type == "string":
+        if isinstance(init, c_ast.InitList) and len(init.exprs) == 1 and _is_string(init.exprs[0]):
+            init = init.exprs[0]  # char s[] = {"abc"}
+        if _is_string(init):
             if elem.bits != 8 or elem.is_bool:
                 raise BadInput(f"array '{name}' of {elem.name} initialized from a string literal", self._point(init))
             data = string_bytes(init.value, self._point(init))
@@ -140,3 +142,7 @@ class Initializers(EncoderCore):
         if not smt.is_bv_value(value):
             raise BadInput(f"variable-length array '{name}' with an initializer", self._point(size))
         return value
+
+
+def _is_string(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Constant) and node.type == "string"

@@ -7,6 +7,8 @@ a term over them.  The results are glibc's on x86-64 (gcc links glibc):
 
 * ``abs``, ``labs``, ``llabs``: ``x < 0 ? -x : x``; the most negative
   value is its own absolute value (undefined in C, what gcc's code gives).
+* gcc's ``__builtin_popcount``, ``__builtin_popcountl`` and
+  ``__builtin_popcountll``: the number of 1 bits.
 * ``<ctype.h>`` in the C locale: glibc indexes a table defined for
   -128..255 (``EOF`` is -1); a class test gives the class's bit of glibc's
   table (``isdigit('5') == 2048``), not 1; outside -128..255 the call reads
@@ -120,7 +122,18 @@ def _case_map(ranges, delta: int):
     return term
 
 
+def _popcount(bits: int):
+    def term(args, fresh):
+        x = args[0]
+        return sum((smt.ZeroExt(31, smt.Extract(i, i, x)) for i in range(1, bits)), smt.ZeroExt(31, smt.Extract(0, 0, x)))
+
+    return term
+
+
 MODELS: dict[str, Model] = {
+    "__builtin_popcount": Model((ct.UINT,), ct.INT, _popcount(32)),
+    "__builtin_popcountl": Model((ct.ULONG,), ct.INT, _popcount(64)),
+    "__builtin_popcountll": Model((ct.ULONG,), ct.INT, _popcount(64)),
     "abs": Model((ct.INT,), ct.INT, _absolute(32)),
     "labs": Model((ct.LONG,), ct.LONG, _absolute(64)),
     "llabs": Model((ct.LONG,), ct.LONG, _absolute(64)),

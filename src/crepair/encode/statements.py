@@ -205,7 +205,7 @@ class Statements(Initializers):
         that matches (labels are distinct in C; a mutant may make two
         equal), else at ``default``, else skips the body; the labelled
         statements then run in order (fall-through), and ``break`` leaves."""
-        items = (node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        skipped, labelled = self._switch_body(node)
         promoted: list[ct.IntType] = []
 
         def switch_value(ctx: Ctx) -> Value:
@@ -218,20 +218,18 @@ class Statements(Initializers):
             node.cond, state, LocationKind.ASSIGNMENT, ct.LONG, value_of=switch_value, name="switch"
         )
         self._push_scope()
-        first = next((i for i, item in enumerate(items) if isinstance(item, (c_ast.Case, c_ast.Default))), len(items))
-        for item in items[:first]:  # skipped by the jump, but in scope
-            if not isinstance(item, c_ast.Decl) or item.init is not None:
-                raise UnsupportedConstruct(self._point(item), "statement before the first case label of a switch")
-            state = self._exec(item, state)
+        for decl in skipped:  # jumped over, but in scope
+            state = self._exec(decl, state)
         matches: dict[c_ast.Node, smt.Term] = {}
-        for item in items[first:]:
+        for item in labelled:
             if isinstance(item, c_ast.Case):
                 def compare(ctx: Ctx, label=item.expr) -> Value:
-                    return apply_binary("==", Value(value, ct.LONG), convert(convert(self._expr(label, ctx), promoted[0]), ct.LONG))
+                    case = convert(convert(self._expr(label, ctx), promoted[0]), ct.LONG)
+                    return apply_binary("==", Value(value, ct.LONG), case)
 
-                matches[item], state = self._located(item.expr, state, LocationKind.CASE_LABEL, None, value_of=compare, name="case")
-            elif not isinstance(item, c_ast.Default):
-                raise UnsupportedConstruct(self._point(item), "statement between the labels of a switch without a label")
+                matches[item], state = self._located(
+                    item.expr, state, LocationKind.CASE_LABEL, None, value_of=compare, name="case"
+                )
         self._check_distinct(matches, state)
         entries: dict[c_ast.Node, smt.Term] = {}
         earlier: list[smt.Term] = []
@@ -244,7 +242,7 @@ class Statements(Initializers):
         frame.loops.append((breaks, frame.loops[-1][1] if frame.loops else None))
         cur = State(smt.BoolVal(False), state.env, False)
         has_default = False
-        for item in items[first:]:
+        for item in labelled:
             if isinstance(item, c_ast.Default):
                 has_default = True
             cur = self._merge([cur, state.fork(entries.get(item, no_match))])
@@ -254,6 +252,36 @@ class Statements(Initializers):
         self._pop_scope()
         exits = breaks + [cur] + ([] if has_default else [state.fork(no_match)])
         return self._merge(exits)
+
+    def _switch_body(self, node: c_ast.Switch) -> tuple[list[c_ast.Decl], list[c_ast.Node]]:
+        """The declarations before the first label (the jump skips the
+        other statements there) and the labels (``Case``/``Default``, each
+        with the statements up to the next one), in order.  Raises
+        ``UnsupportedConstruct`` for a label inside a nested statement and
+        ``BadInput`` for two ``default`` labels."""
+        body = node.stmt
+        items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+        first = next((i for i, item in enumerate(items) if isinstance(item, (c_ast.Case, c_ast.Default))), len(items))
+        skipped = []
+        for item in items[:first]:
+            label = _nested_label(item)
+            if label is not None:
+                raise UnsupportedConstruct(self._point(label), f"{_LABEL[type(label)]} inside a statement of the switch body")
+            if isinstance(item, c_ast.Decl):
+                if item.init is not None:
+                    raise UnsupportedConstruct(self._point(item), "initialized declaration before the first case label")
+                skipped.append(item)
+        labelled: list[c_ast.Node] = []
+        for item in items[first:]:
+            # ``switch (x) case 1: case 2: s;`` (no block) nests the labels
+            while item.stmts and len(item.stmts) == 1 and isinstance(item.stmts[0], (c_ast.Case, c_ast.Default)):
+                bare = c_ast.Case(item.expr, [], item.coord) if isinstance(item, c_ast.Case) else c_ast.Default([], item.coord)
+                labelled.append(bare)
+                item = item.stmts[0]
+            labelled.append(item)
+        if sum(isinstance(item, c_ast.Default) for item in labelled) > 1:
+            raise BadInput("multiple default labels in one switch", self._point(node))
+        return skipped, labelled
 
     def _check_distinct(self, matches: dict[c_ast.Node, smt.Term], state: State) -> None:
         """gcc rejects two equal case labels ("duplicate case value")."""
@@ -273,3 +301,19 @@ class Statements(Initializers):
 
     def _exec_Default(self, node: c_ast.Default, state: State) -> State:
         raise UnsupportedConstruct(self._point(node), "default label inside a statement of the switch body")
+
+
+_LABEL = {c_ast.Case: "case label", c_ast.Default: "default label"}
+
+
+def _nested_label(node: c_ast.Node) -> c_ast.Node | None:
+    """A ``case``/``default`` label of the enclosing switch inside ``node``."""
+    if isinstance(node, (c_ast.Case, c_ast.Default)):
+        return node
+    if isinstance(node, c_ast.Switch):
+        return None
+    for _, child in node.children():
+        label = _nested_label(child)
+        if label is not None:
+            return label
+    return None
