@@ -6,8 +6,12 @@ Boolean; ``if`` forks the path state and merges the arms (Φ, FM'16 Fig. 2d);
 loops are unwound B times and the innermost copy gets ``assume(!cond)``
 (or, with unwinding assertions, a cut that counts as a violation);
 ``break``/``continue``/``return`` end a path, which rejoins at the loop's
-exit, the next iteration or the function's end.  Declarations with an
-initializer are assignment locations; without one, an input.
+(or switch's) exit, the next iteration or the function's end.  ``switch``
+evaluates its controlling expression as an assignment location and each
+``case`` label as a CASE_LABEL location (the label compared with the
+value), enters at the matching label and falls through.  Declarations
+with an initializer are assignment locations (an array's listed values
+each, :mod:`crepair.encode.initializers`); without one, an input.
 """
 
 from __future__ import annotations
