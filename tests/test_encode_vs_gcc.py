@@ -27,7 +27,7 @@ import functools
 import signal
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -73,8 +73,11 @@ UCHAR = CType("unsigned char", 8, False, "nondet_uchar")
 SHORT = CType("short", 16, True, "nondet_short")
 LONG = CType("long", 64, True, "nondet_long", "L")
 ULONG = CType("unsigned long", 64, False, "nondet_ulong", "UL")
-TYPES = [INT, UINT, CHAR, UCHAR, SHORT, LONG, ULONG]
-CAST_TYPES = [CHAR, UCHAR, SHORT, UINT, LONG, ULONG, INT]
+LLONG = CType("long long", 64, True, "nondet_longlong", "LL")
+ULLONG = CType("unsigned long long", 64, False, "nondet_ulonglong", "ULL")
+USHORT = CType("unsigned short", 16, False, "nondet_ushort")
+TYPES = [INT, UINT, CHAR, UCHAR, SHORT, LONG, ULONG, LLONG, ULLONG]
+CAST_TYPES = [CHAR, UCHAR, SHORT, UINT, LONG, ULONG, INT, LLONG, ULLONG, USHORT]
 
 
 def promote(t: CType) -> CType:
@@ -84,8 +87,8 @@ def promote(t: CType) -> CType:
 def common(a: CType, b: CType) -> CType:
     """The usual arithmetic conversions (LP64)."""
     a, b = promote(a), promote(b)
-    if a == b:
-        return a
+    if (a.bits, a.signed) == (b.bits, b.signed):
+        return max(a, b, key=lambda t: len(t.name))  # long long outranks long
     if a.signed == b.signed:
         return a if a.bits >= b.bits else b
     u, s = (a, b) if not a.signed else (b, a)
@@ -365,6 +368,55 @@ class For(Stmt):
 
 
 @dataclass
+class Switch(Stmt):
+    """``switch ((selector) % 5)`` with arms ``(label or None for default,
+    statements, ends with break)``; labels are distinct, in -4..4."""
+
+    selector: Expr
+    arms: list[tuple[int | None, list[Stmt], bool]]
+
+    def render(self, safe, indent):
+        out = [f"{indent}switch (({self.selector.render(safe)}) % 5) {{"]
+        for label, stmts, brk in self.arms:
+            out.append(f"{indent}case {label}:" if label is not None else f"{indent}default:")
+            for st_ in stmts:
+                out += st_.render(safe, indent + "    ")
+            if brk:
+                out.append(f"{indent}    break;")
+        out.append(f"{indent}}}")
+        return out
+
+
+@dataclass
+class Table:
+    """A local array with an initializer: a list (``size`` None: the size
+    comes from it, else the rest is zero) or a string literal."""
+
+    name: str
+    t: CType
+    values: list[str]
+    size: int | None
+    string: str | None = None
+
+    def render(self) -> str:
+        init = self.string if self.string is not None else "{" + ", ".join(self.values) + "}"
+        return f"{self.t.name} {self.name}[{'' if self.size is None else self.size}] = {init};"
+
+
+@dataclass
+class Index(Expr):  # tab[(e) & 3]: every table has at least 4 elements
+    table: Table
+    index: Expr
+
+    @property
+    def t(self) -> CType:
+        return self.table.t
+
+    def render(self, safe: bool) -> str:
+        return f"{self.table.name}[({self.index.render(safe)}) & 3]"
+
+
+@dataclass
 class Program:
     ret: CType
     params: list[Var]
@@ -373,10 +425,12 @@ class Program:
     result: Expr
     inputs: list[int]
     prefer_safe: bool = False  # test the safe rendering even if the plain one is well defined
+    tables: list[Table] = field(default_factory=list)
 
     def function(self, safe: bool) -> str:
         params = ", ".join(f"{p.t.name} {p.name}" for p in self.params)
         out = [f"{self.ret.name} f({params}) {{"]
+        out += [f"    {t.render()}" for t in self.tables]
         for var, init in self.locals:
             out.append(f"    {var.t.name} {var.name} = {init.render(safe)};")
         for s in self.body:
@@ -501,6 +555,7 @@ SPECIAL_CONSTS = [
     ("0xFFFFFFFF", UINT), ("0x80000000", UINT), ("0x7FFFFFFF", INT), ("0xFF", INT),
     ("3U", UINT), ("5L", LONG), ("(-5L)", LONG), ("9UL", ULONG), ("0xFFFFFFFFFFFFFFFF", ULONG),
     ("0x8000000000000000", ULONG), ("9223372036854775807", LONG), ("'A'", INT), ("'\\n'", INT),
+    ("5LL", LLONG), ("(-7LL)", LLONG), ("0xFFFFFFFFFFFFFFFFULL", ULLONG), ("3ull", ULLONG), ("'\\377'", INT),
 ]
 
 
@@ -517,6 +572,7 @@ class Gen:
         self.draw = draw
         self.depth = depth  # depth of expressions (assignments get one more)
         self.size = size  # most statements in the function body
+        self.tables: list[Table] = []
 
     def pick(self, seq):
         return self.draw(st.sampled_from(seq))
@@ -532,8 +588,11 @@ class Gen:
     def expr(self, readable: list[Var], depth: int) -> Expr:
         if depth <= 0 or self.draw(st.integers(0, 4)) == 0:
             return self.leaf(readable)
-        kind = self.pick(["arith", "arith", "bit", "cmp", "logic", "div", "shl", "shr", "unary", "cast", "cast", "cond"])
+        kinds = ["arith", "arith", "bit", "cmp", "logic", "div", "shl", "shr", "unary", "cast", "cast", "cond"]
+        kind = self.pick(kinds + (["index"] if self.tables else []))
         sub = lambda: self.expr(readable, depth - 1)  # noqa: E731
+        if kind == "index":
+            return Index(self.pick(self.tables), sub())
         if kind == "arith":
             return Arith(self.pick(["+", "-", "*"]), sub(), sub())
         if kind == "bit":
@@ -573,7 +632,7 @@ class Gen:
         for _ in range(size):
             kinds = ["simple", "simple"]
             if level < 2:
-                kinds += ["if", "for"] if loops < 2 else ["if"]
+                kinds += ["if", "for", "switch"] if loops < 2 else ["if", "switch"]
             if loops:
                 kinds.append("jump")
             kind = self.pick(kinds)
@@ -581,6 +640,15 @@ class Gen:
                 out.append(self.simple(readable, writable))
             elif kind == "jump":
                 out.append(Jump(self.expr(readable, self.depth), self.pick(["break", "continue"])))
+            elif kind == "switch":
+                labels = self.draw(st.lists(st.integers(-4, 4), min_size=1, max_size=4, unique=True))
+                arms: list = [(v, self.block(readable, writable, loops=loops, level=level + 1,
+                                             size=self.draw(st.integers(0, 1))), self.draw(st.booleans()))
+                              for v in labels]
+                if self.draw(st.booleans()):
+                    at = self.draw(st.integers(0, len(arms)))
+                    arms.insert(at, (None, [self.simple(readable, writable)], self.draw(st.booleans())))
+                out.append(Switch(self.expr(readable, self.depth), arms))
             elif kind == "if":
                 inner = dict(loops=loops, level=level + 1)
                 then = self.block(readable, writable, **inner, size=self.draw(st.integers(1, 2)))
@@ -595,8 +663,20 @@ class Gen:
                 out.append(For(i.name, self.draw(st.integers(0, 3)), self.draw(st.booleans()), body))
         return out
 
+    def table(self, name: str) -> Table:
+        t = self.pick([INT, CHAR, UCHAR, LONG, ULLONG, SHORT])
+        if t == CHAR and self.draw(st.booleans()):
+            text = self.draw(st.text(alphabet="az09 ~", min_size=3, max_size=6))
+            escape = self.pick(["", "\\n", "\\0", "\\377", "\\x7f", "\\t"])
+            return Table(name, t, [], None, f'"{text}{escape}"')
+        n = self.draw(st.integers(1, 4))
+        values = [literal(self.draw(input_values(t)), t) for _ in range(n)]
+        size = None if n == 4 and self.draw(st.booleans()) else self.draw(st.integers(4, 6))
+        return Table(name, t, values, size)
+
     def program(self) -> Program:
         params = [Var(n, self.pick(TYPES)) for n in "abc"]
+        self.tables = [self.table(n) for n in ("tab", "tbl")[: self.draw(st.integers(0, 2))]]
         readable = list(params)
         local_list = []
         for name in "xyz"[: self.draw(st.integers(1, 3))]:
@@ -609,7 +689,7 @@ class Gen:
         ret = self.pick(TYPES)
         inputs = [self.draw(input_values(p.t)) for p in params]
         prefer_safe = self.draw(st.integers(0, 4)) == 0
-        return Program(ret, params, local_list, body, result, inputs, prefer_safe)
+        return Program(ret, params, local_list, body, result, inputs, prefer_safe, self.tables)
 
 
 @st.composite
@@ -794,6 +874,137 @@ TARGETED = {
     "char_constant_ascii": targeted("int f(void) { return 'A' * 1000 + '\\n'; }", INT, [], 65010),
     "char_constant_octal_high": targeted("int f(void) { return '\\377'; }", INT, [], -1),
     "char_constant_hex": targeted("int f(void) { return '\\x41' + '\\xff'; }", INT, [], 64),
+    # switch: fall-through, default in the middle, no default, in loops, promoted selector, converted labels
+    "switch_fall_through": targeted(
+        "int f(int a) { int r = 1;\n"
+        "  switch (a) { case 1: r += 10; case 2: r *= 3; break; default: r = -r; case 4: r += 1000; }\n"
+        "  return r; }",
+        INT, [(INT, 1)], 33,
+    ),
+    "switch_default_falls_into_case": targeted(
+        "int f(int a) { int r = 1;\n"
+        "  switch (a) { case 1: r += 10; case 2: r *= 3; break; default: r = -r; case 4: r += 1000; }\n"
+        "  return r; }",
+        INT, [(INT, 9)], 999,
+    ),
+    "switch_no_match_no_default": targeted(
+        "int f(int a) { int r = 5; switch (a) { case 1: r = 6; break; case -1: r = 7; } return r; }",
+        INT, [(INT, 2)], 5,
+    ),
+    "switch_negative_label": targeted(
+        "int f(int a) { int r = 5; switch (a) { case 1: r = 6; break; case -1: r = 7; } return r; }",
+        INT, [(INT, -1)], 7,
+    ),
+    "switch_char_selector_char_labels": targeted(
+        "int f(char c) { switch (c) { case 'a': return 1; case '\\377': return 2; case 255: return 3; } return 0; }",
+        INT, [(CHAR, -1)], 2,
+    ),
+    "switch_unsigned_label_converted": targeted(
+        "int f(unsigned u) { switch (u) { case -1: return 1; case 4294967297L: return 2; } return 0; }",
+        INT, [(UINT, 4294967295)], 1,
+    ),
+    "switch_label_conversion_wraps": targeted(
+        "int f(unsigned u) { switch (u) { case -1: return 1; case 4294967297L: return 2; } return 0; }",
+        INT, [(UINT, 1)], 2,
+    ),
+    "switch_long_selector": targeted(
+        "int f(long v) { switch (v) { case 5000000000L: return 1; case 705032704: return 2; } return 0; }",
+        INT, [(LONG, 5000000000)], 1,
+    ),
+    "switch_in_loop_continue_break": targeted(
+        "int f(int n) { int s = 0;\n"
+        "  for (int i = 0; i < n; i++) {\n"
+        "    switch (i % 4) { case 1: continue; case 2: s += 100; break; case 3: if (s > 0) break; s = -1; default: s += 1; }\n"
+        "    s += 1000; }\n"
+        "  return s; }",
+        INT, [(INT, 6)], 4102, unwind=7,
+    ),
+    "switch_nested": targeted(
+        "int f(int a, int b) { int r = 0;\n"
+        "  switch (a) { case 0: switch (b) { case 0: r = 1; break; default: r = 2; } r += 10; break; case 1: r = 3; }\n"
+        "  return r; }",
+        INT, [(INT, 0), (INT, 5)], 12,
+    ),
+    "switch_selector_side_effect": targeted(
+        "int f(int a) { switch (a++) { case 3: a *= 10; } return a; }", INT, [(INT, 3)], 40,
+    ),
+    "switch_break_in_while": targeted(
+        "int f(int a) { int n = 0; while (n < 10) { n++; switch (n) { case 3: break; default: continue; } if (n >= a) break; } return n; }",
+        INT, [(INT, 2)], 3, unwind=11,
+    ),
+    # initializers: the rest is zero; sizes from the list; strings with their NUL
+    "init_list_rest_zero": targeted(
+        "int f(int i) { int a[6] = {7, -2, 3}; return a[i] * 10 + a[i + 3]; }", INT, [(INT, 1)], -20,
+    ),
+    "init_zero": targeted("long f(int i) { long a[5] = {0}; a[1] = 4; return a[i] + a[4]; }", LONG, [(INT, 0)], 0),
+    "init_unsized": targeted("int f(int i) { short a[] = {40000, -1, 2}; return a[i] + a[2]; }", INT, [(INT, 0)], -25534),
+    "init_char_string": targeted(
+        'int f(int i) { char s[] = "a\\tb\\377"; return s[i] * 1000 + s[4]; }', INT, [(INT, 3)], -1000,
+    ),
+    "init_char_string_padded": targeted(
+        'int f(int i) { unsigned char s[8] = "\\x80z"; return s[i] + s[7] + s[1]; }', INT, [(INT, 0)], 250,
+    ),
+    "init_char_string_no_nul": targeted(
+        'int f(int i) { char s[3] = "xyz"; char t[4] = "ab"; return s[i] + t[3]; }', INT, [(INT, 2)], 122,
+    ),
+    "init_elements_converted": targeted(
+        "int f(int i) { unsigned char a[3] = {300, -1, 'A'}; return a[i]; }", INT, [(INT, 1)], 255,
+    ),
+    "init_expressions": targeted(
+        "int f(int x) { int a[3] = {x + 1, x * 2}; return a[0] * 100 + a[1] * 10 + a[2]; }", INT, [(INT, 3)], 460,
+    ),
+    "init_global_arrays": targeted(
+        'int g[4] = {1, 2};\nchar msg[] = "hi";\nlong big[2] = {5000000000L};\n'
+        "long f(int i) { g[i] += 5; return g[0] + g[1] * 10 + g[3] + msg[1] + msg[2] + big[0] + big[1]; }",
+        LONG, [(INT, 1)], 5000000176,
+    ),
+    "init_scalar_braces": targeted("int f(int a) { int x = {a + 1}; return x; }", INT, [(INT, 4)], 5),
+    # long long and unsigned long long (64 bits, LL/ULL literals)
+    "llong_arith": targeted(
+        "long long f(long long a, int b) { return a * b + 3000000000LL; }", LLONG, [(LLONG, -4000000000), (INT, 3)], -9000000000,
+    ),
+    "ullong_wraps": targeted(
+        "unsigned long long f(unsigned long long a) { return a + 2ULL; }", ULLONG, [(ULLONG, (1 << 64) - 1)], 1,
+    ),
+    "llong_vs_unsigned": targeted("int f(long long a, unsigned b) { return a < b; }", INT, [(LLONG, -1), (UINT, 1)], 1),
+    "llong_vs_ulong": targeted("int f(long long a, unsigned long b) { return a < b; }", INT, [(LLONG, -1), (ULONG, 1)], 0),
+    "llong_shift": targeted("long long f(int a) { return (long long)a << 40; }", LLONG, [(INT, 3)], 3 << 40),
+    "ullong_to_int": targeted("int f(unsigned long long a) { return (int)a; }", INT, [(ULLONG, 0xFFFFFFFF80000001)], -2147483647),
+    "llong_literal_types": targeted("int f(void) { return (-1LL < 0) * 10 + (-1ULL > 0); }", INT, [], 11),
+    "int64_typedefs": targeted(
+        "#include <stdint.h>\nint64_t f(int32_t a, uint8_t b) { uint64_t u = (uint64_t)a; return (int64_t)(u >> 1) - b; }",
+        LONG, [(INT, -2), (UCHAR, 200)], 9223372036854775607,
+    ),
+    # the library models: glibc's values in the C locale
+    "ctype_classes": targeted(
+        "#include <ctype.h>\nint f(int c) { return isdigit(c) + isalpha(c) + isalnum(c) + isspace(c) + isupper(c) + islower(c)"
+        " + isxdigit(c) + ispunct(c) + isprint(c) + isgraph(c) + iscntrl(c) + isblank(c); }",
+        INT, [(INT, ord("F"))], 0x100 + 0x400 + 0x8 + 0x1000 + 0x4000 + 0x8000,
+    ),
+    "ctype_digit": targeted(
+        "#include <ctype.h>\nint f(int c) { return isdigit(c) + isalnum(c) + isxdigit(c) + isgraph(c); }",
+        INT, [(INT, ord("7"))], 0x800 + 0x8 + 0x1000 + 0x8000,
+    ),
+    "ctype_space_cntrl": targeted(
+        "#include <ctype.h>\nint f(int c) { return isspace(c) + iscntrl(c) + isblank(c) + isprint(c); }",
+        INT, [(INT, 9)], 0x2000 + 0x2 + 0x1,
+    ),
+    "ctype_negative_char": targeted(
+        "#include <ctype.h>\nint f(char c) { return isalpha(c) * 1000 + toupper(c) + tolower(c); }", INT, [(CHAR, -56)], 400,
+    ),
+    "ctype_eof": targeted("#include <ctype.h>\nint f(int c) { return isdigit(c) + toupper(c) * 10 + tolower(c); }", INT, [(INT, -1)], -11),
+    "ctype_case_maps": targeted(
+        "#include <ctype.h>\nint f(int a, int b) { return toupper(a) * 1000 + tolower(b); }",
+        INT, [(INT, ord("q")), (INT, ord("Z"))], 81122,
+    ),
+    "popcount_models": targeted(
+        "int f(unsigned a, long b) { return __builtin_popcount(a) * 100 + __builtin_popcountl(b) + __builtin_popcountll(b); }",
+        INT, [(UINT, 0xF0F0F0F1), (LONG, -2)], 1826,
+    ),
+    "abs_models": targeted(
+        "#include <stdlib.h>\nlong f(int a, long b) { return abs(a) + labs(b) + llabs(-3LL); }",
+        LONG, [(INT, -7), (LONG, -5000000000)], 5000000010,
+    ),
 }
 
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).

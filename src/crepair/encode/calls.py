@@ -4,9 +4,13 @@ AllRepair FM'16, Sect. 3.1: calls are inlined, recursive ones up to depth
 B (the unwinding bound); a deeper call is cut (an unwinding assumption, or
 with unwinding assertions a violation).  Each actual argument is a
 location assigned to the parameter's fresh SSA variable.  Calls the
-verification harness knows are modelled instead: ``nondet_*()`` inputs,
-``assert``/``assume`` (S_demand), ``__VERIFIER_error``, ``abort``/``exit``
-and output functions whose result is unconstrained.
+verification harness knows are modelled instead: inputs (``nondet()``,
+``nondet_*()``, ``__VERIFIER_nondet_*()`` and undefined ``nondet...()``,
+each a fresh value of its declared return type), ``assert``/``assume``
+(S_demand), ``__VERIFIER_error``, ``abort``/``exit``, output functions
+whose result is unconstrained, and the library functions of
+:mod:`crepair.encode.libc`; a call of another library function is
+reported as not modelled.
 """
 
 from __future__ import annotations
@@ -14,27 +18,72 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.core import EncoderCore
+from crepair.encode import libc
 from crepair.encode.env import Env
 from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut
 from crepair.encode.ops import Value, convert, to_bool
-from crepair.encode.walk import Ctx, Frame, State, Var
+from crepair.encode.initializers import Initializers
+from crepair.encode.libc import Library
+from crepair.encode.walk import Ctx, Frame, State, Var, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
+#: the type of an undeclared ``nondet_<suffix>()`` / ``__VERIFIER_nondet_<suffix>()`` (SV-COMP's names)
 _NONDET_TYPES = {
-    "int": ct.INT, "uint": ct.UINT, "unsigned": ct.UINT, "char": ct.CHAR, "uchar": ct.UCHAR,
-    "short": ct.SHORT, "ushort": ct.USHORT, "long": ct.LONG, "ulong": ct.ULONG,
-    "bool": ct.BOOL, "_Bool": ct.BOOL,
+    "int": ct.INT, "uint": ct.UINT, "unsigned": ct.UINT, "unsigned_int": ct.UINT, "char": ct.CHAR,
+    "uchar": ct.UCHAR, "unsigned_char": ct.UCHAR, "short": ct.SHORT, "ushort": ct.USHORT, "long": ct.LONG,
+    "ulong": ct.ULONG, "longlong": ct.LONG, "ulonglong": ct.ULONG, "long_long": ct.LONG,
+    "unsigned_long_long": ct.ULONG, "size_t": ct.ULONG, "bool": ct.BOOL, "_Bool": ct.BOOL,
+    "s8": ct.CHAR, "u8": ct.UCHAR, "s16": ct.SHORT, "u16": ct.USHORT, "s32": ct.INT, "u32": ct.UINT,
+    "s64": ct.LONG, "u64": ct.ULONG,
 }
+_NOT_INTEGER_INPUTS = {"float", "double", "pointer", "charp", "int128", "uint128"}
 _ASSERTS = {"assert", "__VERIFIER_assert", "__CPROVER_assert", "__assert"}
 _ASSUMES = {"assume", "__VERIFIER_assume", "__CPROVER_assume"}
 _ERRORS = {"__VERIFIER_error", "reach_error"}
 _IGNORED_CALLS = {"printf", "puts", "putchar", "fflush", "fprintf"}
 
 
-class Calls(EncoderCore):
+class Calls(Library, Initializers):
     """Encodes the entry function, globals and calls."""
+
+    # --------------------------------------------------------------- inputs
+    def _is_input_function(self, name: str) -> bool:
+        """``nondet()``, ``nondet_*()``, ``__VERIFIER_nondet_*()``, and any
+        other function named ``nondet...`` that the program does not define."""
+        if name == "nondet" or name.startswith(("nondet_", "__VERIFIER_nondet_")):
+            return True
+        return name.startswith("nondet") and name not in self._p.functions
+
+    def _input_type(self, name: str, node: c_ast.FuncCall) -> ct.IntType:
+        """The declared return type of input function ``name``; undeclared,
+        the type its suffix names (``nondet_uchar``), else ``int``."""
+        decl = self._function_declarations().get(name)
+        if decl is not None:
+            try:
+                ctype = self._type(decl.type.type)
+            except UnsupportedConstruct as exc:
+                raise UnsupportedConstruct(self._point(node), f"input function '{name}' of {exc.construct}") from None
+            if isinstance(ctype, ct.ArrayType) or ctype == ct.VOID:
+                raise UnsupportedConstruct(self._point(node), f"input function '{name}' that returns no integer")
+            return ctype
+        suffix = name.split("nondet_", 1)[1] if "nondet_" in name else ""
+        if suffix in _NOT_INTEGER_INPUTS:
+            raise UnsupportedConstruct(self._point(node), f"input function '{name}' of a type that is not an integer")
+        return _NONDET_TYPES.get(suffix, ct.INT)
+
+    def _function_declarations(self) -> dict[str, c_ast.Decl]:
+        """The file-scope function declarations (prototypes), the last one of each name."""
+        if self._declarations is None:
+            self._declarations = {
+                ext.name: ext for ext in self._p.ast.ext
+                if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl)
+            }
+        return self._declarations
+
+    def _declared_in_header(self, name: str) -> bool:
+        decl = self._function_declarations().get(name)
+        return decl is not None and decl.coord is not None and decl.coord.file != "<stdin>"
 
     # ------------------------------------------------------------------ api
     def run(self) -> ProgramFormula:
@@ -57,14 +106,24 @@ class Calls(EncoderCore):
 
     # -------------------------------------------------------------- globals
     def _global(self, decl: c_ast.Decl, state: State) -> State:
+        init = decl.init
+        if init is None and decl.name in self._scopes[0]:  # ``extern int g;`` or ``int g;`` again: no new value
+            return state
         ctype = self._type(decl.type)
+        if isinstance(ctype, ct.ArrayType) and init is not None:
+            ctype, term, state = self._initialized_array(decl.name, ctype, init, state, located=False)
+            self._declare(decl.name, Var(decl.name, ctype))
+            self._arrays[decl.name] = term
+            return state
         var = Var(f"{decl.name}", ctype)
         self._declare(decl.name, var)  # the file scope: no function entered yet
-        if isinstance(ctype, ct.ArrayType):
+        if isinstance(init, c_ast.InitList) and not isinstance(ctype, ct.ArrayType):
+            init = self._scalar_initializer(decl.name, init)
+        if isinstance(ctype, ct.ArrayType):  # static storage starts zeroed
             self._arrays[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
-        elif decl.init is not None:
+        elif init is not None:
             ctx = Ctx(state, {}, {}, True)
-            state.env[var.key] = convert(self._expr(decl.init, ctx), ctype).term
+            state.env[var.key] = convert(self._expr(init, ctx), ctype).term
         else:
             state.env[var.key] = smt.BitVecVal(0, ctype.bits)
         return state
@@ -128,11 +187,8 @@ class Calls(EncoderCore):
         name = node.name.name
         args = node.args.exprs if node.args is not None else []
         state = ctx.state
-        if name.startswith("nondet_") or name.startswith("__VERIFIER_nondet_"):
-            suffix = name.split("nondet_", 1)[1]
-            ctype = _NONDET_TYPES.get(suffix)
-            if ctype is None:
-                raise UnsupportedConstruct(self._point(node), f"input function '{name}'")
+        if self._is_input_function(name):
+            ctype = self._input_type(name, node)
             term = self._fresh(f"{name}@{self._line(node)}", ctype)
             self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed, guard=state.guard))
             return Value(term, ctype)
@@ -154,9 +210,16 @@ class Calls(EncoderCore):
             state.alive, state.guard = False, smt.BoolVal(False)
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         if name in _IGNORED_CALLS:
+            for arg in args:  # the output is not modelled; the arguments' side effects are
+                if has_effects(arg):
+                    self._expr(arg, ctx)
             return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
         func = self._p.functions.get(name)
         if func is None:
+            if name in libc.MODELS:
+                return self._library_call(name, node, args, ctx)
+            if name in libc.LIBRARY_FUNCTIONS or name.startswith("__builtin_") or self._declared_in_header(name):
+                raise UnsupportedConstruct(self._point(node), f"call to '{name}': library function not modelled")
             raise UnsupportedConstruct(self._point(node), f"call to '{name}', which has no definition")
         if self._call_stack.count(name) >= self._bound and name in self._call_stack:
             span = self._p.spans.span(node)

@@ -70,6 +70,7 @@ class EncoderCore:
         # checks of undefined behaviour (crepair.encode.undefined)
         self._sizes: dict[str, smt.Term] = {}  # array key -> element count, when the declaration gives it
         self._when: list[smt.Term] = []  # conditions of the enclosing &&, ||, ?: operands
+        self._declarations: dict[str, c_ast.Decl] | None = None  # function prototypes by name, when first needed
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):

@@ -47,18 +47,19 @@ def from_names(names: list[str], where) -> IntType:
     """The type named by specifier keywords such as ``["unsigned", "long"]``."""
     words = [n for n in names if n not in ("const", "volatile", "register", "static", "extern", "auto", "inline")]
     unsigned = "unsigned" in words
-    core = [w for w in words if w not in ("signed", "unsigned")]
+    core = sorted(w for w in words if w not in ("signed", "unsigned"))  # C allows the specifiers in any order
     if core == ["void"]:
         return VOID
     if core == ["_Bool"]:
         return BOOL
     if core == ["char"]:
         return UCHAR if unsigned else CHAR
-    if core in (["short"], ["short", "int"]):
+    if core in (["short"], ["int", "short"]):
         return USHORT if unsigned else SHORT
     if core in ([], ["int"]):
         return UINT if unsigned else INT
-    if core in (["long"], ["long", "int"], ["long", "long"], ["long", "long", "int"]):
+    # long and long long are both 64 bits (LP64)
+    if core in (["long"], ["int", "long"], ["long", "long"], ["int", "long", "long"]):
         return ULONG if unsigned else LONG
     raise UnsupportedConstruct(where, f"type '{' '.join(names)}'")
 

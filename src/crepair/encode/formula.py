@@ -68,6 +68,7 @@ class LocationKind(enum.Enum):
     ASSIGNMENT = "assignment"  # right-hand side of an assignment or initializer
     RETURN = "return"  # returned expression
     ARGUMENT = "argument"  # actual argument of a call (assigned to the parameter)
+    CASE_LABEL = "case label"  # a switch's case label, compared with the controlling value
 
 
 @dataclass(frozen=True, slots=True)

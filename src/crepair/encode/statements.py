@@ -6,8 +6,12 @@ Boolean; ``if`` forks the path state and merges the arms (Φ, FM'16 Fig. 2d);
 loops are unwound B times and the innermost copy gets ``assume(!cond)``
 (or, with unwinding assertions, a cut that counts as a violation);
 ``break``/``continue``/``return`` end a path, which rejoins at the loop's
-exit, the next iteration or the function's end.  Declarations with an
-initializer are assignment locations; without one, an input.
+(or switch's) exit, the next iteration or the function's end.  ``switch``
+evaluates its controlling expression as an assignment location and each
+``case`` label as a CASE_LABEL location (the label compared with the
+value), enters at the matching label and falls through.  Declarations
+with an initializer are assignment locations (an array's listed values
+each, :mod:`crepair.encode.initializers`); without one, an input.
 """
 
 from __future__ import annotations
@@ -15,14 +19,15 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.core import EncoderCore
+from crepair.encode.initializers import Initializers
 from crepair.encode.formula import Constraint, Input, LocationKind, TraceStep, UnwindingCut
-from crepair.encode.walk import Ctx, State, Var
-from crepair.errors import UnsupportedConstruct
+from crepair.encode.ops import Value, apply_binary, convert
+from crepair.encode.walk import Ctx, State, Var, has_effects
+from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 
-class Statements(EncoderCore):
+class Statements(Initializers):
     """Encodes statements: ``_exec_<node type>(node, state) -> state``
     (an unknown statement raises ``UnsupportedConstruct``)."""
 
@@ -59,20 +64,27 @@ class Statements(EncoderCore):
             raise UnsupportedConstruct(self._point(node), "static local variable")
         ctype = self._type(node.type)
         frame = self._frames[-1]
-        var = Var(f"{frame.function}@{next(self._instances)}::{node.name}", ctype)
+        key = f"{frame.function}@{next(self._instances)}::{node.name}"
+        if isinstance(ctype, ct.ArrayType) and node.init is not None:
+            ctype, term, state = self._initialized_array(node.name, ctype, node.init, state, located=True, key=key)
+            self._declare(node.name, Var(key, ctype))
+            self._arrays[key] = term
+            return state
+        var = Var(key, ctype)
         self._declare(node.name, var)
+        init = node.init
+        if isinstance(init, c_ast.InitList) and not isinstance(ctype, ct.ArrayType):
+            init = self._scalar_initializer(node.name, init)
         if isinstance(ctype, ct.ArrayType):
-            if node.init is not None:
-                raise UnsupportedConstruct(self._point(node), "array initializer")
             self._nondet_array(var, node.name, node, state)
-        elif node.init is None:
+        elif init is None:
             term = self._fresh(var.key, ctype)
             self.formula.inputs.append(
                 Input(f"{node.name} (uninitialized)", self._line(node), term, ctype.signed, guard=state.guard)
             )
             state.env[var.key] = term
         else:
-            term, state = self._located(node.init, state, LocationKind.ASSIGNMENT, ctype, name=var.key)
+            term, state = self._located(init, state, LocationKind.ASSIGNMENT, ctype, name=var.key)
             state.env[var.key] = term
         return state
 
@@ -160,14 +172,14 @@ class Statements(EncoderCore):
     def _exec_Break(self, node: c_ast.Break, state: State) -> State:
         frame = self._frames[-1]
         if not frame.loops:
-            raise UnsupportedConstruct(self._point(node), "break outside a loop")
+            raise UnsupportedConstruct(self._point(node), "break outside a loop or switch")
         frame.loops[-1][0].append(state)
         self._escapes += 1
         return State(smt.BoolVal(False), state.env, False)
 
     def _exec_Continue(self, node: c_ast.Continue, state: State) -> State:
         frame = self._frames[-1]
-        if not frame.loops:
+        if not frame.loops or frame.loops[-1][1] is None:  # a switch passes on its loop's continue list
             raise UnsupportedConstruct(self._point(node), "continue outside a loop")
         frame.loops[-1][1].append(state)
         self._escapes += 1
@@ -187,3 +199,125 @@ class Statements(EncoderCore):
         self._escapes += 1
         return State(smt.BoolVal(False), state.env, False)
 
+
+    # -------------------------------------------------------------- switch
+    def _exec_Switch(self, node: c_ast.Switch, state: State) -> State:
+        """``switch``: the controlling expression is an assignment location
+        (its promoted value, widened to 64 bits), each ``case`` label a
+        CASE_LABEL location ``value == label`` (the label converted to the
+        promoted type, C11 6.8.4.2p5).  The path enters at the first label
+        that matches (labels are distinct in C; a mutant may make two
+        equal), else at ``default``, else skips the body; the labelled
+        statements then run in order (fall-through), and ``break`` leaves."""
+        skipped, labelled = self._switch_body(node)
+        promoted: list[ct.IntType] = []
+
+        def switch_value(ctx: Ctx) -> Value:
+            value = self._expr(node.cond, ctx)
+            if not promoted:
+                promoted.append(ct.promote(value.ctype))
+            return convert(convert(value, promoted[0]), ct.LONG)
+
+        value, state = self._located(
+            node.cond, state, LocationKind.ASSIGNMENT, ct.LONG, value_of=switch_value, name="switch"
+        )
+        self._push_scope()
+        for decl in skipped:  # jumped over, but in scope
+            state = self._exec(decl, state)
+        matches: dict[c_ast.Node, smt.Term] = {}
+        for item in labelled:
+            if isinstance(item, c_ast.Case):
+                def compare(ctx: Ctx, label=item.expr) -> Value:
+                    case = convert(convert(self._expr(label, ctx), promoted[0]), ct.LONG)
+                    return apply_binary("==", Value(value, ct.LONG), case)
+
+                matches[item], state = self._located(
+                    item.expr, state, LocationKind.CASE_LABEL, None, value_of=compare, name="case"
+                )
+        self._check_distinct(matches, state)
+        entries: dict[c_ast.Node, smt.Term] = {}
+        earlier: list[smt.Term] = []
+        for label, match in matches.items():
+            entries[label] = smt.And(match, smt.Not(smt.disjunction(earlier))) if earlier else match
+            earlier.append(match)
+        no_match = smt.Not(smt.disjunction(earlier)) if earlier else smt.BoolVal(True)
+        frame = self._frames[-1]
+        breaks: list[State] = []
+        frame.loops.append((breaks, frame.loops[-1][1] if frame.loops else None))
+        cur = State(smt.BoolVal(False), state.env, False)
+        has_default = False
+        for item in labelled:
+            if isinstance(item, c_ast.Default):
+                has_default = True
+            cur = self._merge([cur, state.fork(entries.get(item, no_match))])
+            for stmt in item.stmts or []:
+                cur = self._exec(stmt, cur)
+        frame.loops.pop()
+        self._pop_scope()
+        exits = breaks + [cur] + ([] if has_default else [state.fork(no_match)])
+        return self._merge(exits)
+
+    def _switch_body(self, node: c_ast.Switch) -> tuple[list[c_ast.Decl], list[c_ast.Node]]:
+        """The declarations before the first label (the jump skips the
+        other statements there) and the labels (``Case``/``Default``, each
+        with the statements up to the next one), in order.  Raises
+        ``UnsupportedConstruct`` for a label inside a nested statement and
+        ``BadInput`` for two ``default`` labels."""
+        body = node.stmt
+        items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+        first = next((i for i, item in enumerate(items) if isinstance(item, (c_ast.Case, c_ast.Default))), len(items))
+        skipped = []
+        for item in items[:first]:
+            label = _nested_label(item)
+            if label is not None:
+                raise UnsupportedConstruct(self._point(label), f"{_LABEL[type(label)]} inside a statement of the switch body")
+            if isinstance(item, c_ast.Decl):
+                if item.init is not None:
+                    raise UnsupportedConstruct(self._point(item), "initialized declaration before the first case label")
+                skipped.append(item)
+        labelled: list[c_ast.Node] = []
+        for item in items[first:]:
+            # ``switch (x) case 1: case 2: s;`` (no block) nests the labels
+            while item.stmts and len(item.stmts) == 1 and isinstance(item.stmts[0], (c_ast.Case, c_ast.Default)):
+                bare = c_ast.Case(item.expr, [], item.coord) if isinstance(item, c_ast.Case) else c_ast.Default([], item.coord)
+                labelled.append(bare)
+                item = item.stmts[0]
+            labelled.append(item)
+        if sum(isinstance(item, c_ast.Default) for item in labelled) > 1:
+            raise BadInput("multiple default labels in one switch", self._point(node))
+        return skipped, labelled
+
+    def _check_distinct(self, matches: dict[c_ast.Node, smt.Term], state: State) -> None:
+        """gcc rejects two equal case labels ("duplicate case value")."""
+        seen: list[smt.Term] = []
+        for case in matches:
+            if has_effects(case.expr):
+                raise BadInput("case label that is not an integer constant", self._point(case.expr))
+            label = smt.simplify(convert(self._expr(case.expr, Ctx(state, {}, {}, True)), ct.LONG).term)
+            if not smt.is_bv_value(label):
+                raise BadInput("case label that is not an integer constant", self._point(case.expr))
+            if any(label.eq(other) for other in seen):
+                raise BadInput("duplicate case value", self._point(case.expr))
+            seen.append(label)
+
+    def _exec_Case(self, node: c_ast.Case, state: State) -> State:
+        raise UnsupportedConstruct(self._point(node), "case label inside a statement of the switch body")
+
+    def _exec_Default(self, node: c_ast.Default, state: State) -> State:
+        raise UnsupportedConstruct(self._point(node), "default label inside a statement of the switch body")
+
+
+_LABEL = {c_ast.Case: "case label", c_ast.Default: "default label"}
+
+
+def _nested_label(node: c_ast.Node) -> c_ast.Node | None:
+    """A ``case``/``default`` label of the enclosing switch inside ``node``."""
+    if isinstance(node, (c_ast.Case, c_ast.Default)):
+        return node
+    if isinstance(node, c_ast.Switch):
+        return None
+    for _, child in node.children():
+        label = _nested_label(child)
+        if label is not None:
+            return label
+    return None

@@ -203,11 +203,25 @@ class _SupportChecker(c_ast.NodeVisitor):
     def visit_Label(self, node: c_ast.Node) -> None:
         self._reject(node, "label")
 
-    def visit_Switch(self, node: c_ast.Node) -> None:
-        self._reject(node, "switch statement")
-
     def visit_CompoundLiteral(self, node: c_ast.Node) -> None:
         self._reject(node, "compound literal")
 
-    def visit_InitList(self, node: c_ast.Node) -> None:
-        self._reject(node, "initializer list")
+    def visit_InitList(self, node: c_ast.InitList) -> None:
+        for item in node.exprs:
+            if isinstance(item, c_ast.InitList):
+                self._reject(item, "nested initializer list (multi-dimensional arrays and structs are not supported)")
+            if isinstance(item, c_ast.NamedInitializer):
+                self._reject(item, "designated initializer")
+        self.generic_visit(node)
+
+    @staticmethod
+    def _in_header(node: c_ast.Node) -> bool:
+        return node.coord is not None and node.coord.file != "<stdin>"
+
+    def visit_Decl(self, node: c_ast.Decl) -> None:
+        if not self._in_header(node):  # a header's declarations are checked where the program uses them
+            self.generic_visit(node)
+
+    def visit_Typedef(self, node: c_ast.Typedef) -> None:
+        if not self._in_header(node):
+            self.generic_visit(node)

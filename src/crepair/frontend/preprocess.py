@@ -2,8 +2,9 @@
 
 The user's file goes through ``gcc -E`` with stand-ins for the standard
 headers, so ``#define`` constants and ``#include <stdio.h>`` work as in a
-compiler: crepair's own (``include/``, which declare the verification
-built-ins ``assume``, ``nondet_int``, …) for the bounded engine, or the
+compiler: crepair's own (``include/``: the C library's declarations with
+gcc's x86-64 types and limits, and the verification built-ins) for the
+bounded engine, other standard headers empty, or the
 whole C library's declarations as pycparser can read them
 (``pycparser-fake-libc``) for real programs that only gcc compiles
 (:class:`Headers`).  Every preprocessed token is then aligned
@@ -79,9 +80,14 @@ def _include_dir() -> Path:
 
 
 def _header_flags(headers: Headers) -> list[str]:
-    if headers == Headers.CREPAIR:
-        return ["-I", str(_include_dir())]
     import pycparser_fake_libc
+
+    if headers == Headers.CREPAIR:
+        # crepair's own headers first; any other standard header is
+        # pycparser-fake-libc's, emptied: its typedefs are all ``int``, which
+        # would give ``time_t`` or ``uint64_t`` the wrong width
+        return ["-I", str(_include_dir()), "-idirafter", pycparser_fake_libc.directory,
+                "-D_FAKE_DEFINES_H", "-D_FAKE_TYPEDEFS_H"]
 
     # gcc's attributes and extension keywords, which the fake headers and
     # real programs use, mean nothing to the parser
@@ -192,7 +198,7 @@ def _char_column(original: str, line: int, byte_column: int) -> int:
 
 
 def _shipped_headers() -> list[str]:
-    return sorted(p.name for p in _include_dir().iterdir() if p.suffix == ".h")
+    return sorted(p.name for p in _include_dir().iterdir() if p.suffix == ".h" and not p.name.startswith("_"))
 
 
 def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:

@@ -1,0 +1,148 @@
+"""Array initializers and string literals (C11 6.7.9, gcc on x86-64).
+
+``int a[10] = {1, 2, 3}`` sets the listed elements and zeroes the rest;
+``int a[] = {...}`` takes its size from the list; ``char s[] = "abc"``
+holds the string's bytes (UTF-8, as gcc stores them) and its terminating
+NUL, which ``char s[3] = "abc"`` leaves out.  The array's term is the
+chain ``store(... store(K(0), 0, v0) ..., n-1, v(n-1))``: no path guard is
+needed, as the declaration's key is fresh.  In a function each listed
+value is an assignment location (AllRepair FM'16, Sect. 3.1), as a
+scalar's initializer is; at file scope values are constants.
+Designated and nested initializers are rejected by the front-end.
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.core import EncoderCore
+from crepair.encode.formula import LocationKind
+from crepair.encode.ops import convert
+from crepair.encode.walk import Ctx, State, has_effects
+from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
+from crepair.solver import smt
+
+_SIMPLE_ESCAPES = {
+    "n": 10, "t": 9, "r": 13, "\\": 92, "'": 39, '"': 34, "?": 63, "a": 7, "b": 8, "f": 12, "v": 11, "e": 27,
+}
+_OCTAL = "01234567"
+_HEX = "0123456789abcdefABCDEF"
+
+
+def string_bytes(literal: str, where: SourcePoint) -> bytes:
+    """The bytes of a narrow C string literal's text ``literal`` (with its
+    quotes), without the terminating NUL (C11 6.4.5; gcc's UTF-8 execution
+    character set).  Raises ``UnsupportedConstruct`` for wide and Unicode
+    literals and escapes beyond one byte.
+
+    >>> string_bytes('"a\\\\x41\\\\n"', None)
+    b'aA\\n'
+    """
+    if not literal.startswith('"'):
+        raise UnsupportedConstruct(where, f"wide or Unicode string literal {literal[:12]}")
+    body = literal[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[nxt])
+            i += 2
+        elif nxt in _OCTAL:
+            j = i + 1
+            while j < len(body) and j < i + 4 and body[j] in _OCTAL:
+                j += 1
+            code = int(body[i + 1 : j], 8)
+            if code > 255:
+                raise UnsupportedConstruct(where, f"octal escape \\{body[i + 1:j]} out of range")
+            out.append(code)
+            i = j
+        elif nxt == "x":
+            j = i + 2
+            while j < len(body) and body[j] in _HEX:
+                j += 1
+            code = int(body[i + 2 : j], 16) if j > i + 2 else None
+            if code is None or code > 255:
+                # pycparser joins "\x41" "b" into "\x41b": the escape would run on
+                raise UnsupportedConstruct(where, f"hex escape \\x{body[i + 2:j]} in a string literal")
+            out.append(code)
+            i = j
+        else:
+            raise UnsupportedConstruct(where, f"escape \\{nxt} in a string literal")
+    return bytes(out)
+
+
+class Initializers(EncoderCore):
+    """Encodes array declarations with an initializer."""
+
+    def _initialized_array(
+        self, name: str, ctype: ct.ArrayType, init: c_ast.Node, state: State, *, located: bool, key: str = ""
+    ) -> tuple[ct.ArrayType, smt.Term, State]:
+        """The array declared as ``ctype name = init``: its type (with the
+        size the initializer gives when the declaration gives none), its
+        term, and the state after the values' side effects.  ``located``:
+        each value is an assignment location named after ``key``.  Raises
+        ``BadInput`` for an initializer that is not an array's, or longer
+        than the array."""
+        elem = ctype.elem
+        values: list[c_ast.Node | int]
+        if isinstance(init, c_ast.InitList) and len(init.exprs) == 1 and _is_string(init.exprs[0]):
+            init = init.exprs[0]  # char s[] = {"abc"}
+        if _is_string(init):
+            if elem.bits != 8 or elem.is_bool:
+                raise BadInput(f"array '{name}' of {elem.name} initialized from a string literal", self._point(init))
+            data = string_bytes(init.value, self._point(init))
+            values, length, optional = list(data) + [0], len(data) + 1, 1  # the NUL may not fit
+        elif isinstance(init, c_ast.InitList):
+            values, length, optional = list(init.exprs), len(init.exprs), 0
+        else:
+            raise BadInput(f"array '{name}' initialized with an expression that is not a list", self._point(init))
+        if ctype.size is None:
+            ctype = ct.ArrayType(elem, c_ast.Constant("int", str(length), init.coord))
+        else:
+            size = self._constant_size(ctype.size, name, state)
+            fits = smt.simplify(smt.ULE(smt.BitVecVal(length - optional, 64), size))
+            if not smt.is_true(fits):
+                what = f"initializer-string for array '{name}' is too long" if optional else (
+                    f"excess elements in the initializer of array '{name}'"
+                )
+                raise BadInput(what, self._point(init))
+            if not smt.is_true(smt.simplify(smt.ULE(smt.BitVecVal(length, 64), size))):
+                values = values[:-1]
+        term = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, elem.bits))
+        for i, value in enumerate(values):
+            if isinstance(value, int):
+                v = smt.BitVecVal(value, elem.bits)
+            elif located:
+                v, state = self._located(value, state, LocationKind.ASSIGNMENT, elem, name=key)
+            else:
+                v = convert(self._expr(value, Ctx(state, {}, {}, True)), elem).term
+            term = smt.Store(term, smt.BitVecVal(i, 32), v)
+        return ctype, term, state
+
+    def _scalar_initializer(self, name: str, init: c_ast.InitList) -> c_ast.Node:
+        """The value of ``int x = {e};`` (C11 6.7.9p11)."""
+        if len(init.exprs) != 1:
+            raise BadInput(f"scalar '{name}' initialized with {len(init.exprs)} values", self._point(init))
+        return init.exprs[0]
+
+    def _constant_size(self, size: c_ast.Node, name: str, state: State) -> smt.Term:
+        """The value (64 bits) of the size of an initialized array, which C
+        requires to be constant."""
+        if has_effects(size):
+            raise BadInput(f"variable-length array '{name}' with an initializer", self._point(size))
+        value = convert(self._expr(size, Ctx(state, {}, {}, True)), ct.ULONG).term
+        value = smt.simplify(value)
+        if not smt.is_bv_value(value):
+            raise BadInput(f"variable-length array '{name}' with an initializer", self._point(size))
+        return value
+
+
+def _is_string(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Constant) and node.type == "string"

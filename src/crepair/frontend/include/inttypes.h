@@ -1,0 +1,16 @@
+/* crepair: stand-in for <inttypes.h> (gcc, x86-64, LP64). */
+#include <stdint.h>
+#define PRId8 "d"
+#define PRId16 "d"
+#define PRId32 "d"
+#define PRId64 "ld"
+#define PRIi64 "li"
+#define PRIu8 "u"
+#define PRIu16 "u"
+#define PRIu32 "u"
+#define PRIu64 "lu"
+#define PRIx32 "x"
+#define PRIx64 "lx"
+#define SCNd32 "d"
+#define SCNd64 "ld"
+#define SCNu64 "lu"
