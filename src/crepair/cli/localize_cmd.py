@@ -8,7 +8,8 @@ from pathlib import Path
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common, add_specification, add_tests, at_least
+from crepair.cli.common import REFERENCE_DEFAULTS, ExitCode, add_common, add_specification, add_tests, at_least, \
+    reference_of
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
 from crepair.options import DEFAULT_UNWIND, Method
@@ -53,7 +54,7 @@ def _write_sarif(path: str, text: str) -> None:
 # options of the bounded methods, with their defaults: refused with --method spectrum
 _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
                  "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
-                 "max_diagnoses": 10, "max_size": 3}
+                 "max_diagnoses": 10, "max_size": 3, **REFERENCE_DEFAULTS}
 
 
 def run_spectrum(args: argparse.Namespace) -> int:
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         no_mutate=args.no_mutate,
         mutate_main=args.mutate_main,
         timeout=args.timeout,
+        reference=reference_of(args),
     )
     if args.json:
         print(json_report.localize_json(result))

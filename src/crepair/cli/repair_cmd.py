@@ -7,7 +7,7 @@ import sys
 
 from crepair import api
 from crepair.cli import test_driven_cmd
-from crepair.cli.common import ExitCode, StatusLine, add_common, add_specification, add_tests, at_least
+from crepair.cli.common import ExitCode, StatusLine, add_common, add_specification, add_tests, at_least, reference_of
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         no_mutate=args.no_mutate,
         mutate_main=args.mutate_main,
         prune=args.prune,
+        reference=reference_of(args),
     )
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
     try:

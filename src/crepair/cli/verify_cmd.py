@@ -6,7 +6,7 @@ import argparse
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_common
+from crepair.cli.common import ExitCode, add_common, reference_of
 from crepair.report import json_report, text
 
 
@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout)
+    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout,
+                        reference=reference_of(args))
     if args.json:
         print(json_report.verify_json(result))
     else:
