@@ -131,23 +131,23 @@ def _params(func: c_ast.FuncDef) -> list[Param]:
     return out
 
 
+def _type_text(program: CProgram, node: c_ast.Node, depth: int = 0) -> str:
+    """A parameter or return type as comparable text: typedefs resolved,
+    an array or pointer parameter as ``T *``."""
+    if isinstance(node, (c_ast.ArrayDecl, c_ast.PtrDecl)):
+        return _type_text(program, node.type, depth) + " *"
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+        names = node.type.names
+        if len(names) == 1 and names[0] in program.typedefs and depth < 16:
+            return _type_text(program, program.typedefs[names[0]], depth + 1)
+        return " ".join(names)
+    return render(node, "").strip().rstrip(";")
+
+
 def _signature(program: CProgram, func: c_ast.FuncDef) -> str:
-    """The entry's signature with typedefs resolved, for comparing the two programs'."""
-
-    def resolve(t: c_ast.Node) -> str:
-        text = render(t, "x")
-        for _ in range(8):
-            changed = False
-            for name, node in program.typedefs.items():
-                if name in text.split():
-                    text = " ".join(render(node, "").replace(";", "") if w == name else w for w in text.split())
-                    changed = True
-            if not changed:
-                break
-        return " ".join(text.replace("[", " [").replace("*", " * ").split())
-
-    params = [resolve(p.decl.type).replace("x [", "* x [").split(" [")[0] for p in _params(func)]
-    return f"{resolve(func.decl.type.type)}({', '.join(params)})"
+    """The entry's signature, e.g. ``int(int, int *)``, for comparing the two programs'."""
+    params = ", ".join(_type_text(program, p.decl.type) for p in _params(func))
+    return f"{_type_text(program, func.decl.type.type)}({params})"
 
 
 def load_with_reference(path, options: ReferenceOptions, *, entry: str = "main",
