@@ -106,6 +106,12 @@ def test_assume_restricts_the_inputs_on_the_initial_state(tmp_path):
     bad = crepair.verify(student, reference=model, entry="clamp", assume=["x <= limit + 4", "hits == 0"])
     assert bad.outcome == crepair.VerifyOutcome.VIOLATED
     assert 10 < {i.label: i.value for i in bad.counterexample.inputs}["x"] <= 14
+    # a global that only the assumption names (clamp never reads it) is a global of the harness all the same
+    extra, _ = _pair(tmp_path, "int mode = 3;\n" + CLAMP.replace("x > limit", "x >= limit + 5"), CLAMP)
+    assert crepair.verify(extra, reference=model, entry="clamp", assume=["x <= limit + mode - 3"]).outcome \
+        == crepair.VerifyOutcome.VERIFIED
+    with pytest.raises(crepair.UsageError, match="not a C expression"):
+        crepair.verify(student, reference=model, entry="clamp", assume=["x >"])
 
 
 def test_the_final_globals_the_entry_writes_are_compared(tmp_path):

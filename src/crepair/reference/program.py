@@ -15,6 +15,18 @@ changed, and the span index of its nodes stays exact), and
 reference's own spans (errors there name the reference file) and for the
 harness's nodes with the span of the entry function's name in the user's
 file (where a violated equality is reported, and the line the inputs show).
+
+Why a combined AST rather than a combined text: the user's spans, and so
+every diff, stay those of the untouched file, and the reference keeps its
+own positions for its error messages.  Why ``--init`` exists: an entry
+other than ``main`` starts in an arbitrary state (its uninitialized globals
+are inputs), so set-up code such as TCAS's ``initialize()`` — which fills a
+table the entry reads, and may itself be faulty — is never reached from the
+entry; naming it runs it in both programs, after the inputs and before the
+entry, and makes it repairable.  With entry ``main`` the globals start as C
+starts them (zero or their initializer), as a run of the program does.
+Known limits: the counterexample's executed lines and uninitialized locals
+of the reference carry the reference's line numbers.
 """
 
 from __future__ import annotations
@@ -194,6 +206,11 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
                 call.name.name = f"{H}nd_{side}_{call.name.name}"
     Renamer(table).rename_unit(ref.ast)
     ref_globals = {table_key: decl for decl in ref.globals for table_key in [_old(decl.name, R)]}
+    assumed = {n.name for expr in options.assume for _, n in _walk(_expression(expr)) if isinstance(n, c_ast.ID)}
+    for decl in user.ast.ext:  # a global only an --assume names is still a global of the harness
+        if isinstance(decl, c_ast.Decl) and decl.name in assumed - {g.name for g in user.globals} \
+                and not isinstance(decl.type, c_ast.FuncDecl):
+            user.globals.append(decl)
     user_globals = {decl.name: decl for decl in user.globals}
     writes_user, writes_ref = Writes(), Writes()
     for fname in sorted(user_reach.functions):
@@ -268,16 +285,21 @@ def _check_assumes(user: CProgram, plan: Plan) -> None:
     parameters and the user's globals (else ``UsageError``)."""
     known = {p.name for p in plan.params} | {d.name for d in user.ast.ext if isinstance(d, c_ast.Decl) and d.name}
     for expr in plan.assume:
-        try:
-            ast = c_parser.CParser().parse(f"void f(void) {{ ({expr}); }}", filename="<assume>")
-            body = ast.ext[0].body.block_items
-        except c_parser.ParseError:
-            body = None
-        if not body or len(body) != 1:
-            raise UsageError(f"--assume {expr!r}: not a C expression")
-        for _, node in _walk(body[0]):
+        for _, node in _walk(_expression(expr)):
             if isinstance(node, c_ast.FuncCall):
                 raise UsageError(f"--assume {expr!r}: calls are not allowed in an assumption")
             if isinstance(node, c_ast.ID) and node.name not in known:
                 raise UsageError(f"--assume {expr!r}: '{node.name}' is neither a parameter of {plan.entry} "
                                  f"nor a global of {user.path}")
+
+
+def _expression(expr: str) -> c_ast.Node:
+    """The AST of an ``--assume`` expression; ``UsageError`` if it is not one C expression."""
+    try:
+        ast = c_parser.CParser().parse(f"void f(void) {{ ({expr}); }}", filename="<assume>")
+        body = ast.ext[0].body.block_items
+    except c_parser.ParseError:
+        body = None
+    if not body or len(body) != 1:
+        raise UsageError(f"--assume {expr!r}: not a C expression")
+    return body[0]
