@@ -216,7 +216,8 @@ def test_reference_options_need_a_reference(capsys, tmp_path):
 
 
 TCAS = SHARED / "tcas"
-TCAS_ASSUME = ["High_Confidence>=0 && High_Confidence<=1", "Two_of_Three_Reports_Valid>=0 && Two_of_Three_Reports_Valid<=1",
+TCAS_ASSUME = ["High_Confidence>=0 && High_Confidence<=1",
+               "Two_of_Three_Reports_Valid>=0 && Two_of_Three_Reports_Valid<=1",
                "Alt_Layer_Value>=0 && Alt_Layer_Value<=3", "Other_RAC>=0 && Other_RAC<=1",
                "Other_Capability>=0 && Other_Capability<=1", "Climb_Inhibit>=0 && Climb_Inhibit<=1",
                "Own_Tracked_Alt<=100000 && Other_Tracked_Alt<=100000 && Up_Separation<=100000 && "

@@ -76,8 +76,8 @@ def verify(
     instead (:mod:`crepair.reference`): ``init`` functions run first in
     both, each of ``assume`` (C expressions over the entry's parameters and
     the globals) is assumed on the initial state, ``input_bound`` elements
-    of array inputs are inputs.  Raises ``BadInput``/``UnsupportedConstruct`` for programs
-    crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
+    of array inputs are inputs.  Raises ``BadInput``/``UnsupportedConstruct``
+    for programs crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
     outcome with ``result.bound.too_small`` true is vacuous beyond the bound.
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
@@ -102,8 +102,9 @@ def repair(
     ``scheme="template"``, ``unwinding="assumptions"``) select the schemes
     and limits; ``reference=REF.c`` (with ``init``, ``assume``,
     ``input_bound`` as for :func:`verify`, or a ``ReferenceOptions``)
-    repairs towards equivalence with a reference implementation.  Raises ``BadInput``/``UnsupportedConstruct`` for programs
-    crepair cannot take and ``UsageError`` for bad options.  The files are
+    repairs towards equivalence with a reference implementation.  Raises
+    ``BadInput``/``UnsupportedConstruct`` for programs crepair cannot take
+    and ``UsageError`` for bad options.  The files are
     only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;
     FMCAD'11 Sect. III for the template scheme.
     """

@@ -79,7 +79,8 @@ def load_program(
     name ``path``, and ``#include "x.h"`` is looked up next to ``path``.
     With ``roots`` (entry function names), only the functions they reach
     and the variables those use are checked and kept in ``globals``; a
-    root that is not defined raises ``BadInput``.  Raises ``BadInput`` (unreadable or binary file, preprocessor or syntax
+    root that is not defined raises ``BadInput``.  Raises ``BadInput``
+    (unreadable or binary file, preprocessor or syntax
     error, with file:line:col), ``UnsupportedConstruct`` and ``MissingTool``
     (no gcc for preprocessing).  The file is only read.
     """

@@ -10,7 +10,8 @@ run.  Names are matched without regard to scopes: a local that shadows a
 global keeps the global in the set, which is safe (a superset).
 
 >>> from pycparser import c_parser
->>> ast = c_parser.CParser().parse("int g, h; int f(void){return g;} int main(void){return f();} int u(void){return h;}")
+>>> ast = c_parser.CParser().parse("int g, h; int f(void){return g;} "
+...                                  "int main(void){return f();} int u(void){return h;}")
 >>> r = reachable(ast, ("main",))
 >>> sorted(r.functions), sorted(r.globals)
 (['f', 'main'], ['g'])

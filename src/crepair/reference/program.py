@@ -205,7 +205,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
                 nondet[call.name.name] = nondet_type(call.name.name)
                 call.name.name = f"{H}nd_{side}_{call.name.name}"
     Renamer(table).rename_unit(ref.ast)
-    ref_globals = {table_key: decl for decl in ref.globals for table_key in [_old(decl.name, R)]}
+    ref_globals = {_old(decl.name, R): decl for decl in ref.globals}
     assumed = {n.name for expr in options.assume for _, n in _walk(_expression(expr)) if isinstance(n, c_ast.ID)}
     for decl in user.ast.ext:  # a global only an --assume names is still a global of the harness
         if isinstance(decl, c_ast.Decl) and decl.name in assumed - {g.name for g in user.globals} \
@@ -229,7 +229,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     returns = func.decl.type.type
     void = isinstance(returns, c_ast.TypeDecl) and isinstance(returns.type, c_ast.IdentifierType) \
         and returns.type.names == ["void"]
-    plan = Plan(H, {**table, **{g.name: R + g.name for g in both}}, entry, None if void else returns,
+    plan = Plan(H, table, entry, None if void else returns,
                 _params(func), inputs, written, options.init, options.assume, options.input_bound, nondet)
     _check_assumes(user, plan)
     harness_ast = _parse_harness(user, ref, plan)
