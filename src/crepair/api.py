@@ -113,7 +113,9 @@ def repair(
         overrides["reference"] = ReferenceOptions.of(overrides.get("reference"), **extra)
     options = RepairOptions.of(options, **overrides).check()
     program, run_entry = _load(path, options.entry, options.reference)
-    return RepairRun(program, dataclasses.replace(options, entry=run_entry), progress)
+    run = RepairRun(program, dataclasses.replace(options, entry=run_entry), progress)
+    run.options = options  # as given (the schemes hold the encoder's entry: the harness)
+    return run
 
 
 def localize(
