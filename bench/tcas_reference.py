@@ -43,6 +43,17 @@ from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, analyse_failures, base
 
 LEVEL_MAX_SIZE = {1: 2, 2: 1}
 SPEC_RESULTS = Path(__file__).resolve().parent / "results" / "tcas-mutation.json"
+# what a reader of the table needs to know about single versions (checked by hand on the files)
+EXPLAIN = {
+    11: "v11: the spec file `spec/tcas_v11.c` is not the SIR program: where SIR v11 tests "
+        "`if (need_upward_RA)`, the spec file tests `if (need_upward_RA && need_downward_RA)` (then "
+        "`UPWARD_RA`), a third fault that no size-2 level-1 repair fixes together with the two `<=`; on the "
+        "SIR file, restoring `<` in `Own_Below_Threat` and `Own_Above_Threat` (size 2) is a repair: with "
+        "strict comparisons both advisories are never needed at once, and the repair passes the universe",
+    28: "v28: `Climb_Inhibit == 1` is equivalent to the original `Climb_Inhibit` only within the "
+        "assumptions (`Climb_Inhibit` in [0, 1]); the one failing universe test has `Climb_Inhibit` = 4, "
+        "outside them (the spec files give the same repair, with the same result)",
+}
 _ASSUME = re.compile(r"^\s*__CPROVER_assume\((.*)\)\s*;", re.M)
 
 
@@ -216,6 +227,7 @@ class TcasReference(TcasBench):
                        for _, j in sorted(jobs.items()) for r in j.repairs]
         n_pass, failing, unmapped, errors = by_universe_result(all_repairs)
         same = sum(1 for _, _, r in all_repairs if r.get("as_spec"))
+        out += [f"* {EXPLAIN[v]}" for v in sorted(EXPLAIN) if v in versions] + [""]
         out += [f"Universe: {len(all_repairs)} repairs in total; {n_pass} pass all tests, {len(failing)} FAIL, "
                 f"{len(errors)} could not be checked. {same} of them are repairs the spec files give too.", ""]
         out += universe_sections(failing, unmapped, errors, lambda v, r: [], undecided=" (too few arguments)")
