@@ -251,3 +251,36 @@ def test_a_tcas_fault_in_initialize_is_repaired_on_the_sir_file(tmp_path):
     # the fault is in initialize (Positive_RA_Alt_Thresh[0] = 400+1;), which only --init reaches
     assert sorted((c.span.line, c.after) for r in run for c in r.changes) == [
         (50, "399+1"), (50, "400*1"), (50, "400+0")]
+
+
+SUM = """
+    int total;
+    int main(void) {
+        int n = nondet_int();
+        int i;
+        assume(n >= 0 && n < 5);
+        for (i = 0; i < n; i++)
+            total += i;
+        return total;
+    }
+"""
+
+
+def test_a_main_program_is_repaired_from_the_command_line(tmp_path, capsys):
+    # main is code here (the reference is the specification); total starts at 0 as in C
+    student, model = _pair(tmp_path, SUM.replace("i < n", "i <= n"), SUM)
+    code = main(["repair", str(student), "--reference", str(model), "--level", "1", "--max-size", "1", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == ExitCode.OK
+    assert "-    for (i = 0; i <= n; i++)\n+    for (i = 0; i < n; i++)" in out
+    assert "1 repair;" in out
+
+
+@pytest.mark.parametrize("extra", [["--method", "spectrum", "--tests-dir", "."], []])
+def test_localize_takes_a_reference_only_with_the_bounded_methods(tmp_path, capsys, extra):
+    student, model = _pair(tmp_path, SUM.replace("i < n", "i <= n"), SUM)
+    code = main(["localize", str(student), "--reference", str(model), *extra])
+    if extra:
+        assert code == ExitCode.USAGE and "--reference: not used by --method spectrum" in capsys.readouterr().err
+    else:
+        assert code == ExitCode.OK and f"{student}:6:" in capsys.readouterr().out

@@ -102,7 +102,8 @@ def repair(
     ``scheme="template"``, ``unwinding="assumptions"``) select the schemes
     and limits; ``reference=REF.c`` (with ``init``, ``assume``,
     ``input_bound`` as for :func:`verify`, or a ``ReferenceOptions``)
-    repairs towards equivalence with a reference implementation.  Raises
+    repairs towards equivalence with a reference implementation (then
+    ``main`` may change like any function).  Raises
     ``BadInput``/``UnsupportedConstruct`` for programs crepair cannot take
     and ``UsageError`` for bad options.  The files are
     only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;
@@ -113,7 +114,9 @@ def repair(
         overrides["reference"] = ReferenceOptions.of(overrides.get("reference"), **extra)
     options = RepairOptions.of(options, **overrides).check()
     program, run_entry = _load(path, options.entry, options.reference)
-    run = RepairRun(program, dataclasses.replace(options, entry=run_entry), progress)
+    # with a reference, the user's main is code like any other: the specification is the reference
+    mutate_main = options.mutate_main or options.reference is not None
+    run = RepairRun(program, dataclasses.replace(options, entry=run_entry, mutate_main=mutate_main), progress)
     run.options = options  # as given (the schemes hold the encoder's entry: the harness)
     return run
 
@@ -149,7 +152,7 @@ def localize(
     in increasing size, at most ``max_diagnoses`` of size ≤ ``max_size``,
     over ``inputs`` failing inputs, with the chosen ``components``.
     ``reference`` and its options: equivalence as in :func:`verify` (the
-    reference's code is specification, never a location).
+    reference's code is specification, never a location; ``main`` is not).
 
     Any UNKNOWN solver answer gives outcome UNKNOWN (or, for diagnoses
     after the first, ``complete`` false) with the ``reason``.  Raises
@@ -171,6 +174,7 @@ def localize(
     start = time.monotonic()
     program, run_entry = _load(path, entry, ref)
     spec = frozenset(no_mutate)
+    mutate_main = mutate_main or ref is not None  # the specification is the reference
     formula, _ = encode(program, bound=unwind, entry=run_entry, split_ternaries=method == Method.DIAGNOSIS)
     bound = check_bound(formula, limits)
     verdict, model, reason = check_original(formula, limits)
