@@ -284,3 +284,20 @@ def test_localize_takes_a_reference_only_with_the_bounded_methods(tmp_path, caps
         assert code == ExitCode.USAGE and "--reference: not used by --method spectrum" in capsys.readouterr().err
     else:
         assert code == ExitCode.OK and f"{student}:6:" in capsys.readouterr().out
+
+
+def test_array_parameters_are_bounded_inputs_compared_after_the_call(tmp_path):
+    prog = """
+        void bump(int a[], int n) {
+            int i;
+            for (i = 0; i < n; i++)
+                a[i] = a[i] + 1;
+        }
+    """
+    student, model = _pair(tmp_path, prog.replace("i < n", "i < n - 1"), prog)
+    result = crepair.verify(student, reference=model, entry="bump", input_bound=3, assume=["n >= 0 && n <= 3"])
+    assert result.outcome == crepair.VerifyOutcome.VIOLATED  # the last element is not bumped: a differs
+    assert {i.label: i.value for i in result.counterexample.inputs}["n"] >= 1
+    same, _ = _pair(tmp_path, prog.replace("i < n", "n > i"), prog)
+    assert crepair.verify(same, reference=model, entry="bump", input_bound=3,
+                          assume=["n >= 0 && n <= 3"]).outcome == crepair.VerifyOutcome.VERIFIED

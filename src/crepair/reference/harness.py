@@ -171,11 +171,11 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
         out += [render(plan.returns, f"{H}ret") + ";", render(plan.returns, f"{H}ret_ref") + ";"]
     copies = []
     for p in plan.params:
-        if is_array(_param_type(p.decl)):
-            out.append(render(_param_type(p.decl), f"{H}arg_{p.name}", b) + ";")
+        if is_array(p.decl.type):
+            out.append(render(p.decl.type, f"{H}arg_{p.name}", b) + ";")
             copies.append(p)
     # the harness function: the inputs are its parameters
-    formals = [render(_param_type(p.decl), p.name, b if is_array(_param_type(p.decl)) else None) for p in plan.params]
+    formals = [render(p.decl.type, p.name, b if is_array(p.decl.type) else None) for p in plan.params]
     for g in plan.inputs:
         decl = g.user or g.ref
         n = max(g.size(g.user, b) or 0, g.size(g.ref, b) or 0)
@@ -207,10 +207,6 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
     out += ["    " + line for line in body]
     out.append("}")
     return out
-
-
-def _param_type(decl: c_ast.Node) -> c_ast.Node:
-    return decl.type
 
 
 def input_names(plan: Plan) -> dict[str, str]:
