@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,9 @@ from crepair.localization.diagnosis import Diagnoser, diagnose, failing_inputs, 
 from crepair.localization.must import DependencyGraph, fosfl
 from crepair.localization.result import LocalizeResult
 from crepair.mutation.operators import is_specification
-from crepair.options import DEFAULT_UNWIND, Component, Method, RepairOptions, _enum, at_least, positive_seconds
+from crepair.options import (
+    DEFAULT_UNWIND, Component, Method, ReferenceOptions, RepairOptions, _enum, at_least, positive_seconds,
+)
 from crepair.schemes.mutation import Progress
 from crepair.schemes.run import RepairRun
 from crepair.schemes.template_scheme import component_kinds
@@ -39,6 +42,21 @@ def _limits(timeout: float | None, rlimit: int | None = None) -> Limits:
     return Limits.after(timeout, rlimit)
 
 
+def _load(path: str | Path, entry: str, reference: ReferenceOptions | None):
+    """The program to encode and its encoder entry: the file checked where
+    ``entry`` reaches, or combined with the reference's harness."""
+    if reference is None:
+        return load_program(path, roots=(entry,)), entry
+    from crepair.reference import load_with_reference
+
+    program = load_with_reference(path, reference, entry=entry)
+    return program, program.harness
+
+
+def _shown_entry(entry: str, reference: ReferenceOptions | None) -> str:
+    return entry if reference is None else f"{entry} against the reference {reference.path}"
+
+
 def verify(
     path: str | Path,
     *,
@@ -47,20 +65,32 @@ def verify(
     timeout: float | None = None,
     rlimit: int | None = None,
     checks: Checks = Checks(),
+    reference: str | Path | ReferenceOptions | None = None,
+    init: tuple[str, ...] | list[str] = (),
+    assume: tuple[str, ...] | list[str] = (),
+    input_bound: int | None = None,
 ) -> VerifyResult:
     """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
     ``timeout`` in seconds (None: none); ``rlimit``: z3 resource units per
     check; ``checks``: the checks of undefined behaviour asserted besides
     the program's assertions (all by default; ``crepair.NO_CHECKS``: none).
-    Raises ``BadInput``/``UnsupportedConstruct`` for programs
-    crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
+    Only code reachable from ``entry`` is read.  With
+    ``reference`` (a C file), the specification is equivalence with it
+    instead (:mod:`crepair.reference`): ``init`` functions run first in
+    both, each of ``assume`` (C expressions over the entry's parameters and
+    the globals) is assumed on the initial state, ``input_bound`` elements
+    of array inputs are inputs.  Raises ``BadInput``/``UnsupportedConstruct``
+    for programs crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
     outcome with ``result.bound.too_small`` true is vacuous beyond the bound.
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
     at_least("--unwind", unwind, 0)
     limits = _limits(timeout, rlimit)
-    return verify_program(load_program(path), unwind=unwind, entry=entry, limits=limits, checks=checks)
+    ref = ReferenceOptions.of(reference, init, assume, input_bound)
+    program, run_entry = _load(path, entry, ref)
+    result = verify_program(program, unwind=unwind, entry=run_entry, limits=limits, checks=checks)
+    return result if ref is None else dataclasses.replace(result, entry=_shown_entry(entry, ref))
 
 
 def repair(
@@ -74,13 +104,25 @@ def repair(
 
     ``options`` (or keyword ``overrides`` of its fields, e.g. ``level=2``,
     ``scheme="template"``, ``unwinding="assumptions"``) select the schemes
-    and limits.  Raises ``BadInput``/``UnsupportedConstruct`` for programs
-    crepair cannot take and ``UsageError`` for bad options.  The file is
+    and limits; ``reference=REF.c`` (with ``init``, ``assume``,
+    ``input_bound`` as for :func:`verify`, or a ``ReferenceOptions``)
+    repairs towards equivalence with a reference implementation (then
+    ``main`` may change like any function).  Raises
+    ``BadInput``/``UnsupportedConstruct`` for programs crepair cannot take
+    and ``UsageError`` for bad options.  The files are
     only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;
     FMCAD'11 Sect. III for the template scheme.
     """
+    extra = {k: overrides.pop(k) for k in ("init", "assume", "input_bound") if k in overrides}
+    if extra or isinstance(overrides.get("reference"), (str, Path)):
+        overrides["reference"] = ReferenceOptions.of(overrides.get("reference"), **extra)
     options = RepairOptions.of(options, **overrides).check()
-    return RepairRun(load_program(path), options, progress)
+    program, run_entry = _load(path, options.entry, options.reference)
+    # with a reference, the user's main is code like any other: the specification is the reference
+    mutate_main = options.mutate_main or options.reference is not None
+    run = RepairRun(program, dataclasses.replace(options, entry=run_entry, mutate_main=mutate_main), progress)
+    run.options = options  # as given (the schemes hold the encoder's entry: the harness)
+    return run
 
 
 def localize(
@@ -98,6 +140,10 @@ def localize(
     max_diagnoses: int | None = 10,
     max_size: int = 3,
     checks: Checks = Checks(),
+    reference: str | Path | ReferenceOptions | None = None,
+    init: tuple[str, ...] | list[str] = (),
+    assume: tuple[str, ...] | list[str] = (),
+    input_bound: int | None = None,
 ) -> LocalizeResult:
     """Localize the bug of the C file at ``path`` on its first counterexample.
 
@@ -110,6 +156,8 @@ def localize(
     ``method`` DIAGNOSIS gives minimal diagnoses (FMCAD'11, Sect. III-C/D)
     in increasing size, at most ``max_diagnoses`` of size ≤ ``max_size``,
     over ``inputs`` failing inputs, with the chosen ``components``.
+    ``reference`` and its options: equivalence as in :func:`verify` (the
+    reference's code is specification, never a location; ``main`` is not).
 
     Any UNKNOWN solver answer gives outcome UNKNOWN (or, for diagnoses
     after the first, ``complete`` false) with the ``reason``.  Raises
@@ -127,16 +175,19 @@ def localize(
     if not components:
         raise UsageError("--components needs at least one of rhs, cond")
     limits = _limits(timeout, rlimit)
+    ref = ReferenceOptions.of(reference, init, assume, input_bound)
     start = time.monotonic()
-    program = load_program(path)
+    program, run_entry = _load(path, entry, ref)
     spec = frozenset(no_mutate)
-    formula, _ = encode(program, bound=unwind, entry=entry, split_ternaries=method == Method.DIAGNOSIS, checks=checks)
+    mutate_main = mutate_main or ref is not None  # the specification is the reference
+    formula, _ = encode(program, bound=unwind, entry=run_entry, split_ternaries=method == Method.DIAGNOSIS,
+                        checks=checks)
     bound = check_bound(formula, limits)
     verdict, model, reason = check_original(formula, limits)
     outcome = VerifyOutcome.of(verdict)
 
     def result(**fields) -> LocalizeResult:
-        return LocalizeResult(program.path, entry, method, outcome, bound, fields.pop("cex", None),
+        return LocalizeResult(program.path, _shown_entry(entry, ref), method, outcome, bound, fields.pop("cex", None),
                               fields.pop("locations", ()), time.monotonic() - start, original=program.original,
                               **fields)
 

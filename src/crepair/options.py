@@ -19,6 +19,7 @@ from crepair.records import Scheme
 DEFAULT_UNWIND = 8
 DEFAULT_MAX_SIZE = 2
 DEFAULT_TIMEOUT = 60.0
+DEFAULT_INPUT_BOUND = 8
 
 
 class Component(enum.Enum):
@@ -56,6 +57,48 @@ def positive_seconds(name: str, value: float | None) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class ReferenceOptions:
+    """Equivalence with a reference implementation (``--reference``).
+
+    ``path``: the reference C file; ``init``: functions (no parameters)
+    both programs run, in order, after the inputs are set and before the
+    entry function (e.g. TCAS's ``initialize``); ``assume``: C expressions
+    over the entry's parameters and the globals, each assumed on the
+    initial state; ``input_bound``: elements of an array input (array
+    parameters, global arrays) that are inputs and compared (≥ 1).
+    :meth:`check` raises ``UsageError``.
+    """
+
+    path: str
+    init: tuple[str, ...] = ()
+    assume: tuple[str, ...] = ()
+    input_bound: int = DEFAULT_INPUT_BOUND
+
+    def check(self) -> "ReferenceOptions":
+        """Raise ``UsageError`` for a value out of range; return self."""
+        at_least("--input-bound", self.input_bound, 1)
+        for expr in self.assume:
+            if not expr.strip():
+                raise UsageError("--assume needs a C expression (got an empty one)")
+        return self
+
+    @staticmethod
+    def of(reference: "str | ReferenceOptions | None", init=(), assume=(), input_bound: int | None = None,
+           ) -> "ReferenceOptions | None":
+        """The options of a ``reference`` path (or as given); None without a
+        reference, when ``init``, ``assume`` and ``input_bound`` must be
+        unset (else ``UsageError``)."""
+        if reference is None:
+            if init or assume or input_bound is not None:
+                raise UsageError("--init, --assume and --input-bound need --reference REF.c")
+            return None
+        if isinstance(reference, ReferenceOptions):
+            return reference.check()
+        bound = DEFAULT_INPUT_BOUND if input_bound is None else input_bound
+        return ReferenceOptions(str(reference), tuple(init), tuple(assume), bound).check()
+
+
+@dataclass(frozen=True, slots=True)
 class RepairOptions:
     """Options of a repair run.
 
@@ -74,7 +117,10 @@ class RepairOptions:
     ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds spent on the
     templates of one diagnosis.  ``rlimit``: z3 resource units per check
     (deterministic; None: none).  ``checks``: the checks of undefined
-    behaviour that are part of the specification (all by default).  :meth:`check` raises ``UsageError``.
+    behaviour that are part of the specification (all by default).
+    ``reference``: repair towards equivalence with a reference
+    implementation (None: the assertions of the program).  :meth:`check`
+    raises ``UsageError``.
     """
 
     schemes: tuple[Scheme, ...] = (Scheme.MUTATION,)
@@ -97,6 +143,7 @@ class RepairOptions:
     diagnosis_timeout: float = 60.0
     rlimit: int | None = None
     checks: Checks = Checks()
+    reference: ReferenceOptions | None = None
 
     def check(self) -> "RepairOptions":
         """Raise ``UsageError`` for a value out of range; return self."""
@@ -115,6 +162,8 @@ class RepairOptions:
         at_least("rlimit", self.rlimit, 1)
         if not self.components:
             raise UsageError("--components needs at least one of rhs, cond")
+        if self.reference is not None:
+            self.reference.check()
         return self
 
     @staticmethod
@@ -143,6 +192,8 @@ class RepairOptions:
             overrides["schemes"] = tuple(_enum(Scheme, x, "scheme") for x in value)
         if "components" in overrides:
             overrides["components"] = frozenset(_enum(Component, x, "components") for x in overrides["components"])
+        if isinstance(overrides.get("reference"), (str, bytes)) or hasattr(overrides.get("reference"), "__fspath__"):
+            overrides["reference"] = ReferenceOptions.of(str(overrides["reference"]))
         if "no_mutate" in overrides:
             overrides["no_mutate"] = frozenset(overrides["no_mutate"])
         if overrides.get("timeout") == 0:  # 0 means no limit, as on the command line

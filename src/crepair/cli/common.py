@@ -7,7 +7,7 @@ import enum
 
 from crepair.encode.formula import NO_CHECKS, Checks
 from crepair.errors import UsageError
-from crepair.options import DEFAULT_UNWIND
+from crepair.options import DEFAULT_INPUT_BOUND, DEFAULT_UNWIND, ReferenceOptions
 
 
 class ExitCode(enum.IntEnum):
@@ -73,6 +73,35 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
                     help=f"unwinding bound: a loop body runs at most B times (default: {DEFAULT_UNWIND})")
     sp.add_argument("--timeout", type=seconds, default=timeout_default, metavar="S", help=timeout_help)
     sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_reference(sp)
+
+
+def add_reference(sp: argparse.ArgumentParser) -> None:
+    """The options of equivalence with a reference implementation (each
+    defaults to None, so a command can tell whether it was given)."""
+    g = sp.add_argument_group("equivalence with a reference implementation (the harness is built for you)")
+    g.add_argument("--reference", metavar="REF.c",
+                   help="the specification is: FILE's entry function returns what REF.c's does, and leaves the "
+                        "globals it writes equal, on the same inputs (parameters, uninitialized globals unless the "
+                        "entry is main, nondet_*() values)")
+    g.add_argument("--init", action="append", metavar="F",
+                   help="with --reference: call F() (no parameters) in both programs before the entry, after the "
+                        "inputs are set (repeatable, in order; e.g. TCAS's initialize)")
+    g.add_argument("--assume", action="append", metavar="EXPR",
+                   help="with --reference: assume the C expression EXPR over the entry's parameters and the "
+                        "globals on the initial state (repeatable)")
+    g.add_argument("--input-bound", type=at_least(1), metavar="N",
+                   help=f"with --reference: elements of an array input that are inputs and compared "
+                        f"(default: {DEFAULT_INPUT_BOUND})")
+
+
+def reference_of(args: argparse.Namespace) -> ReferenceOptions | None:
+    """The reference options given on the command line (None: no --reference)."""
+    return ReferenceOptions.of(args.reference, tuple(args.init or ()), tuple(args.assume or ()), args.input_bound)
+
+
+#: the reference options with their defaults, for commands that refuse them
+REFERENCE_DEFAULTS = {"reference": None, "init": None, "assume": None, "input_bound": None}
 
 
 #: the flags that turn checks of undefined behaviour off (CBMC's names), with their defaults

@@ -9,7 +9,8 @@ from pathlib import Path
 from crepair import api
 from crepair.bmc import VerifyOutcome
 from crepair.cli.common import (
-    CHECK_FLAGS, ExitCode, add_checks, add_common, add_specification, add_tests, at_least, checks_of,
+    CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, add_checks, add_common, add_specification, add_tests, at_least,
+    checks_of, reference_of,
 )
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
@@ -56,7 +57,7 @@ def _write_sarif(path: str, text: str) -> None:
 # options of the bounded methods, with their defaults: refused with --method spectrum
 _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
                  "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
-                 "max_diagnoses": 10, "max_size": 3, **CHECK_FLAGS}
+                 "max_diagnoses": 10, "max_size": 3, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
 def run_spectrum(args: argparse.Namespace) -> int:
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         mutate_main=args.mutate_main,
         timeout=args.timeout,
         checks=checks_of(args),
+        reference=reference_of(args),
     )
     if args.json:
         print(json_report.localize_json(result))

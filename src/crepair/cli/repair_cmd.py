@@ -8,7 +8,7 @@ import sys
 from crepair import api
 from crepair.cli import test_driven_cmd
 from crepair.cli.common import (
-    ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of,
+    ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
 )
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
@@ -88,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         mutate_main=args.mutate_main,
         prune=args.prune,
         checks=checks_of(args),
+        reference=reference_of(args),
     )
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
     try:

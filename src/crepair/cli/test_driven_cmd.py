@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli.common import CHECK_FLAGS, ExitCode, StatusLine, at_least
+from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
@@ -28,7 +28,7 @@ from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
 _BOUNDED_ONLY = {"scheme": ["mutation"], "level": 1, "unwinding_assumptions": False, "prune": "must",
-                 "no_mutate": frozenset(), "mutate_main": False, **CHECK_FLAGS}
+                 "no_mutate": frozenset(), "mutate_main": False, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
 def add_arguments(r: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_checks, add_common, checks_of
+from crepair.cli.common import ExitCode, add_checks, add_common, checks_of, reference_of
 from crepair.report import json_report, text
 
 
@@ -18,7 +18,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout,
-                        checks=checks_of(args))
+                        checks=checks_of(args), reference=reference_of(args))
     if args.json:
         print(json_report.verify_json(result))
     else:

@@ -3,7 +3,10 @@
 Entry point: :func:`load_program`.  The program is preprocessed, parsed,
 and checked for constructs crepair does not model; anything unsupported is
 rejected with :class:`~crepair.errors.UnsupportedConstruct` naming
-file:line:col and the construct, before any analysis starts.
+file:line:col and the construct, before any analysis starts.  Given the
+entry function (``roots``), only the code it can reach is checked
+(:mod:`crepair.frontend.reach`): a K&R ``main`` with ``argv`` and
+``fprintf`` next to the function under test is no reason to refuse it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pycparser import c_ast, c_parser
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Headers, Preprocessed, run_preprocessor
+from crepair.frontend.reach import needed, reachable
 from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
 
@@ -34,7 +38,10 @@ class CProgram:
     ``original`` is written back with ``crepair.patch.apply_to_file``.
     ``functions`` maps each defined function's name to its ``FuncDef``;
     ``globals`` lists the file-scope variable declarations in order;
-    ``typedefs`` maps typedef names to their type nodes.
+    ``typedefs`` maps typedef names to their type nodes.  When the program
+    was loaded for ``roots`` (entry functions), ``globals`` lists only the
+    variables the functions reachable from them use, and ``roots`` keeps
+    them (None: the whole file).
     """
 
     path: str
@@ -44,6 +51,12 @@ class CProgram:
     functions: dict[str, c_ast.FuncDef] = field(default_factory=dict)
     globals: list[c_ast.Decl] = field(default_factory=list)
     typedefs: dict[str, c_ast.Node] = field(default_factory=dict)
+    roots: tuple[str, ...] | None = None
+
+    def with_text(self, text: str) -> "CProgram":
+        """The program loaded again (same roots) with ``text`` as the file's
+        contents, e.g. a repair's patched text; raises as :func:`load_program`."""
+        return load_program(self.path, text=text, roots=self.roots)
 
     @property
     def newline(self) -> str:
@@ -51,7 +64,9 @@ class CProgram:
         return newline_of(self.original)
 
 
-def load_program(path: str | Path, *, text: str | None = None, real_c: bool = False) -> CProgram:
+def load_program(
+    path: str | Path, *, text: str | None = None, real_c: bool = False, roots: tuple[str, ...] | None = None
+) -> CProgram:
     """Read, preprocess, parse and check the C file at ``path``.
 
     By default the program is read as the bounded engine models it:
@@ -62,19 +77,23 @@ def load_program(path: str | Path, *, text: str | None = None, real_c: bool = Fa
     test-driven scheme).  With ``text`` (e.g. a patched copy of a program's ``original``), that
     text is taken as the file's contents and the file is not read: errors
     name ``path``, and ``#include "x.h"`` is looked up next to ``path``.
-    Raises ``BadInput`` (unreadable or binary file, preprocessor or syntax
+    With ``roots`` (entry function names), only the functions they reach
+    and the variables those use are checked and kept in ``globals``; a
+    root that is not defined raises ``BadInput``.  Raises ``BadInput``
+    (unreadable or binary file, preprocessor or syntax
     error, with file:line:col), ``UnsupportedConstruct`` and ``MissingTool``
     (no gcc for preprocessing).  The file is only read.
     """
     path = Path(path)
     original = read_source(path) if text is None else check_source(str(path), encode(text))
     pre = run_preprocessor(path, original, Headers.LIBC if real_c else Headers.CREPAIR)
-    return parse_preprocessed(pre, check=not real_c)
+    return parse_preprocessed(pre, check=not real_c, roots=roots)
 
 
-def parse_preprocessed(pre: Preprocessed, check: bool = True) -> CProgram:
+def parse_preprocessed(pre: Preprocessed, check: bool = True, roots: tuple[str, ...] | None = None) -> CProgram:
     """Parse an already preprocessed unit (see :func:`load_program`);
-    ``check``: reject what the encoder does not model."""
+    ``check``: reject what the encoder does not model (with ``roots``: in
+    the code they reach)."""
     parser = c_parser.CParser()
     spans = SpanIndex(pre)
     try:
@@ -85,7 +104,7 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True) -> CProgram:
         raise too_deep_for_the_parser(pre, spans) from None
     if not ast.ext:
         raise BadInput("no C code in the file (empty after preprocessing)", SourcePoint(pre.path, 1, 1))
-    program = CProgram(pre.path, pre.original, ast, spans)
+    program = CProgram(pre.path, pre.original, ast, spans, roots=None if roots is None else tuple(roots))
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
             program.functions[ext.decl.name] = ext
@@ -94,8 +113,20 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True) -> CProgram:
         elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl):
             program.globals.append(ext)
     check_depth(ast, spans)
+    if roots is None:
+        if check:
+            _SupportChecker(program).visit(ast)
+        return program
+    for root in roots:
+        if root not in program.functions:
+            raise BadInput(f"{pre.path}: entry function '{root}' is not defined (use --entry)")
+    reach = reachable(ast, roots)
+    program.globals = [g for g in program.globals if g.name in reach.globals]
     if check:
-        _SupportChecker(program).visit(ast)
+        checker = _SupportChecker(program)
+        for ext in ast.ext:
+            if needed(ext, reach):
+                checker.visit(ext)
     return program
 
 

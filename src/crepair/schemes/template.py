@@ -147,8 +147,9 @@ class TemplateRepair:
     parameters outside the simple range (a non-zero coefficient, or a
     constant beyond ±M), counted by the sparsity levels of the simple-
     candidate heuristic; ``timeout`` (seconds) bounds the whole search of
-    this diagnosis.  ``limits`` bound every check and the whole search of
-    this diagnosis.  ``unknown`` holds the reason when a check the search
+    this diagnosis.  ``reload`` turns a patched text into the program to
+    re-verify (default: the file loaded whole, ``load_program``).
+    ``limits`` bound every check and the whole search of this diagnosis.  ``unknown`` holds the reason when a check the search
     needed answered UNKNOWN (then "no repair" is not proved).
     """
 
@@ -166,8 +167,10 @@ class TemplateRepair:
         max_terms: int = 3,
         limits: Limits = Limits(),
         seed: int = 0,
+        reload=None,
     ):
         self._f = formula
+        self._reload = reload or (lambda text: load_program(path, text=text))  # patched text -> CProgram
         self._d = diagnosis
         self._db = list(database)
         self._path = path
@@ -360,7 +363,7 @@ class TemplateRepair:
         (same bound and unwinding semantics): its evidence if it verifies,
         else None (``unknown`` is set when the check was unknown)."""
         try:
-            program = load_program(self._path, text=text)
+            program = self._reload(text)
             formula, _ = encode(program, bound=self._f.bound, entry=self._entry, unwinding=self._f.unwinding,
                                 checks=self._f.checks)
         except CRepairError:

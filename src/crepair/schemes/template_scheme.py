@@ -87,7 +87,7 @@ class TemplateScheme:
             search = TemplateRepair(
                 formula, diagnosis, database, path=p.program.path, original=p.program.original,
                 entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
-                max_terms=o.max_terms, limits=p.limits.within(o.diagnosis_timeout),
+                max_terms=o.max_terms, limits=p.limits.within(o.diagnosis_timeout), reload=p.program.with_text,
             )
             try:
                 for rep in search.repairs(p.start):
