@@ -150,10 +150,13 @@ def test_init_functions_run_in_both_programs_before_the_entry(tmp_path):
     """
     student, model = _pair(tmp_path, prog.replace("= 5", "= 6"), prog)
     # without --init the table is an input, equal in both: the fault in setup is invisible
-    assert crepair.verify(student, reference=model, entry="pick").outcome == crepair.VerifyOutcome.VERIFIED
+    bounded = ["i >= 0 && i < 3"]  # else table[i] reads out of bounds (a violation of its own)
+    assert crepair.verify(student, reference=model, entry="pick").counterexample.violated == crepair.Violation.ARRAY_BOUNDS
+    assert crepair.verify(student, reference=model, entry="pick", assume=bounded).outcome == \
+        crepair.VerifyOutcome.VERIFIED
     found = crepair.verify(student, reference=model, entry="pick", init=["setup"], assume=["i >= 0 && i < 3"])
     assert found.outcome == crepair.VerifyOutcome.VIOLATED  # the table setup writes differs
-    run = crepair.repair(student, reference=model, entry="pick", init=["setup"], level=2, max_size=1)
+    run = crepair.repair(student, reference=model, entry="pick", init=["setup"], assume=bounded, level=2, max_size=1)
     assert [(c.span.line, c.after) for r in run for c in r.changes] == [(2, "5")]
 
 
