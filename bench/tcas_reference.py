@@ -26,7 +26,6 @@ The markdown report goes to stdout and to ``bench/results/tcas-reference.md``
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import sys
@@ -38,8 +37,8 @@ from harness.markdown import fmt_s, header, outcome_text, repairs_cell, table, v
 from harness.records import edits, search_records  # noqa: E402
 from harness.runner import Job, main  # noqa: E402
 from tcas_sir import apply_edits  # noqa: E402
-from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, analyse_failures, baseline_cell, by_universe_result, \
-    check_universe, universe_cell, universe_sections  # noqa: E402
+from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, baseline_cell, by_universe_result, universe_cell, \
+    universe_sections  # noqa: E402
 
 LEVEL_MAX_SIZE = {1: 2, 2: 1}
 SPEC_RESULTS = Path(__file__).resolve().parent / "results" / "tcas-mutation.json"
@@ -142,23 +141,8 @@ class TcasReference(TcasBench):
         spec = spec_repairs({v: sir_text}).get((v, job.level))
         for r in job.repairs:
             patched_text = apply_edits(sir_text, [(e["start"], e["end"], e["new"]) for e in edits(r)])
-            r["sir_diff"] = "".join(difflib.unified_diff(
-                sir_text.splitlines(keepends=True), patched_text.splitlines(keepends=True),
-                fromfile=f"a/versions/v{v}/tcas.c", tofile=f"b/versions/v{v}/tcas.c", n=1))
             r["as_spec"] = None if spec is None else patched_text in spec
-            if not self.have_gcc:
-                r["universe"] = {"error": "gcc not found"}
-                continue
-            work = self.tmp / ("-".join(map(str, job.key)) + f"-r{r['index']}")
-            work.mkdir(parents=True, exist_ok=True)
-            patched = work / "tcas.c"
-            patched.write_text(patched_text, encoding="utf-8", errors="surrogateescape")
-            r["universe"] = check_universe(self.check_script, patched)
-            if "error" not in r["universe"] and not r["universe"]["ok"]:
-                try:
-                    r["failures"] = analyse_failures(patched, self.tcas / "sir", spec_text, work)
-                except Exception as exc:  # noqa: BLE001
-                    r["failures"] = {"error": f"{type(exc).__name__}: {exc}"}
+            self.check_sir(job, r, sir_text, patched_text, spec_text)
 
     def spec_cell(self, v: int, level: int, job: ReferenceJob, spec: dict) -> str:
         texts = spec.get((v, level))

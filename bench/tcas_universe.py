@@ -217,23 +217,29 @@ class TcasBench(Benchmark):
                 r["universe"] = {"unmapped": "; ".join(reasons)}
                 continue
             patched_text = apply_edits(sir_text, [(m["start"], m["end"], e["new"]) for m, e in zip(maps, edits(r))])
-            name = f"versions/v{v}/tcas.c"
-            r["sir_diff"] = "".join(difflib.unified_diff(
-                sir_text.splitlines(keepends=True), patched_text.splitlines(keepends=True),
-                fromfile=f"a/{name}", tofile=f"b/{name}", n=1))
-            if not self.have_gcc:
-                r["universe"] = {"error": "gcc not found"}
-                continue
-            work = self.tmp / ("-".join(map(str, job.key)) + f"-r{r['index']}")
-            work.mkdir(parents=True, exist_ok=True)
-            patched = work / "tcas.c"
-            patched.write_text(patched_text, encoding="utf-8", errors="surrogateescape")
-            r["universe"] = check_universe(self.check_script, patched)
-            if "error" not in r["universe"] and not r["universe"]["ok"]:
-                try:
-                    r["failures"] = analyse_failures(patched, self.tcas / "sir", spec_text, work)
-                except Exception as exc:  # noqa: BLE001
-                    r["failures"] = {"error": f"{type(exc).__name__}: {exc}"}
+            self.check_sir(job, r, sir_text, patched_text, spec_text)
+
+    def check_sir(self, job: Job, r: dict, sir_text: str, patched_text: str, spec_text: str) -> None:
+        """Record repair ``r``'s patched SIR file of ``job``'s version: its
+        diff (``sir_diff``), its universe result (``universe``) and, when it
+        fails, why (``failures``)."""
+        name = f"versions/v{job.version}/tcas.c"
+        r["sir_diff"] = "".join(difflib.unified_diff(
+            sir_text.splitlines(keepends=True), patched_text.splitlines(keepends=True),
+            fromfile=f"a/{name}", tofile=f"b/{name}", n=1))
+        if not self.have_gcc:
+            r["universe"] = {"error": "gcc not found"}
+            return
+        work = self.tmp / ("-".join(map(str, job.key)) + f"-r{r['index']}")
+        work.mkdir(parents=True, exist_ok=True)
+        patched = work / "tcas.c"
+        patched.write_text(patched_text, encoding="utf-8", errors="surrogateescape")
+        r["universe"] = check_universe(self.check_script, patched)
+        if "error" not in r["universe"] and not r["universe"]["ok"]:
+            try:
+                r["failures"] = analyse_failures(patched, self.tcas / "sir", spec_text, work)
+            except Exception as exc:  # noqa: BLE001
+                r["failures"] = {"error": f"{type(exc).__name__}: {exc}"}
 
 
 # ---------------------------------------------------------------------------
