@@ -97,7 +97,7 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
     assert main(["verify", str(write_c(tmp_path, ABS))]) == ExitCode.OK
     assert main(["verify", str(write_c(tmp_path, BUGGY_ABS, "b.c"))]) == ExitCode.VIOLATED
     assert main(["verify", str(write_c(tmp_path, POWER, "p.c")), "--unwind", "2"]) == ExitCode.BOUND_TOO_SMALL
-    bad = write_c(tmp_path, "int main(void) { int *p; return 0; }", "bad.c")
+    bad = write_c(tmp_path, "int main(void) { int **p; return 0; }", "bad.c")
     capsys.readouterr()
     assert main(["verify", str(bad)]) == ExitCode.BAD_INPUT
     assert f"{bad}:1:" in capsys.readouterr().err

@@ -154,6 +154,10 @@ def describe(assertion: Assertion, model: smt.Model) -> str:
         return f"{subject}[{values[0]}] (size {values[1]})"
     if kind == Violation.DIVISION_BY_ZERO:
         return f"{subject} (divisor 0)"
+    if kind == Violation.NULL_DEREFERENCE:
+        return f"{subject} (null pointer)"
+    if kind == Violation.POINTER_BOUNDS:
+        return f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0 else f"{subject} (offset {values[0]}, no object it points into)"
     if kind == Violation.DIVISION_OVERFLOW:
         return f"{subject} ({values[0]} / {values[1]})"
     if kind == Violation.SHIFT:

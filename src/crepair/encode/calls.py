@@ -96,6 +96,8 @@ class Calls(Library, Initializers):
             self._declare(name, var)
             if isinstance(var.ctype, ct.ArrayType):
                 self._nondet_array(var, name, func, state)
+            elif isinstance(var.ctype, ct.PointerType):
+                self._pointer_input(var, name, func, state)
             else:
                 term = self._fresh(var.key, var.ctype)
                 self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed, guard=state.guard))

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
+from crepair.encode import structs
 from crepair.encode.formula import Checks, Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.env import Env, Keys, differing
@@ -71,6 +72,10 @@ class EncoderCore:
         self._sizes: dict[str, smt.Term] = {}  # array key -> element count, when the declaration gives it
         self._when: list[smt.Term] = []  # conditions of the enclosing &&, ||, ?: operands
         self._declarations: dict[str, c_ast.Decl] | None = None  # function prototypes by name, when first needed
+        # the memory model (crepair.encode.memory): objects whose address is taken, by key
+        self._objects: dict[str, "MemObject"] = {}
+        self._struct_types: dict[str, ct.StructType] = {}  # by tag, when first used
+        self._struct_defs: dict[str, c_ast.Struct] | None = None  # struct definitions by tag
 
     # ------------------------------------------------------------- helpers
     def _point(self, node: c_ast.Node):
@@ -115,12 +120,21 @@ class EncoderCore:
                 return var
         raise BadInput(f"'{node.name}' is not declared", self._point(node))
 
-    def _type(self, node: c_ast.Node) -> "ct.IntType | ct.ArrayType":
+    def _type(self, node: c_ast.Node) -> "ct.IntType | ct.ArrayType | ct.PointerType | ct.StructType":
+        """The C type a declaration's type node denotes.  Raises
+        ``UnsupportedConstruct`` for types the encoder does not model
+        (pointers to pointers, arrays or functions, void pointers, unions)."""
         match node:
             case c_ast.TypeDecl(type=c_ast.IdentifierType(names=names)):
                 if len(names) == 1 and names[0] in self._p.typedefs:
                     return self._type(self._p.typedefs[names[0]])
                 return ct.from_names(names, self._point(node))
+            case c_ast.TypeDecl(type=c_ast.Struct() as struct):
+                return self._struct_type(struct)
+            case c_ast.TypeDecl(type=c_ast.Union()):
+                raise UnsupportedConstruct(self._point(node), "union")
+            case c_ast.TypeDecl(type=c_ast.Enum()):
+                raise UnsupportedConstruct(self._point(node), "enum")
             case c_ast.Typename(type=t) | c_ast.Decl(type=t):
                 return self._type(t)
             case c_ast.ArrayDecl(type=c_ast.PtrDecl()):
@@ -130,12 +144,41 @@ class EncoderCore:
                 if isinstance(elem, ct.ArrayType):
                     raise UnsupportedConstruct(self._point(node), "multi-dimensional array")
                 return ct.ArrayType(elem, dim)
+            case c_ast.PtrDecl(type=c_ast.FuncDecl()):
+                raise UnsupportedConstruct(self._point(node), "function pointer")
             case c_ast.PtrDecl(type=inner):
                 elem = self._type(inner)
                 if isinstance(elem, ct.ArrayType):
                     raise UnsupportedConstruct(self._point(node), "pointer to array")
-                return ct.ArrayType(elem, None)
+                if isinstance(elem, ct.PointerType):
+                    raise UnsupportedConstruct(self._point(node), "pointer to pointer")
+                if elem == ct.VOID:
+                    raise UnsupportedConstruct(self._point(node), "void pointer")
+                return ct.PointerType(elem)
         raise UnsupportedConstruct(self._point(node), f"type {type(node).__name__}")
+
+    def _struct_type(self, node: c_ast.Struct) -> ct.StructType:
+        """The type of ``struct tag`` (its definition anywhere in the file)
+        or of an anonymous struct definition."""
+        if node.decls is not None and node.name is None:
+            return structs.layout("<anonymous>", node.decls, self._type, self._point)
+        known = self._struct_types.get(node.name)
+        if known is not None:
+            return known
+        if self._struct_defs is None:
+            self._struct_defs = {}
+            for found in _struct_definitions(self._p.ast):
+                self._struct_defs.setdefault(found.name, found)
+        definition = node if node.decls is not None else self._struct_defs.get(node.name)
+        if definition is None:
+            raise UnsupportedConstruct(self._point(node), f"struct {node.name} that is not defined")
+        self._struct_types[node.name] = ct.StructType(node.name, (), 0)  # a struct containing itself
+        try:
+            stype = structs.layout(node.name, definition.decls, self._type, self._point)
+        finally:
+            del self._struct_types[node.name]
+        self._struct_types[node.name] = stype
+        return stype
 
     @property
     def _function(self) -> str:
@@ -184,6 +227,11 @@ class EncoderCore:
             a, _ = self._located(root.iftrue, state.fork(g), kind, target, name=name)  # no effects in the arms
             b, _ = self._located(root.iffalse, state.fork(smt.Not(g)), kind, target, name=name)
             return smt.If(g, a, b), state
+        if target is not None and not isinstance(target, ct.IntType):
+            # a pointer or struct value is not a location (AllRepair mutates integer expressions)
+            ctx = Ctx(state, {}, {}, True)
+            value = value_of(ctx) if value_of is not None else self._expr(root, ctx)
+            return self._coerce(value, target, root).term, ctx.state
         idx, mutants = self._site_location(root, span_node or root, kind)
         scope = self._scope_values(state)
         evaluate = value_of or (lambda ctx: self._expr(root, ctx))
@@ -193,7 +241,7 @@ class EncoderCore:
         state = ctx.state
 
         def final(v: Value) -> smt.Term:
-            return to_bool(v) if target is None else convert(v, target).term
+            return to_bool(v) if target is None else self._coerce(v, target, root).term
 
         alternatives = [final(value)]
         checks = [ctx.checks]  # the checks of undefined behaviour met in each alternative
@@ -292,3 +340,13 @@ class EncoderCore:
             env[key] = phi
         return State(merged_guard, env, True)
 
+
+
+def _struct_definitions(node: c_ast.Node):
+    """The ``struct`` nodes of ``node`` that have a member list, in order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.Struct) and n.decls is not None and n.name is not None:
+            yield n
+        stack.extend(child for _, child in reversed(n.children()))

@@ -1,7 +1,9 @@
-"""C integer types and their bit-vector semantics (gcc, x86-64, LP64).
+"""C types and their bit-vector semantics (gcc, x86-64, LP64).
 
 Values are two's-complement bit-vectors of the type's width; conversions,
 integer promotions and the usual arithmetic conversions follow C11 6.3.
+A pointer is a 64-bit pair (object id, element offset) and a struct the
+concatenation of its members (:mod:`crepair.encode.memory`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,65 @@ class ArrayType:
 
     elem: IntType
     size: c_ast.Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class PointerType:
+    """A pointer to ``elem`` (64 bits: object id in bits 63..32, the
+    signed element offset in bits 31..0; 0 is the null pointer)."""
+
+    elem: "IntType | StructType"
+    bits: int = 64
+    signed: bool = False
+    is_bool: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.elem.name} *"
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A struct member: ``ctype`` (an array member has ``count`` elements
+    of ``ctype``, else ``count`` is None), at bit ``offset`` (0-based, from
+    the least significant bit) of the struct's bit-vector."""
+
+    name: str
+    ctype: "IntType | PointerType | StructType"
+    count: int | None
+    offset: int
+
+    @property
+    def bits(self) -> int:
+        return self.ctype.bits * (self.count or 1)
+
+
+@dataclass(frozen=True, slots=True)
+class StructType:
+    """A struct by value: one bit-vector of ``bits`` bits, its ``members``
+    packed in declaration order from bit 0 (no padding: the layout is never
+    observable without casts, which the encoder rejects)."""
+
+    tag: str
+    members: tuple[Member, ...]
+    bits: int
+    signed: bool = False
+    is_bool: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"struct {self.tag}"
+
+    def member(self, name: str) -> "Member | None":
+        return next((m for m in self.members if m.name == name), None)
+
+
+def same_object_type(a, b) -> bool:
+    """Whether objects of types ``a`` and ``b`` may be accessed through
+    the same pointer type (integer types of equal width and signedness)."""
+    if isinstance(a, IntType) and isinstance(b, IntType):
+        return (a.bits, a.signed, a.is_bool) == (b.bits, b.signed, b.is_bool)
+    return a == b
 
 
 INT = IntType(32, True, name="int")

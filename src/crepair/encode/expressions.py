@@ -7,7 +7,9 @@ every alternative of a location (AllRepair FM'16, Sect. 3.1 and 3.2) reads
 the same SSA values.  Side effects under ``&&``, ``||`` and ``?:`` happen
 only on the paths that evaluate them (short circuit, merged by Φ).  Array
 accesses, divisions and shifts are checked for undefined behaviour
-(:mod:`crepair.encode.undefined`).
+(:mod:`crepair.encode.undefined`).  Pointers (``&``, ``*``, ``p[i]``,
+arithmetic, comparison) follow :mod:`crepair.encode.memory`; struct
+members (``s.x``, ``p->x``, ``s.a[i]``) :mod:`crepair.encode.structs`.
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
+from crepair.encode import structs
+from crepair.encode.memory import Memory
 from crepair.encode.ops import (
     Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
 )
-from crepair.encode.undefined import UndefinedBehaviour
+from crepair.encode.formula import Violation
 from crepair.encode.walk import NEGATE, Ctx, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 
-class Expressions(UndefinedBehaviour):
+class Expressions(Memory):
     """Encodes expressions: ``_expr(node, ctx) -> Value`` (an unknown
     expression raises ``UnsupportedConstruct``)."""
 
@@ -45,11 +49,12 @@ class Expressions(UndefinedBehaviour):
                     return ctx.cache[node]
                 var = self._lookup(node)
                 if isinstance(var.ctype, ct.ArrayType):
-                    raise UnsupportedConstruct(self._point(node), "array used as a value")
-                value = Value(ctx.state.env[var.key], var.ctype)
+                    value = self._decay(var, node.name)
+                else:
+                    value = Value(ctx.state.env[var.key], var.ctype)
                 ctx.cache[node] = value
                 return value
-            case c_ast.ArrayRef(name=c_ast.ID() as name, subscript=sub):
+            case c_ast.ArrayRef(name=c_ast.ID() as name, subscript=sub) if not self._is_pointer(name):
                 if ctx.record:
                     var = self._lookup(name)
                     if not isinstance(var.ctype, ct.ArrayType):
@@ -59,28 +64,50 @@ class Expressions(UndefinedBehaviour):
                 index = self._expr(sub, ctx)
                 self._check_index(ctx, node, var, index)
                 return Value(smt.Select(array, convert(index, ct.INT).term), var.ctype.elem)
+            case c_ast.ArrayRef(name=c_ast.StructRef() as member, subscript=sub):
+                packed, m = self._member_value(member, ctx, array=True)
+                index = self._expr(sub, ctx)
+                self._check_member_index(ctx, node, m, index)
+                i = convert(index, ct.LONG).term
+                return Value(structs.read_element(packed, m.ctype.bits, m.count, i), m.ctype)
+            case c_ast.StructRef():
+                term, m = self._member_value(node, ctx, array=False)
+                return Value(term, m.ctype)
             case c_ast.ArrayRef(name=c_ast.ArrayRef() as inner):
                 while isinstance(inner, c_ast.ArrayRef):
                     inner = inner.name
                 if isinstance(inner, c_ast.ID):
                     self._lookup(inner)  # an unusable variable (``char *argv[]``) says why
                 raise UnsupportedConstruct(self._point(node), "multi-dimensional array access")
+            case c_ast.ArrayRef(name=name, subscript=sub):  # p[i] is *(p + i)
+                ptr = self._pointer_value(self._expr(name, ctx), name)
+                return self._load(self._pointer_arith("+", ptr, self._expr(sub, ctx)), node, ctx)
             case c_ast.BinaryOp(op=op, left=left, right=right):
                 op = ctx.overrides.get(node, op)
                 if op in ("&&", "||"):
                     return self._logical(node, op, ctx)
                 a, b = self._expr(left, ctx), self._expr(right, ctx)
-                self._check_operation(ctx, node, undefined_cases(op, a, b))
-                return apply_binary(op, a, b)
+                return self._binary(op, a, b, node, ctx)
             case c_ast.UnaryOp(op=op, expr=e):
                 if op in ("p++", "p--", "++", "--"):
                     return self._increment(node, ctx)
                 if op == "sizeof":
                     raise UnsupportedConstruct(self._point(node), "sizeof")
-                return apply_unary(ctx.overrides.get(node, op), self._expr(e, ctx))
+                if op == "&":
+                    return self._address_of(node, ctx)
+                if op == "*":
+                    return self._load(self._expr(e, ctx), node, ctx)
+                value = self._expr(e, ctx)
+                if not isinstance(value.ctype, ct.IntType) and op != "!":
+                    raise UnsupportedConstruct(self._point(node), f"unary '{op}' on {value.ctype.name}")
+                return apply_unary(ctx.overrides.get(node, op), value)
             case c_ast.TernaryOp(cond=c, iftrue=t, iffalse=f):
                 cond = to_bool(self._expr(c, ctx))
                 a, b = self._branches(t, f, cond, ctx)
+                if not (isinstance(a.ctype, ct.IntType) and isinstance(b.ctype, ct.IntType)):
+                    same = a.ctype if not isinstance(a.ctype, ct.IntType) else b.ctype
+                    a, b = self._coerce(a, same, t), self._coerce(b, same, f)
+                    return Value(smt.If(cond, a.term, b.term), same)
                 common = ct.common(a.ctype, b.ctype)
                 return Value(smt.If(cond, convert(a, common).term, convert(b, common).term), common)
             case c_ast.FuncCall():
@@ -90,9 +117,9 @@ class Expressions(UndefinedBehaviour):
             case c_ast.Cast(to_type=t, expr=e):
                 target = self._type(t)
                 if isinstance(target, ct.ArrayType):
-                    raise UnsupportedConstruct(self._point(node), "cast to a pointer")
+                    raise UnsupportedConstruct(self._point(node), "cast to an array")
                 value = self._expr(e, ctx)
-                return value if target == ct.VOID else convert(value, target)
+                return value if target == ct.VOID else self._coerce(value, target, node)
             case c_ast.Assignment():
                 if not ctx.record:
                     return ctx.cache[node]
@@ -144,9 +171,55 @@ class Expressions(UndefinedBehaviour):
         old = self._expr(target, inner)
         ctx.state = inner.state
         one = Value(smt.BitVecVal(1, 32), ct.INT)
-        new = apply_binary("+" if "+" in node.op else "-", old, one)
+        new = self._binary("+" if "+" in node.op else "-", old, one, node, inner)
         var_value = self._store(target, new, ctx, node)
         result = old if node.op.startswith("p") else var_value
         ctx.cache[node] = result
         return result
 
+
+    # ------------------------------------------------- pointers and members
+    def _binary(self, op: str, a: Value, b: Value, node: c_ast.Node, ctx: Ctx) -> Value:
+        """``a op b`` (not ``&&``/``||``), checked; ``node`` its source."""
+        if isinstance(a.ctype, ct.PointerType) or isinstance(b.ctype, ct.PointerType):
+            return self._pointer_binary(op, getattr(node, "op", op).rstrip("="), a, b, node)
+        if not (isinstance(a.ctype, ct.IntType) and isinstance(b.ctype, ct.IntType)):
+            raise UnsupportedConstruct(self._point(node), f"operator '{op}' on a struct")
+        self._check_operation(ctx, node, undefined_cases(op, a, b))
+        return apply_binary(op, a, b)
+
+    def _is_pointer(self, name: c_ast.ID) -> bool:
+        for scope in reversed(self._scopes):
+            var = scope.get(name.name)
+            if var is not None:
+                return isinstance(var.ctype, ct.PointerType)
+        return False
+
+    def _member_value(self, node: c_ast.StructRef, ctx: Ctx, *, array: bool) -> tuple[smt.Term, ct.Member]:
+        """The value of member ``s.x`` or ``p->x`` (the packed elements of an
+        array member when ``array``) and the member."""
+        base = self._expr(node.name, ctx)
+        if node.type == "->":
+            base = self._load(base, node, ctx)
+        member = self._member(base.ctype, node)
+        if (member.count is not None) != array:
+            what = "array member used as a value" if member.count is not None else "subscript of a member that is not an array"
+            raise UnsupportedConstruct(self._point(node), what)
+        return structs.read_member(base.term, member), member
+
+    def _member(self, stype, node: c_ast.StructRef) -> ct.Member:
+        if not isinstance(stype, ct.StructType):
+            raise BadInput(f"member access '{node.type}{node.field.name}' on a value that is not a struct", self._point(node))
+        member = stype.member(node.field.name)
+        if member is None:
+            raise BadInput(f"{stype.name} has no member '{node.field.name}'", self._point(node.field))
+        return member
+
+    def _check_member_index(self, ctx: Ctx, node: c_ast.ArrayRef, member: ct.Member, index: Value) -> None:
+        """``0 <= index < count`` of an array member (ARRAY_BOUNDS)."""
+        wide = convert(index, ct.LONG if index.ctype.signed or index.ctype.bits < 64 else ct.ULONG).term
+        n = smt.BitVecVal(member.count, 64)
+        ok = smt.And(wide >= smt.BitVecVal(0, 64), wide < n) if index.ctype.signed else smt.ULT(wide, n)
+        span = self._p.spans.span(node.name)
+        subject = " ".join(self._p.original[span.start : span.end].split())
+        self._check(ctx, Violation.ARRAY_BOUNDS, node, ok, subject=subject, operands=(wide, n), signed=index.ctype.signed)

@@ -43,22 +43,25 @@ class Violation(enum.Enum):
     DIVISION_OVERFLOW = "signed division overflow"  # ``MIN / -1``, ``MIN % -1`` (int or long)
     ARRAY_BOUNDS = "array index out of bounds"  # read or write, index < 0 or >= size
     SHIFT = "undefined shift"  # ``<<``/``>>`` by a negative amount or >= the promoted width
+    NULL_DEREFERENCE = "null pointer dereference"  # ``*p``, ``p[i]``, ``p->x`` with p null
+    POINTER_BOUNDS = "pointer dereference out of bounds"  # offset outside the object, or no object
 
 
 @dataclass(frozen=True, slots=True)
 class Checks:
     """Which checks of undefined behaviour the encoder adds as assertions
     (CBMC's ``--bounds-check``, ``--div-by-zero-check`` (with signed
-    division overflow, which traps too), ``--undefined-shift-check``); all
-    on by default.  :data:`NO_CHECKS` is the encoding of user assertions
+    division overflow, which traps too), ``--undefined-shift-check``,
+    ``--pointer-check``); all on by default.  :data:`NO_CHECKS` is the encoding of user assertions
     only."""
 
     bounds: bool = True
     division: bool = True
     shift: bool = True
+    pointer: bool = True
 
 
-NO_CHECKS = Checks(bounds=False, division=False, shift=False)
+NO_CHECKS = Checks(bounds=False, division=False, shift=False, pointer=False)
 
 
 class LocationKind(enum.Enum):
@@ -140,7 +143,8 @@ class Assertion:
     else the check of undefined behaviour (``span``: the offending
     expression).  For checks, ``subject`` is the array's name or the
     expression's text and ``operands`` the terms a counterexample shows:
-    (index, size) as 64-bit signed for ARRAY_BOUNDS, (dividend, divisor)
+    (index, size) as 64-bit signed for ARRAY_BOUNDS, (offset, size) for
+    POINTER_BOUNDS (size -1: no object), none for NULL_DEREFERENCE, (dividend, divisor)
     for the divisions, (amount, width) for SHIFT, read as signed iff
     ``signed``.  They are the original program's terms (alternative 0).
     """

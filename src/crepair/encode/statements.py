@@ -58,7 +58,7 @@ class Statements(Initializers):
         return state
 
     def _exec_Decl(self, node: c_ast.Decl, state: State) -> State:
-        if isinstance(node.type, c_ast.FuncDecl):
+        if isinstance(node.type, c_ast.FuncDecl) or node.name is None:  # a prototype, or ``struct S {...};``
             return state
         if "static" in (node.storage or []):
             raise UnsupportedConstruct(self._point(node), "static local variable")

@@ -52,6 +52,8 @@ _ENABLED = {
     Violation.DIVISION_BY_ZERO: "division",
     Violation.DIVISION_OVERFLOW: "division",
     Violation.SHIFT: "shift",
+    Violation.NULL_DEREFERENCE: "pointer",
+    Violation.POINTER_BOUNDS: "pointer",
 }
 
 

@@ -110,7 +110,7 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True, roots: tuple[str, 
             program.functions[ext.decl.name] = ext
         elif isinstance(ext, c_ast.Typedef):
             program.typedefs[ext.name] = ext.type
-        elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl):
+        elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name is not None:
             program.globals.append(ext)
     check_depth(ast, spans)
     if roots is None:
@@ -196,12 +196,13 @@ class _SupportChecker(c_ast.NodeVisitor):
         self._in_params -= 1
 
     def visit_PtrDecl(self, node: c_ast.PtrDecl) -> None:
+        # a parameter ``char **argv`` is rejected where it is used (the encoder's parameter types)
         if not self._in_params:
-            self._reject(node, "pointer declaration (pointers are not supported)")
+            if isinstance(node.type, c_ast.PtrDecl):
+                self._reject(node, "pointer to pointer")
+            if isinstance(node.type, c_ast.FuncDecl):
+                self._reject(node, "function pointer")
         self.generic_visit(node)
-
-    def visit_Struct(self, node: c_ast.Node) -> None:
-        self._reject(node, "struct (structs are not supported)")
 
     def visit_Union(self, node: c_ast.Node) -> None:
         self._reject(node, "union (unions are not supported)")
@@ -218,15 +219,6 @@ class _SupportChecker(c_ast.NodeVisitor):
         if node.type in ("float", "double", "long double"):
             self._reject(node, f"floating-point constant {node.value} (floats are not supported)")
 
-    def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
-        if node.op == "*":
-            self._reject(node, "pointer dereference '*' (pointers are not supported)")
-        if node.op == "&":
-            self._reject(node, "address-of '&' (pointers are not supported)")
-        self.generic_visit(node)
-
-    def visit_StructRef(self, node: c_ast.Node) -> None:
-        self._reject(node, "member access (structs are not supported)")
 
     def visit_Goto(self, node: c_ast.Node) -> None:
         self._reject(node, "goto")

@@ -37,6 +37,7 @@ UGT = z3.UGT
 UGE = z3.UGE
 Select = z3.Select
 Store = z3.Store
+Concat = z3.Concat
 K = z3.K
 Array = z3.Array
 BitVecSort = z3.BitVecSort
