@@ -1007,6 +1007,47 @@ TARGETED = {
     ),
 }
 
+# pointers (object, offset) and structs by value (crepair.encode.memory, crepair.encode.structs)
+_STRUCT_P = "struct P { short x; unsigned char y; long z; };\n"
+_STRUCT_S = "struct S { int n; int v[3]; };\nvoid push(struct S *s, int x) { s->v[s->n] = x; s->n++; }\n"
+TARGETED.update({
+    "ptr_swap": targeted(
+        "void sw(int *p, int *q) { int t = *p; *p = *q; *q = t; }\nint f(int a, int b) { sw(&a, &b); return a * 100 + b; }",
+        INT, [(INT, 7), (INT, 3)], 307,
+    ),
+    "ptr_walk_array": targeted(
+        "int f(int a, int b) { int x[4] = {a, b, a + b, a - b}; int s = 0;\n"
+        "  for (int *p = x; p < x + 4; p++) s = s * 10 + *p; return s; }",
+        INT, [(INT, 1), (INT, 2)], 1229, unwind=5,
+    ),
+    "ptr_difference_and_order": targeted(
+        "long f(int a) { int x[5]; int *p = &x[a]; int *q = x + 1; return (p - q) * 100 + (p > q) * 10 + (p == q); }",
+        LONG, [(INT, 3)], 210,
+    ),
+    "ptr_char_elements": targeted(
+        "int f(char a) { char s[3] = {a, 2, 3}; char *p = s; p[1] += a; return *p + p[1] * 1000; }",
+        INT, [(CHAR, -5)], -3005,
+    ),
+    "ptr_null_or_local": targeted(
+        "int f(int a) { int x = a; int *p = 0; if (a > 0) p = &x; return (p == 0) * 10 + (p != 0) + (p ? *p : 0) * 100; }",
+        INT, [(INT, 5)], 501,
+    ),
+    "ptr_null_taken": targeted(
+        "int f(int a) { int x = a; int *p = 0; if (a > 0) p = &x; return (p == 0) * 10 + (p != 0) + (p ? *p : 0) * 100; }",
+        INT, [(INT, -2)], 10,
+    ),
+    "struct_by_value_copy": targeted(
+        _STRUCT_P + "struct P mk(int a) { struct P p; p.x = a; p.y = a; p.z = (long)a * a; return p; }\n"
+        "long f(int a) { struct P p = mk(a), q; q = p; q.x++; return p.x + q.x * 10 + q.y * 100 + q.z; }",
+        LONG, [(INT, 70000)], 4900060314,
+    ),
+    "struct_through_pointer": targeted(
+        _STRUCT_S + "int f(int a, int b) { struct S s; s.n = 0; push(&s, a); push(&s, b);\n"
+        "  return s.v[0] * 10 + s.v[1] + s.n * 1000; }",
+        INT, [(INT, 4), (INT, 5)], 2045,
+    ),
+})
+
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
 KNOWN_BUGS: dict[str, str] = {}
 
