@@ -121,6 +121,30 @@ def test_typedef_struct_and_global_struct_start_zeroed(tmp_path):
     assert verify(tmp_path, src).outcome == VERIFIED
 
 
+ARRAY_OF_STRUCTS = """
+    struct S { int x; char c; };
+    int main(void) {
+        struct S arr[3];
+        int i = nondet_int();
+        assume(i >= 0 && i < 3);
+        arr[i].x = 5; arr[i].c = 'a';
+        arr[(i + 1) % 3].x = 6;
+        assert(arr[i].x == 5 && arr[i].c == 'a');
+        struct S *p = &arr[(i + 1) % 3];
+        assert(p->x == 6);
+        p[0].x = 7;
+        assert(arr[(i + 1) % 3].x == 7);
+        return arr[2].x;
+    }
+"""
+
+
+def test_array_of_structs(tmp_path):
+    assert verify(tmp_path, ARRAY_OF_STRUCTS).outcome == VERIFIED
+    cex = verify(tmp_path, ARRAY_OF_STRUCTS.replace("arr[2].x;", "arr[3].x;")).counterexample
+    assert cex.violated == Violation.ARRAY_BOUNDS and cex.detail == "arr[3] (size 3)"
+
+
 def test_null_dereference_is_reported(tmp_path):
     src = """
         #include <stddef.h>
@@ -222,6 +246,7 @@ def test_must_localization_sees_the_location_that_reads_through_a_pointer(tmp_pa
     ("int x; long n = (long)&x;", "int * converted to long"),
     ("int *p = (int *)8;", "integer converted to a pointer"),
     ("union U { int a; } u;", "union"),
+    ("struct S { int a, b; }; struct S s = {1, 2};", "struct initializer list"),
 ])
 def test_unsupported_pointer_constructs_are_reported(tmp_path, body, construct):
     path = write_c(tmp_path, "int main(void) {\n    " + body + "\n    return 0;\n}\n")
