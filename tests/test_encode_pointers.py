@@ -234,6 +234,26 @@ def test_repair_in_a_function_that_takes_a_pointer(tmp_path):
     assert run.outcome == crepair.RepairOutcome.REPAIRED
 
 
+def test_repair_mutates_constants_compared_with_pointers(tmp_path):
+    src = """
+        #include <stddef.h>
+        int get(int *p, int d) {
+            if (p != NULL)
+                return *p - 1;
+            return d;
+        }
+        int main(void) {
+            int x = nondet_int();
+            assume(x > -100 && x < 100);
+            assert(get(&x, 0) == x && get(NULL, 5) == 5);
+            return 0;
+        }
+    """
+    run = crepair.repair(write_c(tmp_path, src), level=2, max_size=1, unwind=2, timeout=None)
+    found = {frozenset((c.span.line, e.old, e.new) for c in r.changes for e in c.edits) for r in run}
+    assert found == {frozenset({(4, "1", "0")}), frozenset({(4, "-", "*")})}
+
+
 def test_must_localization_sees_the_location_that_reads_through_a_pointer(tmp_path):
     path = write_c(tmp_path, ABS_THROUGH_POINTER)
     result = crepair.localize(path, unwind=2)

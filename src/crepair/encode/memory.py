@@ -163,8 +163,8 @@ class Memory(UndefinedBehaviour):
             return self._pointer_arith(op, a, b) if pa else self._pointer_arith(op, b, a)
         if op == "-":
             return Value(offset_of(a.term) - offset_of(b.term), ct.LONG)
-        x = a.term if pa else self._null_constant(a, node)
-        y = b.term if pb else self._null_constant(b, node)
+        x = a.term if pa else self._address_constant(a, node)
+        y = b.term if pb else self._address_constant(b, node)
         if op == "==":
             return bool_value(x == y)
         if op == "!=":
@@ -182,6 +182,15 @@ class Memory(UndefinedBehaviour):
         if pa and pb and not ct.same_object_type(a.ctype.elem, b.ctype.elem):
             return False
         return True
+
+    def _address_constant(self, v: Value, node: c_ast.Node) -> smt.Term:
+        """An integer constant compared with a pointer: 0 is the null
+        pointer, another value an address in no object (gcc compares the
+        address; a level-2 mutant turns ``p != NULL`` into ``p != 1``)."""
+        simple = smt.simplify(convert(v, ct.LONG).term) if isinstance(v.ctype, ct.IntType) else None
+        if simple is None or not smt.is_bv_value(simple):
+            raise UnsupportedConstruct(self._point(node), "pointer compared with an integer that is not a constant")
+        return simple
 
     def _null_constant(self, v: Value, node: c_ast.Node) -> smt.Term:
         """The null pointer, for an integer constant 0 compared with or
