@@ -1046,6 +1046,11 @@ TARGETED.update({
         "  return s.v[0] * 10 + s.v[1] + s.n * 1000; }",
         INT, [(INT, 4), (INT, 5)], 2045,
     ),
+    "struct_initializer_list": targeted(
+        "struct Q { char c; int v[2]; unsigned u; };\nstruct Q gq = {-1, 2};\n"
+        "long f(int a) { struct Q q = {a, a * 2, 3}; return q.c * 100000L + q.v[0] * 1000 + q.v[1] * 10 + q.u + gq.c + gq.v[0] + gq.u; }",
+        LONG, [(INT, 300)], 44 * 100000 + 600 * 1000 + 30 + 0 - 1 + 2 + 0,
+    ),
 })
 
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).

@@ -119,9 +119,11 @@ class Calls(Library, Initializers):
             return state
         var = Var(f"{decl.name}", ctype)
         self._declare(decl.name, var)  # the file scope: no function entered yet
-        if isinstance(init, c_ast.InitList) and not isinstance(ctype, ct.ArrayType):
+        if isinstance(init, c_ast.InitList) and not isinstance(ctype, (ct.ArrayType, ct.StructType)):
             init = self._scalar_initializer(decl.name, init)
-        if isinstance(ctype, ct.ArrayType):  # static storage starts zeroed
+        if isinstance(ctype, ct.StructType) and init is not None:
+            state.env[var.key], state = self._struct_initializer(init, ctype, state, located=False)
+        elif isinstance(ctype, ct.ArrayType):  # static storage starts zeroed
             self._arrays[var.key] = smt.K(smt.BitVecSort(32), smt.BitVecVal(0, ctype.elem.bits))
         elif init is not None:
             ctx = Ctx(state, {}, {}, True)

@@ -229,6 +229,8 @@ class EncoderCore:
             return smt.If(g, a, b), state
         if target is not None and not isinstance(target, ct.IntType):
             # a pointer or struct value is not a location (AllRepair mutates integer expressions)
+            if isinstance(root, c_ast.InitList) and isinstance(target, ct.StructType):
+                return self._struct_initializer(root, target, state, located=True, key=name)
             ctx = Ctx(state, {}, {}, True)
             value = value_of(ctx) if value_of is not None else self._expr(root, ctx)
             return self._coerce(value, target, root).term, ctx.state

@@ -22,7 +22,7 @@ from crepair.encode.memory import Memory
 from crepair.encode.ops import (
     Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
 )
-from crepair.encode.formula import Violation
+from crepair.encode.formula import LocationKind, Violation
 from crepair.encode.walk import NEGATE, Ctx, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
@@ -214,6 +214,30 @@ class Expressions(Memory):
         if member is None:
             raise BadInput(f"{stype.name} has no member '{node.field.name}'", self._point(node.field))
         return member
+
+    def _struct_initializer(self, init: c_ast.InitList, stype: ct.StructType, state, *, located: bool, key: str = ""):
+        """The value of ``struct S s = {v0, v1, ...}`` (C11 6.7.9): the
+        values initialize the members in order, an array member's elements
+        one by one (brace elision); the rest is zero.  ``located``: each
+        integer value is an assignment location named after ``key``.
+        Returns the struct term and the state after the values' effects;
+        raises ``BadInput`` for too many values."""
+        slots = [(m, j) for m in stype.members for j in (range(m.count) if m.count else [None])]
+        if len(init.exprs) > len(slots):
+            raise BadInput(f"excess elements in the initializer of {stype.name}", self._point(init.exprs[len(slots)]))
+        term = smt.BitVecVal(0, stype.bits)
+        for (m, j), value in zip(slots, init.exprs):
+            if isinstance(m.ctype, ct.StructType):
+                raise UnsupportedConstruct(self._point(value), "initializer of a struct member that is a struct")
+            if located and isinstance(m.ctype, ct.IntType):
+                v, state = self._located(value, state, LocationKind.ASSIGNMENT, m.ctype, name=key)
+            else:
+                ctx = Ctx(state, {}, {}, True)
+                v = self._coerce(self._expr(value, ctx), m.ctype, value).term
+                state = ctx.state
+            offset = m.offset + (j or 0) * m.ctype.bits
+            term = structs.replace(term, offset, v)
+        return smt.simplify(term), state
 
     def _check_member_index(self, ctx: Ctx, node: c_ast.ArrayRef, member: ct.Member, index: Value) -> None:
         """``0 <= index < count`` of an array member (ARRAY_BOUNDS)."""

@@ -73,7 +73,7 @@ class Statements(Initializers):
         var = Var(key, ctype)
         self._declare(node.name, var)
         init = node.init
-        if isinstance(init, c_ast.InitList) and not isinstance(ctype, ct.ArrayType):
+        if isinstance(init, c_ast.InitList) and not isinstance(ctype, (ct.ArrayType, ct.StructType)):
             init = self._scalar_initializer(node.name, init)
         if isinstance(ctype, ct.ArrayType):
             self._nondet_array(var, node.name, node, state)

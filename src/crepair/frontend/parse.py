@@ -243,20 +243,7 @@ class _SupportChecker(c_ast.NodeVisitor):
 
     def visit_Decl(self, node: c_ast.Decl) -> None:
         if not self._in_header(node):  # a header's declarations are checked where the program uses them
-            if isinstance(node.init, c_ast.InitList) and self._is_struct(node.type):
-                self._reject(node.init, "struct initializer list")
             self.generic_visit(node)
-
-    def _is_struct(self, node: c_ast.Node) -> bool:
-        seen = 0
-        while isinstance(node, c_ast.TypeDecl) and seen < 32:
-            inner = node.type
-            if isinstance(inner, c_ast.Struct):
-                return True
-            if not (isinstance(inner, c_ast.IdentifierType) and len(inner.names) == 1):
-                return False
-            node, seen = self._program.typedefs.get(inner.names[0]), seen + 1
-        return False
 
     def visit_Typedef(self, node: c_ast.Typedef) -> None:
         if not self._in_header(node):
