@@ -164,6 +164,24 @@ def test_struct_initializer_lists(tmp_path):
     assert verify(tmp_path, src.replace("s.a[0] == 7", "s.a[0] == 8")).counterexample.assertion.line == 10
 
 
+def test_union_of_integers_shares_the_low_order_bytes(tmp_path):
+    src = """
+        union U { int i; unsigned char b[4]; short s; };
+        int main(void) {
+            union U u;
+            u.i = 0x11223344;
+            assert(u.b[0] == 0x44 && u.b[3] == 0x11 && u.s == 0x3344);
+            u.b[1] = 0xff;
+            assert(u.i == 0x1122ff44);
+            union U w = {-1};
+            assert(w.s == -1 && w.b[2] == 255);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, src).outcome == VERIFIED
+    assert verify(tmp_path, src.replace("0x1122ff44", "0x1122ff45")).counterexample.assertion.line == 7
+
+
 def test_null_dereference_is_reported(tmp_path):
     src = """
         #include <stddef.h>
@@ -284,7 +302,7 @@ def test_must_localization_sees_the_location_that_reads_through_a_pointer(tmp_pa
     ("int x; int *p = &x; long *q = (long *)p;", "conversion from int * to long *"),
     ("int x; long n = (long)&x;", "int * converted to long"),
     ("int *p = (int *)8;", "integer converted to a pointer"),
-    ("union U { int a; } u;", "union"),
+    ("union U { int a; int *p; } u;", "union member 'p' that is not an integer"),
     ("struct S { int a, b; }; struct S s = {1, 2, 3};", "excess elements in the initializer of struct S"),
 ])
 def test_unsupported_pointer_constructs_are_reported(tmp_path, body, construct):

@@ -1051,6 +1051,11 @@ TARGETED.update({
         "long f(int a) { struct Q q = {a, a * 2, 3}; return q.c * 100000L + q.v[0] * 1000 + q.v[1] * 10 + q.u + gq.c + gq.v[0] + gq.u; }",
         LONG, [(INT, 300)], 44 * 100000 + 600 * 1000 + 30 + 0 - 1 + 2 + 0,
     ),
+    "union_low_order_bytes": targeted(
+        "union U { unsigned i; signed char b[4]; short s; };\n"
+        "int f(unsigned a) { union U u; u.i = a; u.b[2] = -3; return u.b[0] * 100000 + u.s + (int)(u.i >> 16); }",
+        INT, [(UINT, 0x12345678)], 0x78 * 100000 + 0x5678 + 0x12FD,
+    ),
 })
 
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).

@@ -131,8 +131,8 @@ class EncoderCore:
                 return ct.from_names(names, self._point(node))
             case c_ast.TypeDecl(type=c_ast.Struct() as struct):
                 return self._struct_type(struct)
-            case c_ast.TypeDecl(type=c_ast.Union()):
-                raise UnsupportedConstruct(self._point(node), "union")
+            case c_ast.TypeDecl(type=c_ast.Union() as union):
+                return self._struct_type(union)
             case c_ast.TypeDecl(type=c_ast.Enum()):
                 raise UnsupportedConstruct(self._point(node), "enum")
             case c_ast.Typename(type=t) | c_ast.Decl(type=t):
@@ -157,27 +157,29 @@ class EncoderCore:
                 return ct.PointerType(elem)
         raise UnsupportedConstruct(self._point(node), f"type {type(node).__name__}")
 
-    def _struct_type(self, node: c_ast.Struct) -> ct.StructType:
-        """The type of ``struct tag`` (its definition anywhere in the file)
-        or of an anonymous struct definition."""
+    def _struct_type(self, node: "c_ast.Struct | c_ast.Union") -> ct.StructType:
+        """The type of ``struct tag`` or ``union tag`` (its definition
+        anywhere in the file) or of an anonymous definition."""
+        union = isinstance(node, c_ast.Union)
         if node.decls is not None and node.name is None:
-            return structs.layout("<anonymous>", node.decls, self._type, self._point)
-        known = self._struct_types.get(node.name)
+            return structs.layout("<anonymous>", node.decls, self._type, self._point, union=union)
+        tag = f"union {node.name}" if union else node.name
+        known = self._struct_types.get(tag)
         if known is not None:
             return known
         if self._struct_defs is None:
             self._struct_defs = {}
             for found in _struct_definitions(self._p.ast):
-                self._struct_defs.setdefault(found.name, found)
-        definition = node if node.decls is not None else self._struct_defs.get(node.name)
+                self._struct_defs.setdefault(f"union {found.name}" if isinstance(found, c_ast.Union) else found.name, found)
+        definition = node if node.decls is not None else self._struct_defs.get(tag)
         if definition is None:
-            raise UnsupportedConstruct(self._point(node), f"struct {node.name} that is not defined")
-        self._struct_types[node.name] = ct.StructType(node.name, (), 0)  # a struct containing itself
+            raise UnsupportedConstruct(self._point(node), f"{'union' if union else 'struct'} {node.name} that is not defined")
+        self._struct_types[tag] = ct.StructType(node.name, (), 0, is_union=union)  # a struct containing itself
         try:
-            stype = structs.layout(node.name, definition.decls, self._type, self._point)
+            stype = structs.layout(node.name, definition.decls, self._type, self._point, union=union)
         finally:
-            del self._struct_types[node.name]
-        self._struct_types[node.name] = stype
+            del self._struct_types[tag]
+        self._struct_types[tag] = stype
         return stype
 
     @property
@@ -345,10 +347,10 @@ class EncoderCore:
 
 
 def _struct_definitions(node: c_ast.Node):
-    """The ``struct`` nodes of ``node`` that have a member list, in order."""
+    """The ``struct`` and ``union`` nodes of ``node`` that have a member list, in order."""
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, c_ast.Struct) and n.decls is not None and n.name is not None:
+        if isinstance(n, (c_ast.Struct, c_ast.Union)) and n.decls is not None and n.name is not None:
             yield n
         stack.extend(child for _, child in reversed(n.children()))

@@ -68,17 +68,21 @@ class Member:
 class StructType:
     """A struct by value: one bit-vector of ``bits`` bits, its ``members``
     packed in declaration order from bit 0 (no padding: the layout is never
-    observable without casts, which the encoder rejects)."""
+    observable without casts, which the encoder rejects).  A union of
+    integers and integer arrays (``is_union``) has every member at bit 0:
+    reading another member than the one written reinterprets the low-order
+    bytes, as on little-endian x86-64."""
 
     tag: str
     members: tuple[Member, ...]
     bits: int
     signed: bool = False
     is_bool: bool = False
+    is_union: bool = False  # a union: every member at offset 0, as wide as the widest
 
     @property
     def name(self) -> str:
-        return f"struct {self.tag}"
+        return f"{'union' if self.is_union else 'struct'} {self.tag}"
 
     def member(self, name: str) -> "Member | None":
         return next((m for m in self.members if m.name == name), None)

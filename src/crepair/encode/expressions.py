@@ -222,7 +222,8 @@ class Expressions(Memory):
         integer value is an assignment location named after ``key``.
         Returns the struct term and the state after the values' effects;
         raises ``BadInput`` for too many values."""
-        slots = [(m, j) for m in stype.members for j in (range(m.count) if m.count else [None])]
+        members = stype.members[:1] if stype.is_union else stype.members  # C11 6.7.9p17: a union's first member
+        slots = [(m, j) for m in members for j in (range(m.count) if m.count else [None])]
         if len(init.exprs) > len(slots):
             raise BadInput(f"excess elements in the initializer of {stype.name}", self._point(init.exprs[len(slots)]))
         term = smt.BitVecVal(0, stype.bits)

@@ -23,12 +23,15 @@ from crepair.errors import UnsupportedConstruct
 from crepair.solver import smt
 
 
-def layout(tag: str, decls: list[c_ast.Decl], type_of: Callable, point: Callable) -> ct.StructType:
+def layout(
+    tag: str, decls: list[c_ast.Decl], type_of: Callable, point: Callable, *, union: bool = False
+) -> ct.StructType:
     """The :class:`StructType` of ``struct tag { decls }``: ``type_of`` maps
     a declaration's type node to its C type, ``point`` a node to its source
     point.  Raises ``UnsupportedConstruct`` for bit-fields, members of
     unknown size, and members that are not integers, pointers, structs or
-    one-dimensional arrays of integers of constant size."""
+    one-dimensional arrays of integers of constant size (for a ``union``:
+    integers and arrays of integers only, whose bytes overlap as gcc's)."""
     members: list[ct.Member] = []
     offset = 0
     for decl in decls:
@@ -48,12 +51,14 @@ def layout(tag: str, decls: list[c_ast.Decl], type_of: Callable, point: Callable
             mtype = mtype.elem
         if mtype == ct.VOID:
             raise UnsupportedConstruct(point(decl), f"struct member '{decl.name}' of type void")
-        member = ct.Member(decl.name, mtype, count, offset)
+        if union and not isinstance(mtype, ct.IntType):
+            raise UnsupportedConstruct(point(decl), f"union member '{decl.name}' that is not an integer or integer array")
+        member = ct.Member(decl.name, mtype, count, 0 if union else offset)
         members.append(member)
-        offset += member.bits
+        offset = max(offset, member.bits) if union else offset + member.bits
     if not members:
         raise UnsupportedConstruct(point(decls[0]) if decls else None, f"empty struct {tag}")
-    return ct.StructType(tag, tuple(members), offset)
+    return ct.StructType(tag, tuple(members), offset, is_union=union)
 
 
 def extract(term: smt.Term, offset: int, bits: int) -> smt.Term:

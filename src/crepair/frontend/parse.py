@@ -204,9 +204,6 @@ class _SupportChecker(c_ast.NodeVisitor):
                 self._reject(node, "function pointer")
         self.generic_visit(node)
 
-    def visit_Union(self, node: c_ast.Node) -> None:
-        self._reject(node, "union (unions are not supported)")
-
     def visit_Enum(self, node: c_ast.Node) -> None:
         self._reject(node, "enum (enums are not supported)")
 
