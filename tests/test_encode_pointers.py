@@ -228,6 +228,22 @@ def test_a_scalar_is_an_object_of_one_element(tmp_path):
     assert [i.value for i in cex.inputs] != [0]
 
 
+def test_pointer_to_a_local_of_a_returned_call_dangles(tmp_path):
+    src = """
+        int *addr(int v) { int x = v; return &x; }
+        int get(int *p) { return *p; }
+        int twice(int v) { int x = v; return get(&x) * 2; }
+        int main(void) {
+            assert(twice(4) == 8);
+            int *p = addr(3);
+            return *p;
+        }
+    """
+    cex = verify(tmp_path, src).counterexample
+    assert cex.violated == Violation.POINTER_BOUNDS
+    assert (cex.assertion.line, cex.detail) == (7, "*p (offset 0, no live object it points into)")
+
+
 def test_uninitialized_pointer_points_nowhere(tmp_path):
     src = "int main(void) { int *p; return *p; }\n"
     cex = verify(tmp_path, src).counterexample

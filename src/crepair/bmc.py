@@ -157,7 +157,7 @@ def describe(assertion: Assertion, model: smt.Model) -> str:
     if kind == Violation.NULL_DEREFERENCE:
         return f"{subject} (null pointer)"
     if kind == Violation.POINTER_BOUNDS:
-        return f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0 else f"{subject} (offset {values[0]}, no object it points into)"
+        return f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0 else f"{subject} (offset {values[0]}, no live object it points into)"
     if kind == Violation.DIVISION_OVERFLOW:
         return f"{subject} ({values[0]} / {values[1]})"
     if kind == Violation.SHIFT:

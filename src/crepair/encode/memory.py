@@ -18,8 +18,9 @@ address was taken so far (a type-based points-to set, as CBMC's value
 sets in their simplest form, Clarke, Kroening, Lerda, TACAS'04, Sect. 4);
 ``*p = v`` updates each of them under ``object(p) == id``.  Every
 dereference is checked as CBMC's ``--pointer-check`` does: the pointer is
-not null (NULL_DEREFERENCE) and its offset lies inside an object it may
-point to (POINTER_BOUNDS).  Pointer arithmetic and comparison follow C11
+not null (NULL_DEREFERENCE) and its offset lies inside a live object it
+may point to (POINTER_BOUNDS; a local of a call that has returned is
+dead).  Pointer arithmetic and comparison follow C11
 6.5.6, 6.5.8-9 within one object; ``p - q`` of different objects is
 undefined and not checked.
 """
@@ -27,7 +28,7 @@ undefined and not checked.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
@@ -46,12 +47,14 @@ NULL = smt.BitVecVal(0, 64)
 class MemObject:
     """An object pointers may point into: ``ident`` (≥ 1) its id, ``key``
     the variable key of its term (in the path environment when
-    ``in_env``, else in the encoder's arrays), ``name`` its C name."""
+    ``in_env``, else in the encoder's arrays), ``name`` its C name,
+    ``owner`` the inlined call whose local it is (dead once it returns)."""
 
     ident: int
     key: str
     name: str
     ctype: object
+    owner: object = field(default=None, compare=False)  # the frame of a local (None: static or an input)
 
     @property
     def in_env(self) -> bool:
@@ -90,7 +93,9 @@ class Memory(UndefinedBehaviour):
         """The object of variable ``var`` (registered when first met)."""
         obj = self._objects.get(var.key)
         if obj is None:
-            obj = self._objects[var.key] = MemObject(len(self._objects) + 1, var.key, name, var.ctype)
+            is_local = "::" in var.key and "$object" not in var.key  # ``f@3::x``; not a global nor an input
+            owner = self._frames[-1] if is_local and self._frames else None
+            obj = self._objects[var.key] = MemObject(len(self._objects) + 1, var.key, name, var.ctype, owner)
         return obj
 
     def _candidates(self, elem) -> list[MemObject]:
@@ -231,6 +236,8 @@ class Memory(UndefinedBehaviour):
         if ctx.record:
             found = []
             for obj in self._candidates(ptr.ctype.elem):
+                if obj.owner is not None and not any(f is obj.owner for f in self._frames):
+                    continue  # a local of a call that returned: pointers into it dangle
                 term = ctx.state.env.get(obj.key) if obj.in_env else self._arrays.get(obj.key)
                 if term is not None:
                     found.append((obj, term))
