@@ -73,7 +73,7 @@ class EncoderCore:
         self._when: list[smt.Term] = []  # conditions of the enclosing &&, ||, ?: operands
         self._declarations: dict[str, c_ast.Decl] | None = None  # function prototypes by name, when first needed
         # the memory model (crepair.encode.memory): objects whose address is taken, by key
-        self._objects: dict[str, "MemObject"] = {}
+        self._objects: dict = {}  # key -> crepair.encode.memory.MemObject
         self._struct_types: dict[str, ct.StructType] = {}  # by tag, when first used
         self._struct_defs: dict[str, c_ast.Struct] | None = None  # struct definitions by tag
 

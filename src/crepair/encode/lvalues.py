@@ -25,7 +25,7 @@ from crepair.encode import ctypes as ct
 from crepair.encode import structs
 from crepair.encode.core import EncoderCore
 from crepair.encode.formula import Constraint, LocationKind
-from crepair.encode.ops import Value, apply_binary, convert, undefined_cases
+from crepair.encode.ops import Value, convert
 from crepair.encode.walk import Ctx, Var
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
