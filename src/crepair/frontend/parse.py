@@ -25,6 +25,9 @@ from crepair.frontend.source import check_source, encode, newline_of, read_sourc
 from crepair.frontend.spans import SpanIndex
 
 _FLOAT_TYPES = {"float", "double"}
+# calls whose arguments may be ``&x``/``&a[i]`` without a pointer model (crepair.encode.stdio, .strings)
+_ADDRESS_ARGUMENTS = {"scanf", "strcpy", "strncpy", "strcat", "strcmp", "strncmp", "strlen", "memset", "memcpy",
+                      "puts", "printf"}
 
 
 @dataclass(slots=True)
@@ -223,6 +226,15 @@ class _SupportChecker(c_ast.NodeVisitor):
             self._reject(node, "pointer dereference '*' (pointers are not supported)")
         if node.op == "&":
             self._reject(node, "address-of '&' (pointers are not supported)")
+        self.generic_visit(node)
+
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
+        """``&x`` as a direct argument of ``scanf`` (or of the string and
+        memory functions) names the object written (crepair.encode.stdio)."""
+        if isinstance(node.name, c_ast.ID) and node.name.name in _ADDRESS_ARGUMENTS and node.args is not None:
+            for arg in node.args.exprs:
+                self.visit(arg.expr if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" else arg)
+            return
         self.generic_visit(node)
 
     def visit_StructRef(self, node: c_ast.Node) -> None:

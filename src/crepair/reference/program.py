@@ -24,7 +24,10 @@ are inputs), so set-up code such as TCAS's ``initialize()`` — which fills a
 table the entry reads, and may itself be faulty — is never reached from the
 entry; naming it runs it in both programs, after the inputs and before the
 entry, and makes it repairable.  With entry ``main`` the globals start as C
-starts them (zero or their initializer), as a run of the program does.
+starts them (zero or their initializer), as a run of the program does,
+both programs read the same stdin, and the specification is an equal
+return value of ``main`` and an equal output (not the final globals: a
+program's result is what it prints and its exit status).
 Known limits: the counterexample's executed lines and uninitialized locals
 of the reference carry the reference's line numbers.
 """
@@ -195,7 +198,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     user_reach, ref_reach = reachable(user.ast, roots), reachable(ref.ast, roots)
     ref_nodes = {id(n) for _, n in _walk(ref.ast)}
     file_scope = set(ref.functions) | set(ref.typedefs) | {
-        e.name for e in ref.ast.ext if isinstance(e, c_ast.Decl) and e.name}
+        e.name for e in ref.ast.ext if isinstance(e, c_ast.Decl) and e.name and not _library(e)}
     table = {name: R + name for name in file_scope}
     # the nondet calls of both programs go through the harness's recorders
     nondet: dict[str, str] = {}
@@ -223,14 +226,16 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     inputs = [] if entry == "main" else [
         g for g in both if all(d is None or d.init is None for d in (g.user, g.ref))
         and "extern" not in ((g.user or g.ref).storage or [])]
-    written = [g for g in both if g.user is not None and g.ref is not None
-               and (g.name in writes_user.written or g.name in written_ref)]
+    written = [] if entry == "main" else [  # a program's result is its output and exit status
+        g for g in both if g.user is not None and g.ref is not None
+        and (g.name in writes_user.written or g.name in written_ref)]
     func = user.functions[entry]
     returns = func.decl.type.type
     void = isinstance(returns, c_ast.TypeDecl) and isinstance(returns.type, c_ast.IdentifierType) \
         and returns.type.names == ["void"]
     plan = Plan(H, table, entry, None if void else returns,
-                _params(func), inputs, written, options.init, options.assume, options.input_bound, nondet)
+                _params(func), inputs, written, options.init, options.assume, options.input_bound, nondet,
+                stdio=entry == "main")
     _check_assumes(user, plan)
     harness_ast = _parse_harness(user, ref, plan)
     harness_nodes = {id(n) for _, n in _walk(harness_ast)}
@@ -250,6 +255,12 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     combined.globals = list(user.globals) + list(ref.globals) + [
         e for e in harness_ast.ext if isinstance(e, c_ast.Decl) and not isinstance(e.type, c_ast.FuncDecl)]
     return combined
+
+
+def _library(decl: c_ast.Decl) -> bool:
+    """A function a header declares (the C library's: never renamed)."""
+    header = decl.coord is not None and decl.coord.file != "<stdin>"
+    return header and isinstance(decl.type, c_ast.FuncDecl)
 
 
 def _old(name: str, R: str) -> str:

@@ -1,0 +1,328 @@
+"""stdin as a bounded stream of input tokens, stdout as a sequence of records.
+
+Input.  stdin is a sequence of whitespace-separated *tokens*, an
+unconstrained array ``stdin`` of 64-bit values indexed from 0, with the
+characters of string tokens in a second array; the path state holds the
+index of the next token (the SSA variable ``$stdin``).  The k-th
+conversion a run of ``scanf`` performs reads token k: ``%d %i %u %x %o``
+(with ``hh h l ll j z t``) take the token's low bits, as glibc's
+``strtol`` result converted to the argument's type; ``%c`` and
+``getchar()`` its low 8 bits (so whitespace is not read by ``%c``: the
+stream holds tokens, not layout); ``%s`` a string of 1 to ``--input-bound``
+(or the field width) characters, neither NUL nor whitespace, stored with
+its NUL.  Literal text and whitespace in a format match anything;
+``scanf`` returns the number of conversions stored (the input never ends:
+EOF is not modelled).  A conversion into a wider variable writes its low
+bytes only (``long long n; scanf("%d", &n)``), as on x86-64; into a
+narrower one it writes past the object and is rejected.
+
+Output.  The output is a sequence of 72-bit *records* (the array
+``$stdout`` and its length ``$stdout_n``): a number printed by ``%d %i %u
+%ld %lld %lu %llu`` is one record (kind 1, the value in 65 bits), ``%x``,
+``%X`` and ``%o`` kinds 3-5, every character that is not whitespace
+(``%c``, ``%s``, ``puts``, ``putchar``, literal text, ``%%``) a record of
+kind 2.  Layout (whitespace, field widths, padding) is not recorded, as
+outputs compare token by token.  Outputs are recorded only when the
+program is compared with a ``--reference`` from ``main``; otherwise
+``printf``'s arguments are evaluated for their effects only.
+
+Comparison (:mod:`crepair.reference`).  The harness runs the user's
+``main``, then ``__crepair_rewind_stdio()`` (the reference reads stdin
+again from its first token and writes a new output), then the
+reference's ``main`` and ``__crepair_same_output()``: an assertion that
+both outputs have the same length and the same records (the arrays are
+equal: a store happens only below the length).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.chararrays import CharArrays, CharSource
+from crepair.encode.formats import Conversion, parse_format
+from crepair.encode.formula import Assertion, Constraint, Input, LocationKind
+from crepair.encode.initializers import string_bytes
+from crepair.encode.ops import Value, convert
+from crepair.encode.walk import Ctx, State, has_effects
+from crepair.errors import BadInput, UnsupportedConstruct
+from crepair.solver import smt
+
+STDIN = "$stdin"  # env key: the index of the next token
+STDOUT = "$stdout"  # array key: the records
+STDOUT_N = "$stdout_n"  # env key: the number of records
+RECORD_BITS = 72
+NUMBER, CHAR, HEX, HEX_UPPER, OCTAL = 1, 2, 3, 4, 5
+_KINDS = {"d": NUMBER, "i": NUMBER, "u": NUMBER, "x": HEX, "X": HEX_UPPER, "o": OCTAL, "c": CHAR}
+WHITESPACE = (9, 10, 11, 12, 13, 32)
+REWIND = "__crepair_rewind_stdio"
+SAME_OUTPUT = "__crepair_same_output"
+
+
+@dataclass(slots=True)
+class StdioState:
+    """The streams of one encoding: the token values and string
+    characters (shared by every run of the encoding), whether outputs are
+    recorded, and the first run's output once rewound."""
+
+    tokens: smt.Term
+    chars: smt.Term
+    recorded: bool
+    saved: tuple[smt.Term, smt.Term] | None = None
+    rewound: bool = False
+
+
+def _bv(value: int, bits: int = 32) -> smt.Term:
+    return smt.BitVecVal(value, bits)
+
+
+def _record(kind: int, value: smt.Term, signed: bool) -> smt.Term:
+    """A record: ``kind`` in the top 7 bits, ``value`` extended to 65 bits."""
+    extend = smt.SignExt if signed else smt.ZeroExt
+    wide = extend(RECORD_BITS - smt.width(value), value)
+    return (_bv(kind, RECORD_BITS) << 65) | (wide & _bv((1 << 65) - 1, RECORD_BITS))
+
+
+def _not_space(c: smt.Term) -> smt.Term:
+    return smt.And(*[c != _bv(w, smt.width(c)) for w in WHITESPACE])
+
+
+class Stdio(CharArrays):
+    """Encodes ``scanf``, ``getchar``, ``printf``, ``puts``, ``putchar``
+    and the harness's stream intrinsics (see the module docstring)."""
+
+    def _stdio_begin(self, state: State, recorded: bool) -> None:
+        """Start the streams: token 0 next, no output yet."""
+        self._stdio = StdioState(smt.smt_array("stdin", 64), smt.smt_array("stdin$chars", 8), recorded)
+        state.env[STDIN] = _bv(0)
+        state.env[STDOUT_N] = _bv(0)
+        self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), _bv(0, RECORD_BITS))
+
+    # ---------------------------------------------------------------- input
+    def _format(self, name: str, node: c_ast.FuncCall, args: list, index: int, scan: bool) -> list:
+        if len(args) <= index:
+            raise BadInput(f"call to '{name}' without a format", self._point(node))
+        fmt = args[index]
+        if not (isinstance(fmt, c_ast.Constant) and fmt.type == "string"):
+            raise UnsupportedConstruct(self._point(fmt), f"{name} with a format that is not a string literal")
+        pieces = parse_format(string_bytes(fmt.value, self._point(fmt)), self._point(fmt), scan=scan)
+        wanted = sum(1 for p in pieces if isinstance(p, Conversion) and not p.suppress)
+        if wanted != len(args) - index - 1:
+            raise BadInput(f"call to '{name}' with {len(args) - index - 1} arguments for {wanted} conversions",
+                           self._point(node))
+        return pieces
+
+    def _token(self, label: str | None, node: c_ast.Node, ctx: Ctx) -> tuple[smt.Term, smt.Term]:
+        """Read the next token: (its 64-bit value, its index); an input
+        named ``label`` (none if None) in the first run."""
+        state = ctx.state
+        pos = state.env[STDIN]
+        line = self._line(node)
+        tok = self._fresh(f"stdin@{line}", ct.LONG)
+        self.formula.s_assign.append(Constraint(tok == smt.Select(self._stdio.tokens, pos),
+                                                self._p.spans.span(node), self._function))
+        state.env[STDIN] = pos + _bv(1)
+        if label is not None and not self._stdio.rewound:
+            self.formula.inputs.append(Input(label, line, tok, True, guard=state.guard))
+        return tok, pos
+
+    def _scanf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``scanf(fmt, ...)``: every conversion reads the next token."""
+        pieces = self._format(name, node, args, 0, scan=True)
+        targets = iter(args[1:])
+        stored = 0
+        for piece in pieces:
+            if not isinstance(piece, Conversion):
+                continue
+            target = None if piece.suppress else next(targets)
+            if piece.letter == "s":
+                self._scan_string(piece, target, node, ctx)
+            else:
+                tok, _ = self._token(f"{name} {piece.text}", node, ctx)
+                if target is not None:
+                    value = smt.Extract(piece.bits - 1, 0, tok)
+                    self._scan_store(target, value, piece, ctx)
+            stored += target is not None
+        return Value(_bv(stored), ct.INT)
+
+    def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx) -> None:
+        """Store ``value`` (``conv.bits`` wide) into the object ``&x`` or ``&a[i]`` points to."""
+        if not (isinstance(target, c_ast.UnaryOp) and target.op == "&"):
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x or &a[i]")
+        lv = target.expr
+        if isinstance(lv, c_ast.ID):
+            var = self._lookup(lv)
+            if isinstance(var.ctype, ct.ArrayType):
+                raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into an array")
+            ctype, index, old = var.ctype, None, ctx.state.env[var.key]
+        elif isinstance(lv, c_ast.ArrayRef) and isinstance(lv.name, c_ast.ID):
+            var = self._lookup(lv.name)
+            if not isinstance(var.ctype, ct.ArrayType):
+                raise BadInput(f"'{lv.name.name}' is not an array", self._point(lv))
+            sub = self._expr(lv.subscript, ctx)
+            self._check_index(Ctx(ctx.state, {}, {}, True), lv, var, sub)
+            index = convert(sub, ct.INT).term
+            ctype, old = var.ctype.elem, smt.Select(self._arrays[var.key], index)
+        else:
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x or &a[i]")
+        if ctype.bits < conv.bits:
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a {ctype.bits}-bit "
+                                       f"{ctype.name} (writes past it)")
+        if ctype.is_bool:
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a _Bool")
+        if ctype.bits > conv.bits:  # x86-64 is little-endian: the low bytes change
+            keep = _bv(((1 << ctype.bits) - 1) ^ ((1 << conv.bits) - 1), ctype.bits)
+            value = (old & keep) | smt.ZeroExt(ctype.bits - conv.bits, value)
+        span = self._p.spans.span(target)
+        if index is None:
+            fresh = self._fresh(var.key, ctype)
+            self.formula.s_assign.append(Constraint(fresh == value, span, self._function))
+            ctx.state.env[var.key] = fresh
+        else:
+            self._store_element(ctx.state, var.key, index, value, span)
+
+    def _scan_string(self, conv: Conversion, target: c_ast.Node | None, node: c_ast.FuncCall, ctx: Ctx) -> None:
+        """``%s``: a token of 1 to L characters, none NUL or whitespace, and its NUL."""
+        limit = self._input_bound() if conv.width is None else min(conv.width, self._input_bound())
+        label = f"scanf {conv.text}"
+        tok, pos = self._token(None, node, ctx)
+        state = ctx.state
+        length = smt.Extract(31, 0, tok)
+        where = self._p.spans.span(node)
+        self.formula.assumptions.append(Constraint(
+            smt.Implies(state.guard, smt.And(length >= _bv(1), length <= _bv(limit))), where))
+        base = pos * _bv(limit + 1)
+        chars = []
+        for j in range(limit):
+            c = smt.Select(self._stdio.chars, base + _bv(j))
+            chars.append(c)
+            ok = smt.Implies(_bv(j) < length, smt.And(c != _bv(0, 8), _not_space(c)))
+            self.formula.assumptions.append(Constraint(smt.Implies(state.guard, ok), where))
+        if not self._stdio.rewound:  # the string as an input: its characters
+            shown = smt.smt_array(f"stdin@{self._line(node)}$s#{next(self._ssa)}", 8)
+            value = smt.K(smt.BitVecSort(32), _bv(0, 8))
+            for j, c in enumerate(chars):
+                value = smt.Store(value, _bv(j), smt.If(_bv(j) < length, c, _bv(0, 8)))
+            self.formula.s_assign.append(Constraint(shown == value, where, self._function))
+            self.formula.inputs.append(Input(label, self._line(node), shown, False, is_array=True, size=length,
+                                             guard=state.guard))
+        if target is None:
+            return
+        dest = self._array_argument(target, ctx, f"scanf {conv.text}")
+        if dest.elem.bits != 8:
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into an array of {dest.elem.name}")
+        self._check_within(dest, length, ctx, target)
+        for j in range(limit + 1):
+            value = smt.If(_bv(j) < length, chars[j], _bv(0, 8)) if j < limit else _bv(0, 8)
+            self._store_at(dest, j, value, state, node, when=_bv(j) <= length if j else None)
+
+    def _getchar(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
+        """``getchar()``: the low byte of the next token, as an unsigned char."""
+        tok, _ = self._token("getchar()", node, ctx)
+        return Value(smt.ZeroExt(24, smt.Extract(7, 0, tok)), ct.INT)
+
+    # --------------------------------------------------------------- output
+    def _emit(self, record: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
+        """Append ``record`` to the output on this path, if ``when``."""
+        state = ctx.state
+        n = state.env[STDOUT_N]
+        path = state if when is None else State(smt.And(state.guard, when), state.env)
+        self._store_element(path, STDOUT, n, record, self._p.spans.span(node))
+        state.env[STDOUT_N] = n + (_bv(1) if when is None else smt.If(when, _bv(1), _bv(0)))
+
+    def _emit_text(self, data: bytes, ctx: Ctx, node: c_ast.Node) -> None:
+        for b in data:
+            if b not in WHITESPACE:
+                self._emit(_record(CHAR, _bv(b, 8), False), ctx, node)
+
+    def _emit_char(self, c: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
+        c = smt.simplify(c)
+        visible = smt.simplify(_not_space(c))
+        if when is not None:
+            visible = smt.And(when, visible)
+        self._emit(_record(CHAR, c, False), ctx, node, None if smt.is_true(visible) else visible)
+
+    def _emit_string(self, src: CharSource, ctx: Ctx, node: c_ast.Node) -> None:
+        if src.literal is not None:
+            self._emit_text(src.literal[: src.literal.index(0)], ctx, node)
+            return
+        if src.elem.bits != 8:
+            raise UnsupportedConstruct(self._point(src.node), f"string '{src.name}' of {src.elem.name}")
+        chars, length = self._scan_length(src, ctx, node)
+        for j, c in enumerate(chars):
+            self._emit_char(c, ctx, node, _bv(j) < length)
+
+    def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``printf(fmt, ...)`` (``fprintf(stdout, fmt, ...)``: ``first`` 1)."""
+        first = 1 if name == "fprintf" else 0
+        if not self._stdio.recorded:
+            return self._unrecorded(name, node, args, ctx)
+        if first and not (isinstance(args[0], c_ast.ID) and args[0].name == "stdout"):
+            return self._unrecorded(name, node, args, ctx)  # stderr is not compared
+        pieces = self._format(name, node, args, first, scan=False)
+        values = iter(args[first + 1:])
+        for piece in pieces:
+            if isinstance(piece, bytes):
+                self._emit_text(piece, ctx, node)
+                continue
+            arg = next(values)
+            if piece.letter == "s":
+                self._emit_string(self._array_argument(arg, ctx, f"{name} {piece.text}"), ctx, node)
+                continue
+            ptype = ct.IntType(max(piece.bits, 32), piece.signed, name=piece.text)
+            term, ctx.state = self._located(arg, ctx.state, LocationKind.ARGUMENT, ptype,
+                                            name=f"{name}@{self._line(node)}::arg")
+            if piece.letter == "c":
+                self._emit_char(smt.Extract(7, 0, term), ctx, node)
+            else:
+                value = term if piece.bits >= 32 else smt.Extract(piece.bits - 1, 0, term)
+                self._emit(_record(_KINDS[piece.letter], value, piece.signed), ctx, node)
+        return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+
+    def _unrecorded(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        for arg in args:  # the output is not compared; the arguments' side effects are
+            if has_effects(arg):
+                self._expr(arg, ctx)
+        return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+
+    def _puts(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``puts(s)``: the characters of ``s`` (the newline is layout)."""
+        if not self._stdio.recorded:
+            return self._unrecorded(name, node, args, ctx)
+        if len(args) != 1:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected 1", self._point(node))
+        self._emit_string(self._array_argument(args[0], ctx, name), ctx, node)
+        return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+
+    def _putchar(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``putchar(c)``: the character ``(unsigned char) c``, which it returns."""
+        if len(args) != 1:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected 1", self._point(node))
+        if not self._stdio.recorded:
+            value = convert(self._expr(args[0], ctx), ct.INT).term
+        else:
+            value, ctx.state = self._located(args[0], ctx.state, LocationKind.ARGUMENT, ct.INT,
+                                             name=f"{name}@{self._line(node)}::arg")
+            self._emit_char(smt.Extract(7, 0, value), ctx, node)
+        return Value(smt.ZeroExt(24, smt.Extract(7, 0, value)), ct.INT)
+
+    # ------------------------------------------------------------ harness
+    def _rewind_stdio(self, ctx: Ctx) -> Value:
+        """The reference's run starts: stdin from its first token, a new output."""
+        self._stdio.saved = (self._arrays[STDOUT], ctx.state.env[STDOUT_N])
+        self._stdio.rewound = True
+        ctx.state.env[STDIN] = _bv(0)
+        ctx.state.env[STDOUT_N] = _bv(0)
+        self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), _bv(0, RECORD_BITS))
+        return Value(_bv(0), ct.VOID)
+
+    def _same_output(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
+        """Assert that this output equals the one saved by the rewind."""
+        if self._stdio.saved is None:
+            raise BadInput(f"{SAME_OUTPUT}() before {REWIND}()", self._point(node))
+        array, n = self._stdio.saved
+        same = smt.And(n == ctx.state.env[STDOUT_N], array == self._arrays[STDOUT])
+        self.formula.assertions.append(Assertion(ctx.state.guard, same, self._p.spans.span(node)))
+        return Value(_bv(0), ct.VOID)
