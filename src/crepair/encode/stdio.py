@@ -11,8 +11,13 @@ conversion a run of ``scanf`` performs reads token k: ``%d %i %u %x %o``
 stream holds tokens, not layout); ``%s`` a string of 1 to ``--input-bound``
 (or the field width) characters, neither NUL nor whitespace, stored with
 its NUL.  Literal text and whitespace in a format match anything;
-``scanf`` returns the number of conversions stored (the input never ends:
-EOF is not modelled).  A conversion into a wider variable writes its low
+the stream's length is an input too (``stdin$length``, shared like the
+tokens): a conversion at or beyond it fails, and ``scanf`` returns the
+number of values stored, or ``EOF`` (-1) when the input ended before the
+first conversion (``getchar()`` then returns ``EOF``).  The input holds
+every token that a ``scanf`` whose result the program ignores (a call
+statement) reads: only a tested ``scanf`` (``while (scanf(...) == 2)``)
+meets the end of the input, as the judge's input contract says.  A conversion into a wider variable writes its low
 bytes only (``long long n; scanf("%d", &n)``), as on x86-64; into a
 narrower one it writes past the object and is rejected.
 
@@ -69,7 +74,9 @@ class StdioState:
 
     tokens: smt.Term
     chars: smt.Term
+    length: smt.Term
     recorded: bool
+    discarded: frozenset[int] = frozenset()  # ids of the scanf calls that are statements
     saved: tuple[smt.Term, smt.Term] | None = None
     rewound: bool = False
 
@@ -95,7 +102,8 @@ class Stdio(CharArrays):
 
     def _stdio_begin(self, state: State, recorded: bool) -> None:
         """Start the streams: token 0 next, no output yet."""
-        self._stdio = StdioState(smt.smt_array("stdin", 64), smt.smt_array("stdin$chars", 8), recorded)
+        self._stdio = StdioState(smt.smt_array("stdin", 64), smt.smt_array("stdin$chars", 8),
+                                 smt.BitVec("stdin$length", 32), recorded, frozenset(_statement_calls(self._p.ast)))
         state.env[STDIN] = _bv(0)
         state.env[STDOUT_N] = _bv(0)
         self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), _bv(0, RECORD_BITS))
@@ -129,26 +137,40 @@ class Stdio(CharArrays):
         return tok, pos
 
     def _scanf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
-        """``scanf(fmt, ...)``: every conversion reads the next token."""
+        """``scanf(fmt, ...)``: every conversion reads the next token, if any."""
         pieces = self._format(name, node, args, 0, scan=True)
+        conversions = [p for p in pieces if isinstance(p, Conversion)]
+        length = self._stdio.length
+        first = ctx.state.env[STDIN]
+        if id(node) in self._stdio.discarded:  # the program trusts the input to hold these tokens
+            self.formula.assumptions.append(Constraint(
+                smt.Implies(ctx.state.guard, smt.ULE(first + _bv(len(conversions)), length)), None))
         targets = iter(args[1:])
-        stored = 0
-        for piece in pieces:
-            if not isinstance(piece, Conversion):
-                continue
+        stored, result = 0, None
+        outer = ctx.state
+        ends = []  # (the input ends before conversion k, values stored before it)
+        for piece in conversions:
+            pos = outer.env[STDIN]
+            there = smt.ULT(pos, length)
+            ends.append((smt.Not(there), stored))
+            ctx.state = State(smt.And(outer.guard, there), outer.env)
             target = None if piece.suppress else next(targets)
             if piece.letter == "s":
                 self._scan_string(piece, target, node, ctx)
             else:
                 tok, _ = self._token(f"{name} {piece.text}", node, ctx)
                 if target is not None:
-                    value = smt.Extract(piece.bits - 1, 0, tok)
-                    self._scan_store(target, value, piece, ctx)
+                    self._scan_store(target, smt.Extract(piece.bits - 1, 0, tok), piece, ctx, there)
             stored += target is not None
-        return Value(_bv(stored), ct.INT)
+        ctx.state = outer
+        result = _bv(stored)
+        for ended, before in reversed(ends):
+            result = smt.If(ended, _bv(before if before else -1), result)
+        return Value(smt.simplify(result), ct.INT)
 
-    def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx) -> None:
-        """Store ``value`` (``conv.bits`` wide) into the object ``&x`` or ``&a[i]`` points to."""
+    def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx, when: smt.Term) -> None:
+        """Store ``value`` (``conv.bits`` wide) into the object ``&x`` or
+        ``&a[i]`` points to, if ``when`` (else it keeps its value)."""
         if not (isinstance(target, c_ast.UnaryOp) and target.op == "&"):
             raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x or &a[i]")
         lv = target.expr
@@ -178,6 +200,7 @@ class Stdio(CharArrays):
         span = self._p.spans.span(target)
         if index is None:
             fresh = self._fresh(var.key, ctype)
+            value = smt.simplify(smt.If(when, value, old))
             self.formula.s_assign.append(Constraint(fresh == value, span, self._function))
             ctx.state.env[var.key] = fresh
         else:
@@ -219,9 +242,11 @@ class Stdio(CharArrays):
             self._store_at(dest, j, value, state, node, when=_bv(j) <= length if j else None)
 
     def _getchar(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
-        """``getchar()``: the low byte of the next token, as an unsigned char."""
-        tok, _ = self._token("getchar()", node, ctx)
-        return Value(smt.ZeroExt(24, smt.Extract(7, 0, tok)), ct.INT)
+        """``getchar()``: the low byte of the next token, as an unsigned
+        char, or ``EOF`` at the end of the input."""
+        tok, pos = self._token("getchar()", node, ctx)
+        byte = smt.ZeroExt(24, smt.Extract(7, 0, tok))
+        return Value(smt.If(smt.ULT(pos, self._stdio.length), byte, _bv(-1)), ct.INT)
 
     # --------------------------------------------------------------- output
     def _emit(self, record: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
@@ -326,3 +351,22 @@ class Stdio(CharArrays):
         same = smt.And(n == ctx.state.env[STDOUT_N], array == self._arrays[STDOUT])
         self.formula.assertions.append(Assertion(ctx.state.guard, same, self._p.spans.span(node)))
         return Value(_bv(0), ct.VOID)
+
+
+_STATEMENT_FIELDS = {c_ast.Compound: ("block_items",), c_ast.If: ("iftrue", "iffalse"), c_ast.While: ("stmt",),
+                     c_ast.DoWhile: ("stmt",), c_ast.For: ("stmt", "init", "next"), c_ast.Case: ("stmts",),
+                     c_ast.Default: ("stmts",), c_ast.Label: ("stmt",)}
+
+
+def _statement_calls(ast: c_ast.Node) -> list[int]:
+    """The ids of the calls under ``ast`` that are statements (their value unused)."""
+    out, stack = [], [ast]
+    while stack:
+        node = stack.pop()
+        for attr in _STATEMENT_FIELDS.get(type(node), ()):
+            value = getattr(node, attr)
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, c_ast.FuncCall):
+                    out.append(id(child))
+        stack.extend(child for _, child in node.children())
+    return out

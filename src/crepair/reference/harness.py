@@ -183,7 +183,7 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
         out += [render(plan.returns, f"{H}ret") + ";", render(plan.returns, f"{H}ret_ref") + ";"]
     copies = []
     for p in plan.params:
-        if is_array(p.decl.type):
+        if is_array(p.decl.type) and not plan.stdio:
             out.append(render(p.decl.type, f"{H}arg_{p.name}", b) + ";")
             copies.append(p)
     # the harness function: the inputs are its parameters
