@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from codeflaws_checks import load_defects  # noqa: E402
 from harness.markdown import fmt_s, header, md_escape, table  # noqa: E402
-from harness.records import emit, repair_record, start_record  # noqa: E402
+from harness.records import emit, repair_record  # noqa: E402
 from harness.runner import Benchmark, Job, main  # noqa: E402
 from tdrepair import patched, read_text, same_program  # noqa: E402
 
@@ -72,6 +72,7 @@ class CodeflawsReference(Benchmark):
     holding = "benchmarks/codeflaws"
     job = ReferenceJob
     modules = ("codeflaws_checks.py", "tdrepair.py", "tcas_sir.py")
+    grace = 60.0  # a run is killed this long after its time limit (the limit covers the solver, not the encoding)
 
     @property
     def root(self) -> Path:
@@ -92,8 +93,9 @@ class CodeflawsReference(Benchmark):
         if a.only:
             names = {n.strip().rstrip("/") for n in a.only.split(",") if n.strip()}
             defects = [d for d in defects if d.name in names]
-        jobs = [ReferenceJob(defect=d.name, klass=d.klass, task=a.task, buggy=str(d.folder / d.buggy),
-                             accepted=str(d.folder / d.accepted), timeout=a.timeout, unwind=a.unwind)
+        files = {d.name: d.files() for d in defects}  # a name without .gz, its file maybe gzipped
+        jobs = [ReferenceJob(defect=d.name, klass=d.klass, task=a.task, buggy=str(files[d.name][d.buggy]),
+                             accepted=str(files[d.name][d.accepted]), timeout=a.timeout, unwind=a.unwind)
                 for d in defects]
         return {j.key: j for j in jobs}
 
@@ -102,9 +104,17 @@ class CodeflawsReference(Benchmark):
 
     @staticmethod
     def work(p: dict, fh, t0: float) -> None:
+        import gzip
+
         import crepair
         from crepair.errors import CRepairError
 
+        emit(fh, {"type": "start", "crepair_file": crepair.__file__})
+        for key in ("buggy", "accepted"):  # gzipped programs: unpacked into the worker's scratch folder
+            if p[key].endswith(".gz"):
+                plain = Path(Path(p[key]).name[:-3])
+                plain.write_bytes(gzip.decompress(Path(p[key]).read_bytes()))
+                p[key] = str(plain.resolve())
         if p["task"] == "verify":
             try:
                 result = crepair.verify(p["buggy"], reference=p["accepted"], timeout=p["timeout"], unwind=p["unwind"])
@@ -123,8 +133,6 @@ class CodeflawsReference(Benchmark):
         for level in (1, 2):
             run = crepair.repair(p["buggy"], reference=p["accepted"], level=level, max_size=2,
                                  timeout=p["timeout"], unwind=p["unwind"], max_repairs=1)
-            if level == 1:
-                emit(fh, start_record(run, t0))
             repairs = list(run)
             for n, r in enumerate(repairs, 1):
                 rec = repair_record(n, r)
@@ -139,7 +147,7 @@ class CodeflawsReference(Benchmark):
         for rec in others:
             if rec["type"] == "result":
                 job.result = {k: v for k, v in rec.items() if k != "type"}
-        if job.task == "repair" and job.repairs:
+        if job.task == "repair" and job.repairs and not job.buggy.endswith(".gz"):
             buggy, accepted = read_text(Path(job.buggy)), read_text(Path(job.accepted))
             for r in job.repairs:
                 r["as_accepted"] = same_program(patched(buggy, r), accepted)

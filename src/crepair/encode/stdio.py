@@ -21,15 +21,22 @@ meets the end of the input, as the judge's input contract says.  A conversion in
 bytes only (``long long n; scanf("%d", &n)``), as on x86-64; into a
 narrower one it writes past the object and is rejected.
 
-Output.  The output is a sequence of 72-bit *records* (the array
-``$stdout`` and its length ``$stdout_n``): a number printed by ``%d %i %u
-%ld %lld %lu %llu`` is one record (kind 1, the value in 65 bits), ``%x``,
-``%X`` and ``%o`` kinds 3-5, every character that is not whitespace
-(``%c``, ``%s``, ``puts``, ``putchar``, literal text, ``%%``) a record of
-kind 2.  Layout (whitespace, field widths, padding) is not recorded, as
-outputs compare token by token.  Outputs are recorded only when the
-program is compared with a ``--reference`` from ``main``; otherwise
-``printf``'s arguments are evaluated for their effects only.
+Output.  The output is compared as the Codeflaws judge compares it
+(``sed -e '/^$/d' -e 's/^[ \t]*//' | diff --ignore-trailing-space``):
+empty lines, the blanks that start or end a line and the final newline do
+not count; everything else does.  So the output is recorded as a sequence
+of 89-bit *tokens* (the array ``$stdout``, its length ``$stdout_n``): a
+number printed by ``%d %i %u %ld %lld %lu %llu`` (kind 1, its value in 65
+bits), by ``%x %X %o`` (kinds 3-5), or a character that is not white
+space (kind 2: ``%c``, ``%s``, ``puts``, ``putchar``, literal text,
+``%%``), each with the number of blanks before it on its line (0 at the
+start of a line) and whether a new line starts with it.  Blanks
+(``' '``, tabs, ``\r``, ``\v``, ``\f``) are counted and newlines noted in the
+path state (``$stdout_sp``, ``$stdout_line``: 0 nothing printed yet, 1
+inside a line, 2 after a line's newline).  Field widths and padding of
+numbers are not recorded.  Outputs are recorded only when the program is
+compared with a ``--reference`` from ``main``; otherwise ``printf``'s
+arguments are evaluated for their effects only.
 
 Comparison (:mod:`crepair.reference`).  The harness runs the user's
 ``main``, then ``__crepair_rewind_stdio()`` (the reference reads stdin
@@ -57,11 +64,14 @@ from crepair.solver import smt
 
 STDIN = "$stdin"  # env key: the index of the next token
 STDOUT = "$stdout"  # array key: the records
-STDOUT_N = "$stdout_n"  # env key: the number of records
-RECORD_BITS = 72
+STDOUT_N = "$stdout_n"  # env key: the number of tokens
+STDOUT_SP = "$stdout_sp"  # env key: blanks since the last token on this line (16 bits)
+STDOUT_LINE = "$stdout_line"  # env key: 0 nothing printed, 1 in a line, 2 after a newline (8 bits)
+RECORD_BITS = 89
 NUMBER, CHAR, HEX, HEX_UPPER, OCTAL = 1, 2, 3, 4, 5
 _KINDS = {"d": NUMBER, "i": NUMBER, "u": NUMBER, "x": HEX, "X": HEX_UPPER, "o": OCTAL, "c": CHAR}
 WHITESPACE = (9, 10, 11, 12, 13, 32)
+BLANKS = (9, 11, 12, 13, 32)
 REWIND = "__crepair_rewind_stdio"
 SAME_OUTPUT = "__crepair_same_output"
 
@@ -85,11 +95,13 @@ def _bv(value: int, bits: int = 32) -> smt.Term:
     return smt.BitVecVal(value, bits)
 
 
-def _record(kind: int, value: smt.Term, signed: bool) -> smt.Term:
-    """A record: ``kind`` in the top 7 bits, ``value`` extended to 65 bits."""
+def _record(kind: int, value: smt.Term, signed: bool, newline: smt.Term, spaces: smt.Term) -> smt.Term:
+    """A token: ``kind`` (7 bits), ``newline`` (1 bit: a line starts with
+    it), ``spaces`` (16 bits: blanks before it) and ``value`` in 65 bits."""
     extend = smt.SignExt if signed else smt.ZeroExt
-    wide = extend(RECORD_BITS - smt.width(value), value)
-    return (_bv(kind, RECORD_BITS) << 65) | (wide & _bv((1 << 65) - 1, RECORD_BITS))
+    wide = extend(RECORD_BITS - smt.width(value), value) & _bv((1 << 65) - 1, RECORD_BITS)
+    head = (_bv(kind, RECORD_BITS) << 82) | (smt.ZeroExt(RECORD_BITS - 8, newline) << 81)
+    return head | (smt.ZeroExt(RECORD_BITS - 16, spaces) << 65) | wide
 
 
 def _not_space(c: smt.Term) -> smt.Term:
@@ -105,7 +117,12 @@ class Stdio(CharArrays):
         self._stdio = StdioState(smt.smt_array("stdin", 64), smt.smt_array("stdin$chars", 8),
                                  smt.BitVec("stdin$length", 32), recorded, frozenset(_statement_calls(self._p.ast)))
         state.env[STDIN] = _bv(0)
+        self._start_output(state)
+
+    def _start_output(self, state: State) -> None:
         state.env[STDOUT_N] = _bv(0)
+        state.env[STDOUT_SP] = _bv(0, 16)
+        state.env[STDOUT_LINE] = _bv(0, 8)
         self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), _bv(0, RECORD_BITS))
 
     # ---------------------------------------------------------------- input
@@ -249,25 +266,57 @@ class Stdio(CharArrays):
         return Value(smt.If(smt.ULT(pos, self._stdio.length), byte, _bv(-1)), ct.INT)
 
     # --------------------------------------------------------------- output
-    def _emit(self, record: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
-        """Append ``record`` to the output on this path, if ``when``."""
+    def _emit(self, kind: int, value: smt.Term, signed: bool, ctx: Ctx, node: c_ast.Node,
+              when: smt.Term | None = None) -> None:
+        """Append a token on this path, if ``when``."""
         state = ctx.state
-        n = state.env[STDOUT_N]
-        path = state if when is None else State(smt.And(state.guard, when), state.env)
+        env = state.env
+        n, line, sp = env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP]
+        newline = smt.simplify(smt.If(line == _bv(2, 8), _bv(1, 8), _bv(0, 8)))
+        spaces = smt.simplify(smt.If(line == _bv(1, 8), sp, _bv(0, 16)))
+        record = smt.simplify(_record(kind, value, signed, newline, spaces))
+        path = state if when is None else State(smt.And(state.guard, when), env)
         self._store_element(path, STDOUT, n, record, self._p.spans.span(node))
-        state.env[STDOUT_N] = n + (_bv(1) if when is None else smt.If(when, _bv(1), _bv(0)))
+        if when is None:
+            env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP] = n + _bv(1), _bv(1, 8), _bv(0, 16)
+        else:
+            env[STDOUT_N] = smt.simplify(n + smt.If(when, _bv(1), _bv(0)))
+            env[STDOUT_LINE] = smt.simplify(smt.If(when, _bv(1, 8), line))
+            env[STDOUT_SP] = smt.simplify(smt.If(when, _bv(0, 16), sp))
+
+    def _blank(self, ctx: Ctx, when: smt.Term | None = None) -> None:
+        env = ctx.state.env
+        more = env[STDOUT_SP] + _bv(1, 16)
+        env[STDOUT_SP] = more if when is None else smt.simplify(smt.If(when, more, env[STDOUT_SP]))
+
+    def _newline(self, ctx: Ctx, when: smt.Term | None = None) -> None:
+        env = ctx.state.env
+        line = smt.If(env[STDOUT_LINE] == _bv(1, 8), _bv(2, 8), env[STDOUT_LINE])
+        if when is None:
+            env[STDOUT_LINE], env[STDOUT_SP] = smt.simplify(line), _bv(0, 16)
+        else:
+            env[STDOUT_LINE] = smt.simplify(smt.If(when, line, env[STDOUT_LINE]))
+            env[STDOUT_SP] = smt.simplify(smt.If(when, _bv(0, 16), env[STDOUT_SP]))
 
     def _emit_text(self, data: bytes, ctx: Ctx, node: c_ast.Node) -> None:
         for b in data:
-            if b not in WHITESPACE:
-                self._emit(_record(CHAR, _bv(b, 8), False), ctx, node)
+            if b == 10:
+                self._newline(ctx)
+            elif b in BLANKS:
+                self._blank(ctx)
+            else:
+                self._emit(CHAR, _bv(b, 8), False, ctx, node)
 
     def _emit_char(self, c: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
+        """Print character ``c`` (8 bits), if ``when``."""
         c = smt.simplify(c)
-        visible = smt.simplify(_not_space(c))
-        if when is not None:
-            visible = smt.And(when, visible)
-        self._emit(_record(CHAR, c, False), ctx, node, None if smt.is_true(visible) else visible)
+        if smt.is_bv_value(c) and when is None:
+            self._emit_text(bytes([c.as_long()]), ctx, node)
+            return
+        within = (lambda t: t) if when is None else (lambda t: smt.simplify(smt.And(when, t)))
+        self._emit(CHAR, c, False, ctx, node, within(_not_space(c)))
+        self._blank(ctx, within(smt.Or(*[c == _bv(b, 8) for b in BLANKS])))
+        self._newline(ctx, within(c == _bv(10, 8)))
 
     def _emit_string(self, src: CharSource, ctx: Ctx, node: c_ast.Node) -> None:
         if src.literal is not None:
@@ -303,7 +352,7 @@ class Stdio(CharArrays):
                 self._emit_char(smt.Extract(7, 0, term), ctx, node)
             else:
                 value = term if piece.bits >= 32 else smt.Extract(piece.bits - 1, 0, term)
-                self._emit(_record(_KINDS[piece.letter], value, piece.signed), ctx, node)
+                self._emit(_KINDS[piece.letter], value, piece.signed, ctx, node)
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _unrecorded(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
@@ -339,8 +388,7 @@ class Stdio(CharArrays):
         self._stdio.saved = (self._arrays[STDOUT], ctx.state.env[STDOUT_N])
         self._stdio.rewound = True
         ctx.state.env[STDIN] = _bv(0)
-        ctx.state.env[STDOUT_N] = _bv(0)
-        self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), _bv(0, RECORD_BITS))
+        self._start_output(ctx.state)
         return Value(_bv(0), ct.VOID)
 
     def _same_output(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
