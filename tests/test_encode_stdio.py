@@ -290,3 +290,21 @@ def test_a_student_main_is_repaired_against_the_model_solution(tmp_path):
     found = sorted((c.span.line, c.before, c.after) for r in run for c in r.changes)
     assert (7, "x < best", "x > best") in found
     assert all(line == 7 for line, _, _ in found)
+
+
+def test_gets_and_fgets_read_lines(tmp_path):
+    src = """
+        #include <stdio.h>
+        #include <string.h>
+        int main(void) {
+            char s[12], t[12];
+            gets(s);
+            fgets(t, 6, stdin);
+            assert(strlen(s) <= 8 && strlen(t) >= 1 && strlen(t) <= 5 && t[strlen(t) - 1] == '\\n');
+            assert(s[0] != ' ');
+            return 0;
+        }
+    """
+    result = verify(tmp_path, src)
+    assert result.outcome == VIOLATED and result.counterexample.assertion.line == 8
+    assert [(i.label, i.value[:1]) for i in result.counterexample.inputs if i.label == "gets()"] == [("gets()", [32])]

@@ -50,7 +50,8 @@ _ASSERTS = {"assert", "__VERIFIER_assert", "__CPROVER_assert", "__assert"}
 _ASSUMES = {"assume", "__VERIFIER_assume", "__CPROVER_assume"}
 _ERRORS = {"__VERIFIER_error", "reach_error"}
 _IGNORED_CALLS = {"fflush"}
-_STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": "_puts", "putchar": "_putchar"}
+_STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": "_puts", "putchar": "_putchar",
+          "gets": "_gets", "fgets": "_gets"}
 
 
 class Calls(Strings, Stdio, Library, Initializers):

@@ -226,19 +226,28 @@ class Stdio(CharArrays):
     def _scan_string(self, conv: Conversion, target: c_ast.Node | None, node: c_ast.FuncCall, ctx: Ctx) -> None:
         """``%s``: a token of 1 to L characters, none NUL or whitespace, and its NUL."""
         limit = self._input_bound() if conv.width is None else min(conv.width, self._input_bound())
-        label = f"scanf {conv.text}"
+        self._read_string(target, node, ctx, f"scanf {conv.text}", limit, 1, False)
+
+    def _read_string(self, target: c_ast.Node | None, node: c_ast.FuncCall, ctx: Ctx, what: str, limit: int,
+                     shortest: int, line: bool) -> None:
+        """Read a string token of ``shortest`` to ``limit`` characters into
+        the array ``target`` names (None: skip it): a word (no NUL, no
+        whitespace) or, with ``line``, a line (no NUL, no newline; spaces
+        allowed).  Character j of token k is ``stdin$chars[k * (L + 1) + j]``
+        (L the input bound), so that every run reads the same characters."""
         tok, pos = self._token(None, node, ctx)
         state = ctx.state
         length = smt.Extract(31, 0, tok)
         where = self._p.spans.span(node)
         self.formula.assumptions.append(Constraint(
-            smt.Implies(state.guard, smt.And(length >= _bv(1), length <= _bv(limit))), where))
-        base = pos * _bv(limit + 1)
+            smt.Implies(state.guard, smt.And(length >= _bv(shortest), length <= _bv(limit))), where))
+        base = pos * _bv(self._input_bound() + 1)
         chars = []
         for j in range(limit):
             c = smt.Select(self._stdio.chars, base + _bv(j))
             chars.append(c)
-            ok = smt.Implies(_bv(j) < length, smt.And(c != _bv(0, 8), _not_space(c)))
+            allowed = c != _bv(10, 8) if line else _not_space(c)
+            ok = smt.Implies(_bv(j) < length, smt.And(c != _bv(0, 8), allowed))
             self.formula.assumptions.append(Constraint(smt.Implies(state.guard, ok), where))
         if not self._stdio.rewound:  # the string as an input: its characters
             shown = smt.smt_array(f"stdin@{self._line(node)}$s#{next(self._ssa)}", 8)
@@ -246,17 +255,48 @@ class Stdio(CharArrays):
             for j, c in enumerate(chars):
                 value = smt.Store(value, _bv(j), smt.If(_bv(j) < length, c, _bv(0, 8)))
             self.formula.s_assign.append(Constraint(shown == value, where, self._function))
-            self.formula.inputs.append(Input(label, self._line(node), shown, False, is_array=True, size=length,
+            self.formula.inputs.append(Input(what, self._line(node), shown, False, is_array=True, size=length,
                                              guard=state.guard))
         if target is None:
             return
-        dest = self._array_argument(target, ctx, f"scanf {conv.text}")
+        dest = self._array_argument(target, ctx, what)
         if dest.elem.bits != 8:
-            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into an array of {dest.elem.name}")
+            raise UnsupportedConstruct(self._point(target), f"{what} into an array of {dest.elem.name}")
         self._check_within(dest, length, ctx, target)
         for j in range(limit + 1):
             value = smt.If(_bv(j) < length, chars[j], _bv(0, 8)) if j < limit else _bv(0, 8)
             self._store_at(dest, j, value, state, node, when=_bv(j) <= length if j else None)
+
+    def _gets(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``gets(s)``, ``fgets(s, n, stdin)``: the next token as a line of
+        0 to L characters (``fgets``: at most n - 2, then its newline),
+        and its NUL; 1 (not NULL), or 0 (NULL) at the end of the input."""
+        expected = 1 if name == "gets" else 3
+        if len(args) != expected:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {expected}", self._point(node))
+        if name == "fgets" and not (isinstance(args[2], c_ast.ID) and args[2].name == "stdin"):
+            raise UnsupportedConstruct(self._point(args[2]), "fgets from a stream other than stdin")
+        limit = self._input_bound()
+        if name == "fgets":
+            n = smt.simplify(convert(self._expr(args[1], ctx), ct.INT).term)
+            if not smt.is_bv_value(n) or n.as_signed_long() < 2:
+                raise UnsupportedConstruct(self._point(args[1]), "fgets with a size that is not a constant >= 2")
+            limit = min(limit, n.as_signed_long() - 2)
+        outer = ctx.state
+        pos = outer.env[STDIN]
+        there = smt.ULT(pos, self._stdio.length)
+        if id(node) in self._stdio.discarded:
+            self.formula.assumptions.append(Constraint(smt.Implies(outer.guard, there), None))
+        ctx.state = State(smt.And(outer.guard, there), outer.env)
+        self._read_string(args[0], node, ctx, f"{name}()", limit, 0, True)
+        if name == "fgets":  # the newline, then the NUL, after the line's characters
+            dest = self._array_argument(args[0], ctx, name)
+            length = smt.Extract(31, 0, smt.Select(self._stdio.tokens, pos))
+            self._check_within(dest, length + _bv(1), ctx, args[0])
+            self._store_at(dest, length, _bv(10, 8), ctx.state, node)
+            self._store_at(dest, length + _bv(1), _bv(0, 8), ctx.state, node)
+        ctx.state = outer
+        return Value(smt.If(there, _bv(1), _bv(0)), ct.INT)
 
     def _getchar(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
         """``getchar()``: the low byte of the next token, as an unsigned

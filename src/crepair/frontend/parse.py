@@ -27,7 +27,7 @@ from crepair.frontend.spans import SpanIndex
 _FLOAT_TYPES = {"float", "double"}
 # calls whose arguments may be ``&x``/``&a[i]`` without a pointer model (crepair.encode.stdio, .strings)
 _ADDRESS_ARGUMENTS = {"scanf", "strcpy", "strncpy", "strcat", "strcmp", "strncmp", "strlen", "memset", "memcpy",
-                      "puts", "printf"}
+                      "puts", "printf", "gets", "fgets"}
 
 
 @dataclass(slots=True)
