@@ -267,6 +267,8 @@ def test_main_programs_read_the_same_stdin_and_compare_outputs(tmp_path):
     ('printf("best  %d\\n", best);', VIOLATED),  # two blanks inside a line do
     ('printf("best\\n%d\\n", best);', VIOLATED),  # and so does a line break
     ('printf("best "); putchar(48 + best % 10); putchar(10);', VIOLATED),  # a character is not a number
+    ('printf("best %d", best); puts("");', VERIFIED),  # puts ends the line
+    ('printf("best"); puts(""); printf("%d", best);', VIOLATED),
     ('printf("best %u", best);', VERIFIED),  # best >= 0: the same text; the final newline does not count
 ])
 def test_outputs_compare_as_the_judge_compares_them(tmp_path, printed, outcome):

@@ -402,12 +402,13 @@ class Stdio(CharArrays):
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _puts(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
-        """``puts(s)``: the characters of ``s`` (the newline is layout)."""
+        """``puts(s)``: the characters of ``s``, then a newline."""
         if not self._stdio.recorded:
             return self._unrecorded(name, node, args, ctx)
         if len(args) != 1:
             raise BadInput(f"call to '{name}' with {len(args)} arguments, expected 1", self._point(node))
         self._emit_string(self._array_argument(args[0], ctx, name), ctx, node)
+        self._newline(ctx)
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _putchar(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
