@@ -170,7 +170,7 @@ class CodeflawsReference(Benchmark):
         out += ["## Totals", "",
                 f"* {len(done)} of {len(runs)} defects run; accepted (a verdict): {len(taken)}; rejected with an "
                 f"unsupported construct or bad input: {len(rejected)}; errors (traceback or killed): {len(crashed)}",
-                f"* Verdicts of the accepted: " + ", ".join(f"{k} {v}" for k, v in
+                "* Verdicts of the accepted: " + ", ".join(f"{k} {v}" for k, v in
                                                           sorted(Counter(j.outcome for j in taken).items())), ""]
         if rejected:
             counts = Counter(construct(j.result.get("rejected", "")) for j in rejected)
