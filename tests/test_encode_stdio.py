@@ -41,10 +41,12 @@ def test_formats_parse_into_text_and_conversions():
                       Conversion("u", 8, False, text="%hhu")]
     assert parse_format(b"%-08.3ld|%c\n", None, scan=False)[0] == Conversion("d", 64, True, width=8,
                                                                             text="%-08.3ld")
+    # Microsoft's %I64d, as glibc reads it: flag I, width 64, an int
+    assert parse_format(b"%I64d", None, scan=True) == [Conversion("d", 32, True, width=64, text="%I64d")]
 
 
 @pytest.mark.parametrize("fmt, what", [("%f", "conversion '%f' (floats are not supported)"),
-                                       ("%I64d", "conversion '%I'"), ("%[a-z]", "conversion '%['")])
+                                       ("%p", "conversion '%p'"), ("%[a-z]", "conversion '%['")])
 def test_unmodelled_conversions_are_named(tmp_path, fmt, what):
     path = write_c(tmp_path, f"""
         #include <stdio.h>

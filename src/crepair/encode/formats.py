@@ -4,8 +4,10 @@ A format is parsed into a sequence of literal text (bytes) and
 :class:`Conversion` records; what a conversion reads or writes is given by
 its letter and length modifier, with gcc's x86-64 (LP64) sizes: no
 modifier 32 bits, ``hh`` 8, ``h`` 16, ``l``/``ll``/``j``/``z``/``t`` 64.
-Floating-point conversions, ``%n``, ``%p``, ``%[`` sets, ``*`` widths and
-Microsoft's ``%I64d`` raise ``UnsupportedConstruct``.
+Floating-point conversions, ``%n``, ``%p``, ``%[`` sets and ``*`` widths
+raise ``UnsupportedConstruct``.  Microsoft's ``%I64d`` is what glibc
+reads: the flag ``I`` (digits of the locale), field width 64, ``%d`` (an
+``int``).
 
 >>> [c.letter for c in parse_format(b"%d %5s%%x", None, scan=True) if isinstance(c, Conversion)]
 ['d', 's']
@@ -21,7 +23,8 @@ from crepair.errors import SourcePoint, UnsupportedConstruct
 
 _INTEGER = "diuxXo"
 _LENGTHS = {"hh": 8, "h": 16, "l": 64, "ll": 64, "j": 64, "z": 64, "t": 64, "q": 64, "L": 64}
-_FLAGS = "-+ #0'"
+_FLAGS = "-+ #0'I"  # glibc's I: the locale's digits (the C locale's are ASCII)
+_SCAN_FLAGS = "I"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,7 @@ def parse_format(fmt: bytes, where: SourcePoint | None, *, scan: bool) -> list["
         suppress = False
         if scan and j < len(fmt) and fmt[j] == ord("*"):
             suppress, j = True, j + 1
-        while not scan and j < len(fmt) and chr(fmt[j]) in _FLAGS:
+        while j < len(fmt) and chr(fmt[j]) in (_SCAN_FLAGS if scan else _FLAGS):
             j += 1
         k = j
         while j < len(fmt) and chr(fmt[j]).isdigit():
