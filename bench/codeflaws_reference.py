@@ -167,11 +167,16 @@ class CodeflawsReference(Benchmark):
         rejected = [j for j in done if j.outcome == "rejected"]
         crashed = [j for j in done if j.error]
         taken = [j for j in done if j.outcome and j.outcome != "rejected" and not j.error]
+        small = sum(1 for j in taken if j.result.get("too_small"))
         out += ["## Totals", "",
                 f"* {len(done)} of {len(runs)} defects run; accepted (a verdict): {len(taken)}; rejected with an "
                 f"unsupported construct or bad input: {len(rejected)}; errors (traceback or killed): {len(crashed)}",
                 "* Verdicts of the accepted: " + ", ".join(f"{k} {v}" for k, v in
-                                                          sorted(Counter(j.outcome for j in taken).items())), ""]
+                                                          sorted(Counter(j.outcome for j in taken).items()))
+                + f"; the unwinding bound cut off runs in {small} of them (a verdict there holds up to the bound)",
+                "* A *violated* verdict is a counterexample: an input on which the two programs print differently "
+                "(or one of them has undefined behaviour, e.g. an index out of bounds on an input the problem "
+                "statement excludes: the input constraints are not given to crepair)", ""]
         if rejected:
             counts = Counter(construct(j.result.get("rejected", "")) for j in rejected)
             out += ["## First rejecting construct", ""]
@@ -186,7 +191,9 @@ class CodeflawsReference(Benchmark):
                                                   + (" (= accepted)" if first.get("as_accepted") else ""))
                 rows.append([j.defect, j.klass, j.error or j.outcome, cell, f"{j.wall:.0f}"])
             else:
-                detail = j.result.get("rejected") or j.result.get("violated") or j.stats.get("reason", "") or ""
+                detail = j.result.get("rejected") or j.result.get("violated") or j.reason or ""
+                if j.result.get("too_small"):
+                    detail += ("; " if detail else "") + "bound too small (vacuous beyond it)"
                 rows.append([j.defect, j.klass, j.error or j.outcome or j.status, md_escape(str(detail)),
                              fmt_s(j.wall if j.status != "pending" else None)])
         head = ["defect", "class", "outcome", "first repair" if meta.get("task") == "repair" else "detail", "wall (s)"]
