@@ -261,6 +261,8 @@ def test_main_programs_read_the_same_stdin_and_compare_outputs(tmp_path):
     assert values[0] >= 1 and 7 in values[1:1 + min(values[0], 3)]
     same = crepair.verify(write_c(tmp_path, MODEL, "same.c"), reference=model)
     assert same.outcome == VERIFIED
+    with_argv = write_c(tmp_path, MODEL.replace("int main()", "int main(int argc, char *argv[])"), "argv.c")
+    assert crepair.verify(with_argv, reference=model).outcome == VERIFIED  # argc and argv are not inputs
 
 
 @pytest.mark.parametrize("printed, outcome", [

@@ -141,6 +141,7 @@ class Plan:
     bound: int
     nondet: dict[str, str]  # nondet function -> its C type (calls renamed to H + "nd_user_"/"nd_ref_" + name)
     stdio: bool = False  # entry main: stdin shared, outputs compared, parameters not inputs
+    ref_arity: int = 0  # with stdio: the number of parameters of the reference's main
 
     @property
     def main(self) -> str:
@@ -210,7 +211,8 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
     ref_args = ", ".join(f"{H}arg_{p.name}" if p in copies else p.name for p in plan.params)
     between, after = [], []
     if plan.stdio:
-        args = ref_args = ", ".join("1" if i == 0 else "0" for i in range(len(plan.params)))
+        args, ref_args = (", ".join("1" if i == 0 else "0" for i in range(n))
+                          for n in (len(plan.params), plan.ref_arity))
         between, after = ["__crepair_rewind_stdio();"], ["__crepair_same_output();"]
     if plan.returns is not None:
         body += [f"{H}ret = {plan.entry}({args});", *between, f"{H}ret_ref = {R[plan.entry]}({ref_args});",

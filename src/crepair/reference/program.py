@@ -172,7 +172,8 @@ def load_with_reference(path, options: ReferenceOptions, *, entry: str = "main",
 
     Raises ``BadInput`` for an unreadable or unsupported file (naming it),
     an entry or ``--init`` function either file does not define, or entry
-    functions whose signatures differ; ``UsageError`` for an ``--assume``
+    functions whose signatures differ (for ``main``: whose return types
+    differ; ``main(void)`` and ``main(int argc, char *argv[])`` compare); ``UsageError`` for an ``--assume``
     that is not a C expression over the entry's parameters and the
     globals.  Neither file is written.
     """
@@ -186,7 +187,7 @@ def load_with_reference(path, options: ReferenceOptions, *, entry: str = "main",
                        f"({'the entry function' if missing[0] == entry else 'an --init function'})")
     ref = load_program(ref_path, roots=roots)
     sig_user, sig_ref = _signature(user, user.functions[entry]), _signature(ref, ref.functions[entry])
-    if sig_user != sig_ref:
+    if sig_user != sig_ref and not (entry == "main" and sig_user.split("(")[0] == sig_ref.split("(")[0]):
         raise BadInput(f"entry function '{entry}' is {sig_user} in {user.path} but {sig_ref} in the reference",
                        ref.spans.point(ref.functions[entry].decl))
     R, H = _prefixes(_all_names(user.ast) | _all_names(ref.ast))
@@ -235,7 +236,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
         and returns.type.names == ["void"]
     plan = Plan(H, table, entry, None if void else returns,
                 _params(func), inputs, written, options.init, options.assume, options.input_bound, nondet,
-                stdio=entry == "main")
+                stdio=entry == "main", ref_arity=len(_params(ref.functions[entry])))
     _check_assumes(user, plan)
     harness_ast = _parse_harness(user, ref, plan)
     harness_nodes = {id(n) for _, n in _walk(harness_ast)}
