@@ -314,3 +314,18 @@ def test_gets_and_fgets_read_lines(tmp_path):
     result = verify(tmp_path, src)
     assert result.outcome == VIOLATED and result.counterexample.assertion.line == 8
     assert [(i.label, i.value[:1]) for i in result.counterexample.inputs if i.label == "gets()"] == [("gets()", [32])]
+
+
+def test_a_string_longer_than_the_limit_cuts_the_run_like_a_loop(tmp_path):
+    src = f"""
+        #include <string.h>
+        int main(void) {{
+            char s[40] = "{'a' * 30}";
+            assert(strlen(s) == 30);
+            return 0;
+        }}
+    """
+    short = verify(tmp_path, src, unwind=5)  # reads at most 2 * 8 + 2 characters
+    assert short.bound.too_small and short.bound.cut.what == "string"  # vacuous beyond the limit
+    long = verify(tmp_path, src, unwind=29)  # the unwinding bound + 2 = 31 characters: the NUL is read
+    assert long.outcome == VERIFIED and long.bound.too_small is False

@@ -6,7 +6,8 @@ There is no pointer model here: an argument of ``strlen``, ``printf("%s")``,
 ``s + i`` or a string literal (:class:`CharSource`).  A string is read
 character by character, unrolled up to the array's size and at most
 :meth:`CharArrays._string_limit` characters (twice the ``--input-bound``
-and 2: a string read from the input, or two of them concatenated, fit);
+and 2, so that two input strings concatenated fit, or the unwinding
+bound and 2, so that a string a loop writes fits);
 a run whose string goes on beyond that is cut off like a loop beyond the
 unwinding bound (an :class:`~crepair.encode.formula.UnwindingCut` of kind
 "string": a violation with unwinding assertions, an assumption without).
@@ -62,8 +63,10 @@ class CharArrays(EncoderCore):
     """Reads and writes char arrays named by a call's arguments."""
 
     def _string_limit(self) -> int:
-        """The most characters a string operation reads before it cuts the run off."""
-        return 2 * self._input_bound() + 2
+        """The most characters a string operation reads before it cuts the
+        run off: room for two input strings and their NUL, or for a string
+        a loop writes within the unwinding bound."""
+        return max(2 * self._input_bound() + 2, self._bound + 2)
 
     def _input_bound(self) -> int:
         """``--input-bound`` of a ``--reference`` program, else the default
