@@ -329,3 +329,22 @@ def test_a_string_longer_than_the_limit_cuts_the_run_like_a_loop(tmp_path):
     assert short.bound.too_small and short.bound.cut.what == "string"  # vacuous beyond the limit
     long = verify(tmp_path, src, unwind=29)  # the unwinding bound + 2 = 31 characters: the NUL is read
     assert long.outcome == VERIFIED and long.bound.too_small is False
+
+
+def test_memset_of_a_variable_count_is_bounded_by_the_array(tmp_path):
+    src = """
+        #include <string.h>
+        int main(void) {
+            char s[10] = "abc";
+            int n = nondet_int();
+            assume(n >= 0 && n <= 10);
+            memset(s, 120, n);
+            assert(n < 4 || s[3] == 120);
+            assert(n > 3 || s[3] == 0);
+            memset(s, 0, 0);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, src).outcome == VERIFIED
+    over = verify(tmp_path, src.replace("n <= 10", "n <= 11"))
+    assert (over.counterexample.detail, over.counterexample.inputs[-1].value) == ("s[10] (size 10)", 11)

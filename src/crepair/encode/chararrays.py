@@ -113,9 +113,10 @@ class CharArrays(EncoderCore):
             return smt.Select(array, index)
         return smt.Select(self._arrays[src.var.key], index)
 
-    def _check_within(self, src: CharSource, last: smt.Term, ctx: Ctx, node: c_ast.Node) -> None:
+    def _check_within(self, src: CharSource, last: smt.Term, ctx: Ctx, node: c_ast.Node,
+                      when: smt.Term | None = None) -> None:
         """Assert that elements ``start .. start + last`` (``last`` a 32-bit
-        offset) lie in the array, where the call is evaluated."""
+        offset) lie in the array, where the call is evaluated (if ``when``)."""
         if src.literal is not None:
             return
         size = src.size
@@ -125,6 +126,8 @@ class CharArrays(EncoderCore):
         first = smt.SignExt(32, src.start)
         index = first + smt.SignExt(32, last)
         ok = smt.And(first >= _bv(0, 64), index >= first, index < n)
+        if when is not None:
+            ok = smt.Implies(when, ok)
         self._check(Ctx(ctx.state, {}, {}, True), Violation.ARRAY_BOUNDS, src.node, ok, subject=src.name,
                     operands=(index, n), signed=True)
 

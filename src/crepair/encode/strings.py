@@ -178,7 +178,8 @@ class Strings(CharArrays):
         elements = smt.simplify(smt.UDiv(count, _bv(eb, 64)))
         for s in (dest, src):
             if s is not None and s.literal is None:
-                self._check_within(s, smt.Extract(31, 0, elements) - _bv(1), ctx, s.node)
+                self._check_within(s, smt.Extract(31, 0, elements) - _bv(1), ctx, s.node,
+                                   when=elements != _bv(0, 64))
         known = smt.is_bv_value(elements)
         full = isinstance(dest.size, int) and smt.is_true(smt.simplify(dest.start == _bv(0))) and known \
             and elements.as_long() == dest.size
@@ -195,7 +196,7 @@ class Strings(CharArrays):
             return
         if not known and isinstance(dest.size, int) and dest.size <= _UNROLL:
             for j in range(dest.size):
-                self._store_at(dest, j, value(j), ctx.state, node, when=_bv(j, 64) < elements)
+                self._store_at(dest, j, value(j), ctx.state, node, when=smt.ULT(_bv(j, 64), elements))
             return
         raise UnsupportedConstruct(self._point(node), f"{node.name.name} of part of an array of more than "
                                    f"{_UNROLL} elements")
