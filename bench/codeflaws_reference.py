@@ -160,8 +160,12 @@ class CodeflawsReference(Benchmark):
         out = header("Codeflaws through --reference (crepair)", meta, jobs, final)
         out += [f"* Task: {meta.get('task')}; timeout {meta['timeout']:g} s per run, unwinding bound "
                 f"{meta.get('unwind')}; {meta['jobs']} runs in parallel",
-                "* `crepair verify BUGGY.c --reference ACCEPTED.c`: the same stdin for both programs, equal "
-                "outputs (token records: numbers and non-blank characters) and equal return values of `main`", ""]
+                "* `crepair verify BUGGY.c --reference ACCEPTED.c`: the same stdin for both programs (a bounded "
+                "stream of tokens, strings up to --input-bound 8 characters), equal outputs as the Codeflaws judge "
+                "compares them (empty lines, blanks at the start and end of a line ignored; a printed number is one "
+                "token) and equal return values of `main` (crepair.encode.stdin, crepair.encode.stdio)",
+                "* *errors*: runs killed 60 s after their time limit (the limit bounds each solver check, not the "
+                "encoding and the two checks together)", ""]
         runs = sorted(jobs.values(), key=lambda j: j.defect)
         done = [j for j in runs if j.status in ("done", "error")]
         rejected = [j for j in done if j.outcome == "rejected"]

@@ -348,3 +348,26 @@ def test_memset_of_a_variable_count_is_bounded_by_the_array(tmp_path):
     assert verify(tmp_path, src).outcome == VERIFIED
     over = verify(tmp_path, src.replace("n <= 10", "n <= 11"))
     assert (over.counterexample.detail, over.counterexample.inputs[-1].value) == ("s[10] (size 10)", 11)
+
+
+ROW = """
+    #include <stdio.h>
+    int main(void) {
+        int n, i, a[5];
+        scanf("%d", &n);
+        if (n < 0 || n > 4)
+            return 0;
+        for (i = 0; i < n; i++)
+            scanf("%d", a + i);
+        for (i = 0; i < n; i++)
+            printf("%d%s", a[i], i == n - 1 ? "\\n" : " ");
+        return 0;
+    }
+"""
+
+
+@pytest.mark.parametrize("last, outcome", [("i == n", VERIFIED),  # a blank, not a newline, ends the output
+                                           ("i == 0", VIOLATED)])
+def test_a_choice_of_literal_strings_prints_the_selected_one(tmp_path, last, outcome):
+    student, model = _pair(tmp_path, ROW.replace("i == n - 1", last), ROW)
+    assert crepair.verify(student, reference=model).outcome == outcome

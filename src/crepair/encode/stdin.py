@@ -131,26 +131,21 @@ class Stdin(CharArrays):
         return Value(smt.simplify(result), ct.INT)
 
     def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx, when: smt.Term) -> None:
-        """Store ``value`` (``conv.bits`` wide) into the object ``&x`` or
-        ``&a[i]`` points to, if ``when`` (else it keeps its value)."""
-        if not (isinstance(target, c_ast.UnaryOp) and target.op == "&"):
-            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x or &a[i]")
-        lv = target.expr
-        if isinstance(lv, c_ast.ID):
-            var = self._lookup(lv)
+        """Store ``value`` (``conv.bits`` wide) into the object ``&x``,
+        ``&a[i]`` or ``a + i`` points to, if ``when`` (else it keeps its value)."""
+        if isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ID):
+            var = self._lookup(target.expr)
             if isinstance(var.ctype, ct.ArrayType):
                 raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into an array")
-            ctype, index, old = var.ctype, None, ctx.state.env[var.key]
-        elif isinstance(lv, c_ast.ArrayRef) and isinstance(lv.name, c_ast.ID):
-            var = self._lookup(lv.name)
-            if not isinstance(var.ctype, ct.ArrayType):
-                raise BadInput(f"'{lv.name.name}' is not an array", self._point(lv))
-            sub = self._expr(lv.subscript, ctx)
-            self._check_index(Ctx(ctx.state, {}, {}, True), lv, var, sub)
-            index = convert(sub, ct.INT).term
-            ctype, old = var.ctype.elem, smt.Select(self._arrays[var.key], index)
+            src, ctype, old = None, var.ctype, ctx.state.env[var.key]
+        elif (isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ArrayRef)) \
+                or (isinstance(target, c_ast.BinaryOp) and target.op == "+"):
+            src = self._array_argument(target, ctx, f"scanf {conv.text}")
+            self._check_within(src, _bv(0), ctx, target)
+            ctype, old = src.elem, self._char_at(src, 0)
         else:
-            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x or &a[i]")
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x, &a[i] "
+                                       "or a + i")
         if ctype.bits < conv.bits:
             raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a {ctype.bits}-bit "
                                        f"{ctype.name} (writes past it)")
@@ -159,14 +154,13 @@ class Stdin(CharArrays):
         if ctype.bits > conv.bits:  # x86-64 is little-endian: the low bytes change
             keep = _bv(((1 << ctype.bits) - 1) ^ ((1 << conv.bits) - 1), ctype.bits)
             value = (old & keep) | smt.ZeroExt(ctype.bits - conv.bits, value)
-        span = self._p.spans.span(target)
-        if index is None:
+        if src is None:
             fresh = self._fresh(var.key, ctype)
             value = smt.simplify(smt.If(when, value, old))
-            self.formula.s_assign.append(Constraint(fresh == value, span, self._function))
+            self.formula.s_assign.append(Constraint(fresh == value, self._p.spans.span(target), self._function))
             ctx.state.env[var.key] = fresh
         else:
-            self._store_element(ctx.state, var.key, index, value, span)
+            self._store_at(src, 0, value, ctx.state, target)
 
     def _scan_string(self, conv: Conversion, target: c_ast.Node | None, node: c_ast.FuncCall, ctx: Ctx) -> None:
         """``%s``: a token of 1 to L characters, none NUL or whitespace, and its NUL."""

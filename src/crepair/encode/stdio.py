@@ -114,14 +114,24 @@ class Stdio(Stdin):
             env[STDOUT_LINE] = smt.simplify(smt.If(when, line, env[STDOUT_LINE]))
             env[STDOUT_SP] = smt.simplify(smt.If(when, _bv(0, 16), env[STDOUT_SP]))
 
-    def _emit_text(self, data: bytes, ctx: Ctx, node: c_ast.Node) -> None:
+    def _emit_text(self, data: bytes, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
         for b in data:
             if b == 10:
-                self._newline(ctx)
+                self._newline(ctx, when)
             elif b in BLANKS:
-                self._blank(ctx)
+                self._blank(ctx, when)
             else:
-                self._emit(CHAR, _bv(b, 8), False, ctx, node)
+                self._emit(CHAR, _bv(b, 8), False, ctx, node, when)
+
+    def _emit_choice(self, arg: c_ast.TernaryOp, ctx: Ctx, node: c_ast.Node, what: str) -> None:
+        """``%s`` of ``c ? "yes" : "no"`` (string literals): the condition
+        is a repairable location; the text printed is the one it selects."""
+        arms = [self._array_argument(a, ctx, what) for a in (arg.iftrue, arg.iffalse)]
+        if any(a.literal is None for a in arms):
+            raise UnsupportedConstruct(self._point(arg), f"{what} of a choice between strings that are not literals")
+        cond, ctx.state = self._located(arg.cond, ctx.state, LocationKind.CONDITION, None, name="cond")
+        for arm, when in zip(arms, (cond, smt.Not(cond))):
+            self._emit_text(arm.literal[: arm.literal.index(0)], ctx, node, when)
 
     def _emit_char(self, c: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
         """Print character ``c`` (8 bits), if ``when``."""
@@ -158,6 +168,9 @@ class Stdio(Stdin):
                 self._emit_text(piece, ctx, node)
                 continue
             arg = next(values)
+            if piece.letter == "s" and isinstance(arg, c_ast.TernaryOp):
+                self._emit_choice(arg, ctx, node, f"{name} {piece.text}")
+                continue
             if piece.letter == "s":
                 self._emit_string(self._array_argument(arg, ctx, f"{name} {piece.text}"), ctx, node)
                 continue
