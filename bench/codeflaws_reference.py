@@ -89,6 +89,8 @@ class CodeflawsReference(Benchmark):
 
     def jobs(self) -> dict:
         a = self.args
+        if a.task == "repair":  # two searches (levels 1 and 2), each up to the time limit
+            self.grace = 60.0 + a.timeout
         defects = load_defects(self.root)
         if a.only:
             names = {n.strip().rstrip("/") for n in a.only.split(",") if n.strip()}
