@@ -1001,6 +1001,35 @@ TARGETED = {
         "int f(unsigned a, long b) { return __builtin_popcount(a) * 100 + __builtin_popcountl(b) + __builtin_popcountll(b); }",
         INT, [(UINT, 0xF0F0F0F1), (LONG, -2)], 1826,
     ),
+    # <string.h> over arrays (crepair.encode.strings): glibc's results on x86-64
+    "strcmp_glibc_difference": targeted(
+        '#include <string.h>\nint f(int a) { char s[4] = "ab"; char t[4] = "ab"; t[1] = a; return strcmp(s, t); }',
+        INT, [(INT, 122)], -24,
+    ),
+    "strncmp_count": targeted(
+        '#include <string.h>\nint f(int a, int n) { char s[6] = "abcd"; char t[6] = "abXd"; t[2] = a;'
+        ' return strncmp(s, t, n) * 100 + strncmp(t, s, 2); }',
+        INT, [(INT, ord("Z")), (INT, 3)], 900,
+    ),
+    "strcat_strcpy_strlen": targeted(
+        '#include <string.h>\nint f(int a) { char s[10] = "ab"; char t[4] = "xy"; t[1] = a; strcat(s, t);'
+        ' strcpy(t, "q"); return strlen(s) * 1000 + s[3] * 10 + strlen(t); }',
+        INT, [(INT, ord("z"))], 5221,
+    ),
+    "strncpy_pads_with_nul": targeted(
+        '#include <string.h>\nint f(int a) { char d[6] = "zzzzz"; char s[4] = "ab"; s[1] = a; strncpy(d, s, 4);'
+        ' return d[1] * 1000 + d[2] * 100 + d[3] * 10 + d[4]; }',
+        INT, [(INT, ord("c"))], 99122,
+    ),
+    "memset_sizeof_bytes": targeted(
+        "#include <string.h>\nint f(int a) { int v[4]; memset(v, a, sizeof(v)); return v[3]; }",
+        INT, [(INT, 0x181)], -2122219135,
+    ),
+    "memcpy_whole_array": targeted(
+        "#include <string.h>\nint f(int a) { int x[3] = {1, 2, 3}; int y[3]; memcpy(y, x, sizeof(x)); y[0] = a;"
+        " return y[0] * 100 + y[2] + x[0]; }",
+        INT, [(INT, 5)], 504,
+    ),
     "abs_models": targeted(
         "#include <stdlib.h>\nlong f(int a, long b) { return abs(a) + labs(b) + llabs(-3LL); }",
         LONG, [(INT, -7), (LONG, -5000000000)], 5000000010,

@@ -8,9 +8,15 @@ verification harness knows are modelled instead: inputs (``nondet()``,
 ``nondet_*()``, ``__VERIFIER_nondet_*()`` and undefined ``nondet...()``,
 each a fresh value of its declared return type), ``assert``/``assume``
 (S_demand), ``__VERIFIER_error``, ``abort``/``exit``, output functions
-whose result is unconstrained, and the library functions of
+whose result is unconstrained, stdin and stdout
+(:mod:`crepair.encode.stdio`: ``scanf``, ``getchar``, ``printf``,
+``puts``, ``putchar``), the string functions of
+:mod:`crepair.encode.strings` and the library functions of
 :mod:`crepair.encode.libc`; a call of another library function is
-reported as not modelled.
+reported as not modelled.  A function the program defines is called even
+when a library function has its name.  When outputs are compared
+(``--reference`` from ``main``), ``exit(e)`` returns ``e`` from the
+``main`` the harness called (the program ends: the reference runs next).
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, P
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.initializers import Initializers
 from crepair.encode.libc import Library
-from crepair.encode.walk import Ctx, Frame, State, Var, has_effects
+from crepair.encode.stdio import REWIND, SAME_OUTPUT, Stdio
+from crepair.encode.strings import STRING_FUNCTIONS, Strings
+from crepair.encode.walk import Ctx, Frame, State, Var
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
@@ -41,10 +49,12 @@ _NOT_INTEGER_INPUTS = {"float", "double", "pointer", "charp", "int128", "uint128
 _ASSERTS = {"assert", "__VERIFIER_assert", "__CPROVER_assert", "__assert"}
 _ASSUMES = {"assume", "__VERIFIER_assume", "__CPROVER_assume"}
 _ERRORS = {"__VERIFIER_error", "reach_error"}
-_IGNORED_CALLS = {"printf", "puts", "putchar", "fflush", "fprintf"}
+_IGNORED_CALLS = {"fflush"}
+_STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": "_puts", "putchar": "_putchar",
+          "gets": "_gets", "fgets": "_gets"}
 
 
-class Calls(Library, Initializers):
+class Calls(Strings, Stdio, Library, Initializers):
     """Encodes the entry function, globals and calls."""
 
     # --------------------------------------------------------------- inputs
@@ -88,6 +98,8 @@ class Calls(Library, Initializers):
     # ------------------------------------------------------------------ api
     def run(self) -> ProgramFormula:
         state = State(smt.BoolVal(True), Env(self._keys))
+        compared = getattr(self._p, "harness", None) == self._entry and getattr(self._p, "entry", "") == "main"
+        self._stdio_begin(state, compared)
         for decl in self._p.globals:
             state = self._global(decl, state)
         func = self._p.functions[self._entry]
@@ -209,17 +221,26 @@ class Calls(Library, Initializers):
         if name in _ERRORS:
             self.formula.assertions.append(Assertion(state.guard, smt.BoolVal(False), self._p.spans.span(node)))
             return Value(smt.BitVecVal(0, 32), ct.VOID)
-        if name == "abort" or name == "exit":
+        if name == REWIND:
+            return self._rewind_stdio(ctx)
+        if name == SAME_OUTPUT:
+            return self._same_output(node, ctx)
+        func = self._p.functions.get(name)
+        if func is None and name in ("abort", "exit"):
+            if name == "exit" and self._stdio.recorded and len(self._frames) > 1:
+                return self._exit_main(node, args, ctx)
             self.formula.assumptions.append(Constraint(smt.Not(state.guard), self._p.spans.span(node)))
             state.alive, state.guard = False, smt.BoolVal(False)
             return Value(smt.BitVecVal(0, 32), ct.VOID)
-        if name in _IGNORED_CALLS:
-            for arg in args:  # the output is not modelled; the arguments' side effects are
-                if has_effects(arg):
-                    self._expr(arg, ctx)
-            return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
-        func = self._p.functions.get(name)
         if func is None:
+            if name in _IGNORED_CALLS:
+                return self._unrecorded(name, node, args, ctx)
+            if name in _STDIO:
+                return getattr(self, _STDIO[name])(name, node, args, ctx)
+            if name == "getchar" and not args:
+                return self._getchar(node, ctx)
+            if name in STRING_FUNCTIONS:
+                return self._string_call(name, node, args, ctx)
             if name in libc.MODELS:
                 return self._library_call(name, node, args, ctx)
             if name in libc.LIBRARY_FUNCTIONS or name.startswith("__builtin_") or self._declared_in_header(name):
@@ -236,6 +257,9 @@ class Calls(Library, Initializers):
             raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {len(params)}", self._point(node))
         bound: list[tuple[str, Var, smt.Term]] = []
         for (pname, var), arg in zip(params, args):
+            if var.unusable and isinstance(arg, c_ast.Constant):  # main(1, 0) from a harness: argv unused
+                bound.append((pname, var, None))
+                continue
             if isinstance(var.ctype, ct.ArrayType) or var.unusable:
                 if not isinstance(arg, c_ast.ID):
                     raise UnsupportedConstruct(self._point(arg), "array argument that is not an array variable")
@@ -256,3 +280,19 @@ class Calls(Library, Initializers):
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         return Value(ctx.state.env[frame.ret_key], frame.ret_type)
 
+
+    def _exit_main(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``exit(e)`` while outputs are compared: ``main`` (the function the
+        harness called) returns ``e`` on this path."""
+        frame = self._frames[1]
+        state = ctx.state
+        if len(args) != 1:
+            raise BadInput(f"call to 'exit' with {len(args)} arguments, expected 1", self._point(node))
+        code = convert(self._expr(args[0], ctx), ct.INT)
+        left = State(state.guard, state.env.copy(), True)
+        if frame.ret_key is not None:
+            left.env[frame.ret_key] = convert(code, frame.ret_type).term
+        frame.returns.append(left)
+        self._escapes += 1
+        state.alive, state.guard = False, smt.BoolVal(False)
+        return Value(smt.BitVecVal(0, 32), ct.VOID)

@@ -162,7 +162,9 @@ class Assertion:
 class UnwindingCut:
     """A place where the unwinding bound cut paths: reached iff ``reached``.
 
-    ``what`` is "loop" or "recursion"; ``span`` the loop or call.
+    ``what`` is "loop", "recursion" or "string" (a string operation of
+    the library read more characters than its limit,
+    :mod:`crepair.encode.chararrays`); ``span`` the loop or call.
     """
 
     reached: smt.Term

@@ -25,8 +25,7 @@ from crepair.frontend.source import check_source, encode, newline_of, read_sourc
 from crepair.frontend.spans import SpanIndex
 
 _FLOAT_TYPES = {"float", "double"}
-
-
+# calls whose arguments may be ``&x``/``&a[i]`` without a pointer model (crepair.encode.stdio, .strings)
 @dataclass(slots=True)
 class CProgram:
     """A parsed translation unit.

@@ -16,6 +16,17 @@ reference's)::
         H_check();                            /* g == R_g for every global written */
     }
 
+For entry ``main`` (a program reading stdin and writing stdout) the
+harness has no inputs of its own: ``main`` gets ``argc`` 1 and an
+``argv`` it must not use, both programs read the same stdin (the
+reference reads it again from its first token) and the specification is
+equal return values and equal outputs (:mod:`crepair.encode.stdio`)::
+
+    void H_main(void) {
+        H_ret = main(1, 0);  __crepair_rewind_stdio();  H_ret_ref = R_main(1, 0);
+        __VERIFIER_assert(H_ret == H_ret_ref);  __crepair_same_output();
+    }
+
 Array inputs hold their first ``input_bound`` elements (global arrays: at
 most their size; the rest keep their zero); an array parameter is copied
 for the reference and both copies are compared afterwards.  ``nondet_*()``
@@ -129,6 +140,8 @@ class Plan:
     assume: tuple[str, ...]
     bound: int
     nondet: dict[str, str]  # nondet function -> its C type (calls renamed to H + "nd_user_"/"nd_ref_" + name)
+    stdio: bool = False  # entry main: stdin shared, outputs compared, parameters not inputs
+    ref_arity: int = 0  # with stdio: the number of parameters of the reference's main
 
     @property
     def main(self) -> str:
@@ -171,11 +184,12 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
         out += [render(plan.returns, f"{H}ret") + ";", render(plan.returns, f"{H}ret_ref") + ";"]
     copies = []
     for p in plan.params:
-        if is_array(p.decl.type):
+        if is_array(p.decl.type) and not plan.stdio:
             out.append(render(p.decl.type, f"{H}arg_{p.name}", b) + ";")
             copies.append(p)
     # the harness function: the inputs are its parameters
-    formals = [render(p.decl.type, p.name, b if is_array(p.decl.type) else None) for p in plan.params]
+    formals = [] if plan.stdio else [render(p.decl.type, p.name, b if is_array(p.decl.type) else None)
+                                     for p in plan.params]
     for g in plan.inputs:
         decl = g.user or g.ref
         n = max(g.size(g.user, b) or 0, g.size(g.ref, b) or 0)
@@ -195,11 +209,16 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
         body += [f"{f}();", f"{R[f]}();"]
     args = ", ".join(p.name for p in plan.params)
     ref_args = ", ".join(f"{H}arg_{p.name}" if p in copies else p.name for p in plan.params)
+    between, after = [], []
+    if plan.stdio:
+        args, ref_args = (", ".join("1" if i == 0 else "0" for i in range(n))
+                          for n in (len(plan.params), plan.ref_arity))
+        between, after = ["__crepair_rewind_stdio();"], ["__crepair_same_output();"]
     if plan.returns is not None:
-        body += [f"{H}ret = {plan.entry}({args});", f"{H}ret_ref = {R[plan.entry]}({ref_args});",
-                 f"__VERIFIER_assert({H}ret == {H}ret_ref);"]
+        body += [f"{H}ret = {plan.entry}({args});", *between, f"{H}ret_ref = {R[plan.entry]}({ref_args});",
+                 f"__VERIFIER_assert({H}ret == {H}ret_ref);", *after]
     else:
-        body += [f"{plan.entry}({args});", f"{R[plan.entry]}({ref_args});"]
+        body += [f"{plan.entry}({args});", *between, f"{R[plan.entry]}({ref_args});", *after]
     for p in copies:
         body += [f"__VERIFIER_assert({p.name}[{i}] == {H}arg_{p.name}[{i}]);" for i in range(b)]
     body.append(f"{H}check();")

@@ -24,7 +24,10 @@ are inputs), so set-up code such as TCAS's ``initialize()`` — which fills a
 table the entry reads, and may itself be faulty — is never reached from the
 entry; naming it runs it in both programs, after the inputs and before the
 entry, and makes it repairable.  With entry ``main`` the globals start as C
-starts them (zero or their initializer), as a run of the program does.
+starts them (zero or their initializer), as a run of the program does,
+both programs read the same stdin, and the specification is an equal
+return value of ``main`` and an equal output (not the final globals: a
+program's result is what it prints and its exit status).
 Known limits: the counterexample's executed lines and uninitialized locals
 of the reference carry the reference's line numbers.
 """
@@ -169,7 +172,8 @@ def load_with_reference(path, options: ReferenceOptions, *, entry: str = "main",
 
     Raises ``BadInput`` for an unreadable or unsupported file (naming it),
     an entry or ``--init`` function either file does not define, or entry
-    functions whose signatures differ; ``UsageError`` for an ``--assume``
+    functions whose signatures differ (for ``main``: whose return types
+    differ; ``main(void)`` and ``main(int argc, char *argv[])`` compare); ``UsageError`` for an ``--assume``
     that is not a C expression over the entry's parameters and the
     globals.  Neither file is written.
     """
@@ -183,7 +187,7 @@ def load_with_reference(path, options: ReferenceOptions, *, entry: str = "main",
                        f"({'the entry function' if missing[0] == entry else 'an --init function'})")
     ref = load_program(ref_path, roots=roots)
     sig_user, sig_ref = _signature(user, user.functions[entry]), _signature(ref, ref.functions[entry])
-    if sig_user != sig_ref:
+    if sig_user != sig_ref and not (entry == "main" and sig_user.split("(")[0] == sig_ref.split("(")[0]):
         raise BadInput(f"entry function '{entry}' is {sig_user} in {user.path} but {sig_ref} in the reference",
                        ref.spans.point(ref.functions[entry].decl))
     R, H = _prefixes(_all_names(user.ast) | _all_names(ref.ast))
@@ -195,7 +199,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     user_reach, ref_reach = reachable(user.ast, roots), reachable(ref.ast, roots)
     ref_nodes = {id(n) for _, n in _walk(ref.ast)}
     file_scope = set(ref.functions) | set(ref.typedefs) | {
-        e.name for e in ref.ast.ext if isinstance(e, c_ast.Decl) and e.name}
+        e.name for e in ref.ast.ext if isinstance(e, c_ast.Decl) and e.name and not _library(e)}
     table = {name: R + name for name in file_scope}
     # the nondet calls of both programs go through the harness's recorders
     nondet: dict[str, str] = {}
@@ -223,14 +227,16 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     inputs = [] if entry == "main" else [
         g for g in both if all(d is None or d.init is None for d in (g.user, g.ref))
         and "extern" not in ((g.user or g.ref).storage or [])]
-    written = [g for g in both if g.user is not None and g.ref is not None
-               and (g.name in writes_user.written or g.name in written_ref)]
+    written = [] if entry == "main" else [  # a program's result is its output and exit status
+        g for g in both if g.user is not None and g.ref is not None
+        and (g.name in writes_user.written or g.name in written_ref)]
     func = user.functions[entry]
     returns = func.decl.type.type
     void = isinstance(returns, c_ast.TypeDecl) and isinstance(returns.type, c_ast.IdentifierType) \
         and returns.type.names == ["void"]
     plan = Plan(H, table, entry, None if void else returns,
-                _params(func), inputs, written, options.init, options.assume, options.input_bound, nondet)
+                _params(func), inputs, written, options.init, options.assume, options.input_bound, nondet,
+                stdio=entry == "main", ref_arity=len(_params(ref.functions[entry])))
     _check_assumes(user, plan)
     harness_ast = _parse_harness(user, ref, plan)
     harness_nodes = {id(n) for _, n in _walk(harness_ast)}
@@ -250,6 +256,12 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
     combined.globals = list(user.globals) + list(ref.globals) + [
         e for e in harness_ast.ext if isinstance(e, c_ast.Decl) and not isinstance(e.type, c_ast.FuncDecl)]
     return combined
+
+
+def _library(decl: c_ast.Decl) -> bool:
+    """A function a header declares (the C library's: never renamed)."""
+    header = decl.coord is not None and decl.coord.file != "<stdin>"
+    return header and isinstance(decl.type, c_ast.FuncDecl)
 
 
 def _old(name: str, R: str) -> str:

@@ -1,7 +1,10 @@
-/* crepair: stand-in for <stdio.h>.  printf, puts, putchar, fprintf and
-   fflush are accepted and their output is not modelled; a call to another
-   of these functions is reported as a library function the bounded engine
-   does not model.  stdin, stdout and stderr are not declared. */
+/* crepair: stand-in for <stdio.h>.  scanf, getchar, gets and fgets read
+   stdin as a stream of input tokens; printf, puts, putchar and
+   fprintf(stdout, ...) write an output compared under --reference from
+   main (crepair.encode.stdin, crepair.encode.stdio); fflush is accepted.  A
+   call to another of these functions is reported as a library function
+   the bounded engine does not model.  stdin, stdout and stderr are not
+   declared (only named as arguments). */
 #include "_crepair_types.h"
 #define BUFSIZ 8192
 int printf(const char *, ...);

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Benchmark: the 106 Codeflaws defects as ``--reference`` problems (no tests, no harness file).
+
+For each defect ``SHARED/benchmarks/codeflaws/<contest>-<problem>-bug-<buggy>-<fixed>/``:
+
+* ``verify`` (the default task): ``crepair.verify(BUGGY.c, reference=ACCEPTED.c, timeout=T)``
+  (``crepair verify BUGGY.c --reference ACCEPTED.c``): both programs read
+  the same stdin and must print the same output and return the same value
+  from ``main``.  The table gives whether crepair takes the pair (a
+  verdict: verified, violated or unknown) or rejects it (the first
+  construct it does not model, at file:line:col), and that no run ends in
+  a traceback.
+* ``repair`` (``--task repair``, for the defects ``--only`` names):
+  ``crepair.repair(BUGGY.c, reference=ACCEPTED.c, level=L, max_size=2,
+  max_repairs=1)`` for L = 1 then 2 (the second only if the first found
+  nothing); the first repair, applied to the buggy file, is compared token
+  by token with the accepted program.
+
+Usage (from the repository root)::
+
+    python bench/codeflaws_reference.py [--task verify|repair] [--only NAME,...] [--timeout 60] [--jobs 2]
+
+The markdown report goes to stdout and to ``bench/results/codeflaws-reference.md``
+(raw data to ``bench/results/codeflaws-reference.json``); progress to stderr.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from codeflaws_checks import load_defects  # noqa: E402
+from harness.markdown import fmt_s, header, md_escape, table  # noqa: E402
+from harness.records import emit, repair_record  # noqa: E402
+from harness.runner import Benchmark, Job, main  # noqa: E402
+from tdrepair import patched, read_text, same_program  # noqa: E402
+
+_WHERE = re.compile(r"^\S+?:\d+:\d+: ")
+
+
+@dataclass
+class ReferenceJob(Job):
+    SETUP = ("task", "timeout", "unwind")
+    PARAMS = ("task", "buggy", "accepted", "timeout", "unwind")
+
+    defect: str
+    klass: str
+    task: str  # verify | repair
+    buggy: str = ""
+    accepted: str = ""
+    timeout: float = 60
+    unwind: int = 8
+    result: dict = field(default_factory=dict)  # the worker's verify/repair summary
+
+    @property
+    def key(self) -> tuple:
+        return (self.defect, self.task)
+
+
+def construct(message: str) -> str:
+    """A rejection without its file:line:col (what the table groups by)."""
+    return _WHERE.sub("", message.splitlines()[0] if message else "")
+
+
+class CodeflawsReference(Benchmark):
+    name = "codeflaws-reference"
+    holding = "benchmarks/codeflaws"
+    job = ReferenceJob
+    modules = ("codeflaws_checks.py", "tdrepair.py", "tcas_sir.py")
+    grace = 60.0  # a run is killed this long after its time limit (the limit covers the solver, not the encoding)
+
+    @property
+    def root(self) -> Path:
+        return self.shared / "benchmarks" / "codeflaws"
+
+    def missing(self) -> str:
+        return "" if (self.root / "defects.tsv").is_file() else f"{self.root / 'defects.tsv'} not found"
+
+    def add_options(self, ap) -> None:
+        ap.set_defaults(timeout=60.0)
+        ap.add_argument("--task", choices=("verify", "repair"), default="verify")
+        ap.add_argument("--only", default="", help="comma-separated defect names to run")
+        ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
+
+    def jobs(self) -> dict:
+        a = self.args
+        if a.task == "repair":  # two searches (levels 1 and 2), each up to the time limit
+            self.grace = 60.0 + a.timeout
+        defects = load_defects(self.root)
+        if a.only:
+            names = {n.strip().rstrip("/") for n in a.only.split(",") if n.strip()}
+            defects = [d for d in defects if d.name in names]
+        files = {d.name: d.files() for d in defects}  # a name without .gz, its file maybe gzipped
+        jobs = [ReferenceJob(defect=d.name, klass=d.klass, task=a.task, buggy=str(files[d.name][d.buggy]),
+                             accepted=str(files[d.name][d.accepted]), timeout=a.timeout, unwind=a.unwind)
+                for d in defects]
+        return {j.key: j for j in jobs}
+
+    def meta(self) -> dict:
+        return {"task": self.args.task, "unwind": self.args.unwind, "only": self.args.only}
+
+    @staticmethod
+    def work(p: dict, fh, t0: float) -> None:
+        import gzip
+
+        import crepair
+        from crepair.errors import CRepairError
+
+        emit(fh, {"type": "start", "crepair_file": crepair.__file__})
+        for key in ("buggy", "accepted"):  # gzipped programs: unpacked into the worker's scratch folder
+            if p[key].endswith(".gz"):
+                plain = Path(Path(p[key]).name[:-3])
+                plain.write_bytes(gzip.decompress(Path(p[key]).read_bytes()))
+                p[key] = str(plain.resolve())
+        if p["task"] == "verify":
+            try:
+                result = crepair.verify(p["buggy"], reference=p["accepted"], timeout=p["timeout"], unwind=p["unwind"])
+            except CRepairError as exc:
+                emit(fh, {"type": "result", "rejected": str(exc)})
+                emit(fh, {"type": "done", "outcome": "rejected", "stopped": "", "reason": "", "stats": {},
+                          "wall_seconds": time.monotonic() - t0})
+                return
+            cex = result.counterexample
+            emit(fh, {"type": "result", "violated": cex.violated.value if cex else None,
+                      "too_small": result.bound.too_small})
+            emit(fh, {"type": "done", "outcome": result.outcome.value, "stopped": "", "reason": result.reason,
+                      "stats": {"seconds": result.seconds}, "wall_seconds": time.monotonic() - t0})
+            return
+        run = None
+        for level in (1, 2):
+            run = crepair.repair(p["buggy"], reference=p["accepted"], level=level, max_size=2,
+                                 timeout=p["timeout"], unwind=p["unwind"], max_repairs=1)
+            repairs = list(run)
+            for n, r in enumerate(repairs, 1):
+                rec = repair_record(n, r)
+                rec["level"] = level
+                emit(fh, rec)
+            if repairs:
+                break
+        emit(fh, {"type": "done", "outcome": run.outcome.value, "stopped": run.stopped.value,
+                  "reason": run.unknown_reason, "stats": run.stats.as_dict(), "wall_seconds": time.monotonic() - t0})
+
+    def after(self, job: Job, others: list[dict]) -> None:
+        for rec in others:
+            if rec["type"] == "result":
+                job.result = {k: v for k, v in rec.items() if k != "type"}
+        if job.task == "repair" and job.repairs and not job.buggy.endswith(".gz"):
+            buggy, accepted = read_text(Path(job.buggy)), read_text(Path(job.accepted))
+            for r in job.repairs:
+                r["as_accepted"] = same_program(patched(buggy, r), accepted)
+
+    def progress(self, job: Job) -> str:
+        what = job.result.get("rejected") or job.error or job.outcome
+        return f"{job.defect} {job.task}: {what} ({job.wall:.0f} s)"
+
+    def report(self, jobs: dict, meta: dict, final: bool) -> str:
+        out = header("Codeflaws through --reference (crepair)", meta, jobs, final)
+        out += [f"* Task: {meta.get('task')}; timeout {meta['timeout']:g} s per run, unwinding bound "
+                f"{meta.get('unwind')}; {meta['jobs']} runs in parallel",
+                "* `crepair verify BUGGY.c --reference ACCEPTED.c`: the same stdin for both programs (a bounded "
+                "stream of tokens, strings up to --input-bound 8 characters), equal outputs as the Codeflaws judge "
+                "compares them (empty lines, blanks at the start and end of a line ignored; a printed number is one "
+                "token) and equal return values of `main` (crepair.encode.stdin, crepair.encode.stdio)",
+                "* *errors*: runs killed 60 s after their time limit (the limit bounds each solver check, not the "
+                "encoding and the two checks together)", ""]
+        runs = sorted(jobs.values(), key=lambda j: j.defect)
+        done = [j for j in runs if j.status in ("done", "error")]
+        rejected = [j for j in done if j.outcome == "rejected"]
+        crashed = [j for j in done if j.error]
+        taken = [j for j in done if j.outcome and j.outcome != "rejected" and not j.error]
+        small = sum(1 for j in taken if j.result.get("too_small"))
+        out += ["## Totals", "",
+                f"* {len(done)} of {len(runs)} defects run; accepted (a verdict): {len(taken)}; rejected with an "
+                f"unsupported construct or bad input: {len(rejected)}; errors (traceback or killed): {len(crashed)}",
+                "* Verdicts of the accepted: " + ", ".join(f"{k} {v}" for k, v in
+                                                          sorted(Counter(j.outcome for j in taken).items()))
+                + f"; the unwinding bound cut off runs in {small} of them (a verdict there holds up to the bound)",
+                "* A *violated* verdict is a counterexample: an input on which the two programs print differently "
+                "(or one of them has undefined behaviour, e.g. an index out of bounds on an input the problem "
+                "statement excludes: the input constraints are not given to crepair)", ""]
+        if rejected:
+            counts = Counter(construct(j.result.get("rejected", "")) for j in rejected)
+            out += ["## First rejecting construct", ""]
+            out += table(["construct", "defects"], [[c, str(n)] for c, n in counts.most_common()]) + [""]
+        out += ["## Per defect", ""]
+        rows = []
+        for j in runs:
+            if j.task == "repair":
+                first = j.repairs[0] if j.repairs else None
+                cell = "—" if first is None else (f"level {first.get('level')}: "
+                                                  + "; ".join(f"{c['before']} → {c['after']}" for c in first["changes"])
+                                                  + (" (= accepted)" if first.get("as_accepted") else ""))
+                rows.append([j.defect, j.klass, j.error or j.outcome, cell, f"{j.wall:.0f}"])
+            else:
+                detail = j.result.get("rejected") or j.result.get("violated") or j.reason or ""
+                if j.result.get("too_small"):
+                    detail += ("; " if detail else "") + "bound too small (vacuous beyond it)"
+                rows.append([j.defect, j.klass, j.error or j.outcome or j.status, md_escape(str(detail)),
+                             fmt_s(j.wall if j.status != "pending" else None)])
+        head = ["defect", "class", "outcome", "first repair" if meta.get("task") == "repair" else "detail", "wall (s)"]
+        out += table(head, rows)
+        return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(CodeflawsReference(__file__), __doc__))

@@ -1,0 +1,202 @@
+"""``<string.h>`` over arrays passed by name: ``strlen``, ``strcmp``,
+``strncmp``, ``strcpy``, ``strncpy``, ``strcat``, ``memset``, ``memcpy``.
+
+Each argument is an array variable, ``&a[i]``, ``a + i`` or a string
+literal (:class:`~crepair.encode.chararrays.CharSource`); strings are read
+and written character by character, unrolled as
+:mod:`crepair.encode.chararrays` describes, with its bounds checks.
+Results are glibc's on x86-64: ``strcmp``/``strncmp`` return the
+difference of the first differing characters as ``unsigned char``
+(glibc's SSE2/AVX2 code), ``strlen`` a ``size_t``.  The pointer results
+of ``strcpy``, ``strcat``, ``memset`` and ``memcpy`` are not values (the
+call must be a statement or its value unused).  A byte count
+(``memset(a, 0, sizeof a)``, ``n * sizeof(int)``) may use ``sizeof`` of
+an array variable or of an integer type.
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from crepair.encode import ctypes as ct
+from crepair.encode.chararrays import CharArrays, CharSource
+from crepair.encode.formula import Constraint
+from crepair.encode.ops import Value, convert
+from crepair.encode.walk import Ctx
+from crepair.errors import BadInput, UnsupportedConstruct
+from crepair.solver import smt
+
+#: name -> number of arguments
+STRING_FUNCTIONS = {"strlen": 1, "strcmp": 2, "strncmp": 3, "strcpy": 2, "strncpy": 3, "strcat": 2,
+                    "memset": 3, "memcpy": 3}
+_UNROLL = 64  # the most elements a memset/memcpy of part of an array writes one by one
+
+
+def _bv(value: int, bits: int = 32) -> smt.Term:
+    return smt.BitVecVal(value, bits)
+
+
+class Strings(CharArrays):
+    """Encodes the functions of :data:`STRING_FUNCTIONS`."""
+
+    def _string_call(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        if len(args) != STRING_FUNCTIONS[name]:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {STRING_FUNCTIONS[name]}",
+                           self._point(node))
+        if name in ("memset", "memcpy"):
+            return getattr(self, f"_{name}")(node, args, ctx)
+        sources = [self._array_argument(a, ctx, name) for a in args[:2]]
+        for src in sources:
+            if src.elem.bits != 8:
+                raise UnsupportedConstruct(self._point(src.node), f"{name} of '{src.name}', an array of "
+                                           f"{src.elem.name}")
+        count = None
+        if len(args) == 3:
+            count = convert(self._expr(args[2], ctx), ct.ULONG).term
+        return getattr(self, f"_{name}")(node, sources, count, ctx)
+
+    def _strlen(self, node, sources: list[CharSource], count, ctx: Ctx) -> Value:
+        _, length = self._scan_length(sources[0], ctx, node)
+        return Value(smt.ZeroExt(32, length), ct.ULONG)
+
+    def _compare(self, node, a: CharSource, b: CharSource, count: smt.Term | None, ctx: Ctx) -> Value:
+        """strcmp/strncmp: the first ``j`` (below ``count``) where the
+        strings differ or end decides; reads up to ``j`` in both."""
+        limit = self._string_limit()
+        chars_a = [self._char_at(a, j) for j in range(limit)]
+        chars_b = [self._char_at(b, j) for j in range(limit)]
+        result, at = _bv(0), _bv(limit)
+        for j in reversed(range(limit)):
+            stop = smt.Or(chars_a[j] != chars_b[j], chars_a[j] == _bv(0, 8))
+            diff = smt.ZeroExt(24, chars_a[j]) - smt.ZeroExt(24, chars_b[j])
+            if count is not None:
+                ended = count <= _bv(j, 64)
+                result = smt.If(ended, _bv(0), smt.If(stop, diff, result))
+                at = smt.If(ended, _bv(max(j - 1, 0)), smt.If(stop, _bv(j), at))
+            else:
+                result, at = smt.If(stop, diff, result), smt.If(stop, _bv(j), at)
+        at = smt.simplify(at)
+        for src in (a, b):
+            if src.literal is None:
+                self._check_within(src, at, ctx, src.node)
+        self._cut(smt.And(ctx.state.guard, at == _bv(limit)), node)
+        return Value(smt.simplify(result), ct.INT)
+
+    def _strcmp(self, node, sources, count, ctx: Ctx) -> Value:
+        return self._compare(node, sources[0], sources[1], None, ctx)
+
+    def _strncmp(self, node, sources, count, ctx: Ctx) -> Value:
+        return self._compare(node, sources[0], sources[1], count, ctx)
+
+    def _copy(self, node, dest: CharSource, chars: list[smt.Term], length: smt.Term, ctx: Ctx,
+              at: smt.Term | int = 0) -> None:
+        """Write ``chars[0 .. length]`` (the NUL included) at ``dest[at ...]``."""
+        last = length if isinstance(at, int) and at == 0 else at + length
+        self._check_within(dest, last, ctx, dest.node)
+        for j, c in enumerate(chars):
+            self._store_at(dest, j if isinstance(at, int) and at == 0 else at + _bv(j), c, ctx.state, node,
+                           when=_bv(j) <= length)
+
+    def _strcpy(self, node, sources, count, ctx: Ctx) -> Value:
+        dest, src = sources
+        chars, length = self._scan_length(src, ctx, node)
+        self._copy(node, dest, chars, length, ctx)
+        return Value(_bv(0), ct.VOID)
+
+    def _strcat(self, node, sources, count, ctx: Ctx) -> Value:
+        dest, src = sources
+        _, end = self._scan_length(dest, ctx, node)
+        chars, length = self._scan_length(src, ctx, node)
+        self._copy(node, dest, chars, length, ctx, at=end)
+        return Value(_bv(0), ct.VOID)
+
+    def _strncpy(self, node, sources, count, ctx: Ctx) -> Value:
+        """``count`` characters: the string's, then NULs."""
+        dest, src = sources
+        chars, length = self._scan_length(src, ctx, node)
+        n = smt.simplify(count)
+        if not smt.is_bv_value(n) or n.as_long() > _UNROLL:
+            raise UnsupportedConstruct(self._point(node), f"strncpy of a count that is not a constant up to {_UNROLL}")
+        k = n.as_long()
+        if k:
+            self._check_within(dest, _bv(k - 1), ctx, dest.node)
+        for j in range(k):
+            c = smt.If(_bv(j) < length, chars[j], _bv(0, 8)) if j < len(chars) else _bv(0, 8)
+            self._store_at(dest, j, c, ctx.state, node)
+        return Value(_bv(0), ct.VOID)
+
+    # ------------------------------------------------------------ memory
+    def _bytes(self, node: c_ast.Node, ctx: Ctx) -> smt.Term:
+        """A byte count (64 bits), ``sizeof`` of an array or a type allowed."""
+        if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
+            return _bv(self._sizeof(node.expr), 64)
+        if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+            return self._bytes(node.left, ctx) * self._bytes(node.right, ctx)
+        return convert(self._expr(node, ctx), ct.ULONG).term
+
+    def _sizeof(self, node: c_ast.Node) -> int:
+        if isinstance(node, c_ast.Typename):
+            t = self._type(node)
+        elif isinstance(node, c_ast.ID):
+            t = self._lookup(node).ctype
+        else:
+            raise UnsupportedConstruct(self._point(node), "sizeof of an expression")
+        if isinstance(t, ct.ArrayType):
+            size = self._array_size(self._lookup(node)) if isinstance(node, c_ast.ID) else None
+            if not isinstance(size, int):
+                raise UnsupportedConstruct(self._point(node), "sizeof of an array of unknown or variable size")
+            return size * t.elem.bits // 8
+        return t.bits // 8
+
+    def _memset(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        dest = self._array_argument(args[0], ctx, "memset")
+        byte = smt.Extract(7, 0, convert(self._expr(args[1], ctx), ct.INT).term)
+        elem = dest.elem
+        fill = smt.ZeroExt(elem.bits - 8, byte) if elem.bits > 8 else byte
+        for k in range(1, elem.bits // 8):
+            fill = fill | (smt.ZeroExt(elem.bits - 8, byte) << (8 * k))
+        fill = smt.simplify(fill)
+        self._fill(node, dest, self._bytes(args[2], ctx), ctx, lambda j: fill, smt.K(smt.BitVecSort(32), fill))
+        return Value(_bv(0), ct.VOID)
+
+    def _memcpy(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        dest = self._array_argument(args[0], ctx, "memcpy")
+        src = self._array_argument(args[1], ctx, "memcpy")
+        if src.elem != dest.elem and not (src.literal is not None and dest.elem.bits == 8):
+            raise UnsupportedConstruct(self._point(node), f"memcpy from {src.elem.name} to {dest.elem.name}")
+        count = self._bytes(args[2], ctx)
+        whole = None
+        if src.var is not None and smt.is_true(smt.simplify(src.start == _bv(0))):
+            whole = self._arrays[src.var.key]
+        self._fill(node, dest, count, ctx, lambda j: self._char_at(src, j), whole, src)
+        return Value(_bv(0), ct.VOID)
+
+    def _fill(self, node, dest: CharSource, count: smt.Term, ctx: Ctx, value, whole, src=None) -> None:
+        """Elements ``dest[0 .. count/elem-1] = value(j)``; the whole array
+        at once (``whole``, an array term) when ``count`` is its size."""
+        eb = dest.elem.bits // 8
+        elements = smt.simplify(smt.UDiv(count, _bv(eb, 64)))
+        for s in (dest, src):
+            if s is not None and s.literal is None:
+                self._check_within(s, smt.Extract(31, 0, elements) - _bv(1), ctx, s.node,
+                                   when=elements != _bv(0, 64))
+        known = smt.is_bv_value(elements)
+        full = isinstance(dest.size, int) and smt.is_true(smt.simplify(dest.start == _bv(0))) and known \
+            and elements.as_long() == dest.size
+        if full and whole is not None and dest.var is not None:
+            old = self._arrays[dest.var.key]
+            new = smt.smt_array(f"{dest.var.key}#{next(self._ssa)}", dest.elem.bits)
+            term = whole if smt.is_true(ctx.state.guard) else smt.If(ctx.state.guard, whole, old)
+            self.formula.s_assign.append(Constraint(new == term, self._p.spans.span(node), self._function))
+            self._arrays[dest.var.key] = new
+            return
+        if known and elements.as_long() <= _UNROLL:
+            for j in range(elements.as_long()):
+                self._store_at(dest, j, value(j), ctx.state, node)
+            return
+        if not known and isinstance(dest.size, int) and dest.size <= _UNROLL:
+            for j in range(dest.size):
+                self._store_at(dest, j, value(j), ctx.state, node, when=smt.ULT(_bv(j, 64), elements))
+            return
+        raise UnsupportedConstruct(self._point(node), f"{node.name.name} of part of an array of more than "
+                                   f"{_UNROLL} elements")

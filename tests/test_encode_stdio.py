@@ -1,0 +1,373 @@
+"""stdin, stdout and <string.h> in the bounded engine (crepair.encode.stdio,
+.strings), and ``--reference`` on programs that read stdin and print.
+
+The string functions' agreement with gcc/glibc is in
+``test_encode_vs_gcc.py`` (TARGETED ``str*``/``mem*`` cases); here: verdicts,
+counterexample inputs, errors, a gcc run on stdin, and a student/model
+pair repaired through ``--reference``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+import crepair
+from crepair.encode.formats import Conversion, parse_format
+from crepair.errors import UnsupportedConstruct
+
+from cprog import write_c
+
+VERIFIED = crepair.VerifyOutcome.VERIFIED
+VIOLATED = crepair.VerifyOutcome.VIOLATED
+GCC = shutil.which("gcc")
+
+
+def verify(tmp_path, source: str, unwind: int = 5, **kw):
+    return crepair.verify(write_c(tmp_path, source), unwind=unwind, **kw)
+
+
+def scanned(result) -> list[tuple[str, object]]:
+    return [(i.label, i.value) for i in result.counterexample.inputs if i.label.startswith(("scanf", "getchar"))]
+
+
+# ------------------------------------------------------------------ formats
+def test_formats_parse_into_text_and_conversions():
+    pieces = parse_format(b"%d %5s%%x%*lld%hhu", None, scan=True)
+    assert pieces == [Conversion("d", 32, True, text="%d"), b" ", Conversion("s", 0, False, width=5, text="%5s"),
+                      b"%x", Conversion("d", 64, True, suppress=True, text="%*lld"),
+                      Conversion("u", 8, False, text="%hhu")]
+    assert parse_format(b"%-08.3ld|%c\n", None, scan=False)[0] == Conversion("d", 64, True, width=8,
+                                                                            text="%-08.3ld")
+    # Microsoft's %I64d, as glibc reads it: flag I, width 64, an int
+    assert parse_format(b"%I64d", None, scan=True) == [Conversion("d", 32, True, width=64, text="%I64d")]
+
+
+@pytest.mark.parametrize("fmt, what", [("%f", "conversion '%f' (floats are not supported)"),
+                                       ("%p", "conversion '%p'"), ("%[a-z]", "conversion '%['")])
+def test_unmodelled_conversions_are_named(tmp_path, fmt, what):
+    path = write_c(tmp_path, f"""
+        #include <stdio.h>
+        int main(void) {{
+            int x;
+            scanf("{fmt}", &x);
+            return 0;
+        }}
+    """)
+    with pytest.raises(UnsupportedConstruct) as info:
+        crepair.verify(path)
+    assert str(info.value) == f"{path}:4:11: unsupported construct: {what}"
+
+
+# -------------------------------------------------------------------- input
+def test_scanf_conversions_are_the_inputs_in_reading_order(tmp_path):
+    result = verify(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            int a, b;
+            scanf("%d %d", &a, &b);
+            assert(!(a == 3 && b - a == 4));
+            return 0;
+        }
+    """)
+    assert result.outcome == VIOLATED
+    assert scanned(result) == [("scanf %d", 3), ("scanf %d", 7)]
+
+
+def test_scanf_into_array_elements_checks_the_index(tmp_path):
+    result = verify(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            int n, i, a[3];
+            scanf("%d", &n);
+            for (i = 0; i < n; i++)
+                scanf("%d", &a[i]);
+            return 0;
+        }
+    """)
+    assert result.counterexample.violated == crepair.Violation.ARRAY_BOUNDS
+    assert result.counterexample.detail == "a[3] (size 3)"
+
+
+def test_a_short_conversion_writes_the_low_bytes_only(tmp_path):
+    # x86-64 is little-endian: %d stores 4 bytes of the 8 of n
+    src = """
+        #include <stdio.h>
+        int main(void) {
+            long long n = 0;
+            scanf("%d", &n);
+            assert(n >= 0);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, src).outcome == VERIFIED
+    assert verify(tmp_path, src.replace("%d", "%lld")).outcome == VIOLATED
+
+
+@pytest.mark.skipif(GCC is None, reason="gcc is not installed")
+def test_scanf_semantics_agree_with_gcc_on_stdin(tmp_path):
+    body = """
+        long long n = 0; unsigned u; char c; short h;
+        scanf("%d %u %c %hd", &n, &u, &c, &h);
+    """
+    expr = "n % 1000003 + u % 1000 + c * 7 + h"
+    gcc_src = write_c(tmp_path, f"#include <stdio.h>\nint main(void) {{ {body} printf(\"%lld\\n\", {expr}); "
+                      "return 0; }\n", "gcc.c")
+    exe = tmp_path / "gcc"
+    subprocess.run([GCC, "-O0", "-w", str(gcc_src), "-o", str(exe)], check=True)
+    stdin = "-5 -7 Z 70000\n"
+    expected = int(subprocess.run([str(exe)], input=stdin, capture_output=True, text=True).stdout)
+    # the same tokens pinned in crepair (their values as numbers; 'Z' is 90)
+    pinned = f"""
+        #include <stdio.h>
+        int main(void) {{
+            {body}
+            assume((int)n == -5 && u == (unsigned)-7 && c == 'Z' && h == (short)70000);
+            assert({expr} RELATION {expected}LL);
+            return 0;
+        }}
+    """
+    assert verify(tmp_path, pinned.replace("RELATION", "==")).outcome == VERIFIED
+    assert verify(tmp_path, pinned.replace("RELATION", "!=")).outcome == VIOLATED
+
+
+def test_percent_s_reads_a_bounded_word_and_its_nul(tmp_path):
+    fits = """
+        #include <stdio.h>
+        #include <string.h>
+        int main(void) {
+            char s[9];
+            scanf("%s", s);
+            assert(strlen(s) >= 1 && strlen(s) <= 8 && s[0] != ' ' && s[0] != 0);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, fits).outcome == VERIFIED
+    small = verify(tmp_path, fits.replace("char s[9]", "char s[8]"))
+    assert small.counterexample.violated == crepair.Violation.ARRAY_BOUNDS
+    assert small.counterexample.detail == "s[8] (size 8)"  # 8 characters and the NUL
+    word = verify(tmp_path, fits.replace("strlen(s) <= 8", "strcmp(s, \"yes\") != 0"))
+    assert word.outcome == VIOLATED and list(b"yes") == scanned(word)[0][1]
+
+
+def test_the_input_ends_only_for_a_tested_scanf(tmp_path):
+    counted = """
+        #include <stdio.h>
+        int main(void) {
+            int x, k = 0;
+            while (scanf("%d", &x) == 1)
+                k++;
+            assert(k < 3);
+            return 0;
+        }
+    """
+    result = verify(tmp_path, counted)
+    assert result.outcome == VIOLATED and [label for label, _ in scanned(result)][:3] == ["scanf %d"] * 3
+    assert verify(tmp_path, counted.replace("k < 3", "k <= 6"), unwind=6).outcome == VERIFIED
+    tested = """
+        #include <stdio.h>
+        int main(void) {
+            int x, y;
+            scanf("%d", &x);
+            y = scanf("%d %d", &x, &x);
+            assert(CLAIM);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, tested.replace("CLAIM", "y == 2 || y == 1 || y == -1")).outcome == VERIFIED
+    for claim in ("y != 1", "y != -1"):  # the input may end before or inside the second scanf
+        assert verify(tmp_path, tested.replace("CLAIM", claim)).outcome == VIOLATED
+
+
+# ------------------------------------------------------------------ strings
+def test_string_functions_over_arrays(tmp_path):
+    src = """
+        #include <stdio.h>
+        #include <string.h>
+        int main(void) {
+            char s[10], t[12];
+            int n;
+            scanf("%s", s);
+            strcpy(t, s);
+            strcat(t, "xy");
+            n = strlen(t);
+            assert(strcmp(t, s) == 'x' && strncmp(t, s, n - 2) == 0 && n >= 3);
+            assert(n <= 9);
+            return 0;
+        }
+    """
+    result = verify(tmp_path, src)
+    assert result.outcome == VIOLATED and result.counterexample.assertion.line == 11
+    assert len(scanned(result)[0][1]) == 8  # only an 8-character word makes t 10 long
+    assert verify(tmp_path, src.replace("n <= 9", "n <= 10")).outcome == VERIFIED
+
+
+def test_strcat_past_the_array_is_out_of_bounds(tmp_path):
+    result = verify(tmp_path, """
+        #include <string.h>
+        int main(void) {
+            char s[6] = "abc";
+            strcat(s, "de");
+            strcat(s, "f");
+            return 0;
+        }
+    """)
+    assert result.counterexample.violated == crepair.Violation.ARRAY_BOUNDS
+    assert (result.counterexample.assertion.line, result.counterexample.detail) == (5, "s[6] (size 6)")
+
+
+def test_memset_with_sizeof_fills_every_element(tmp_path):
+    assert verify(tmp_path, """
+        #include <string.h>
+        int main(void) {
+            int a[5];
+            long b[3];
+            memset(a, -1, sizeof(a));
+            memset(b, 1, 2 * sizeof(long));
+            assert(a[0] == -1 && a[4] == -1 && b[1] == 72340172838076673L);
+            return 0;
+        }
+    """).outcome == VERIFIED
+
+
+# ------------------------------------------------------- --reference, main
+MODEL = """
+    #include <stdio.h>
+    int main() {
+        int n, i, x, best = 0;
+        scanf("%d", &n);
+        for (i = 0; i < n && i < 3; i++) {
+            scanf("%d", &x);
+            if (x > best)
+                best = x;
+        }
+        printf("best %d\\n", best);
+        return 0;
+    }
+"""
+
+
+def _pair(tmp_path, student: str, model: str = MODEL):
+    return write_c(tmp_path, student, "student.c"), write_c(tmp_path, model, "model.c")
+
+
+def test_main_programs_read_the_same_stdin_and_compare_outputs(tmp_path):
+    student, model = _pair(tmp_path, MODEL.replace("x > best", "x > best && x != 7"))
+    result = crepair.verify(student, reference=model)
+    assert result.outcome == VIOLATED
+    values = [v for label, v in scanned(result)]
+    assert values[0] >= 1 and 7 in values[1:1 + min(values[0], 3)]
+    same = crepair.verify(write_c(tmp_path, MODEL, "same.c"), reference=model)
+    assert same.outcome == VERIFIED
+    with_argv = write_c(tmp_path, MODEL.replace("int main()", "int main(int argc, char *argv[])"), "argv.c")
+    assert crepair.verify(with_argv, reference=model).outcome == VERIFIED  # argc and argv are not inputs
+
+
+@pytest.mark.parametrize("printed, outcome", [
+    ('printf("best %d \\n", best);', VERIFIED),  # a blank at the end of a line does not count
+    ('printf("\\n  best %d\\n\\n", best);', VERIFIED),  # nor empty lines and blanks that start one
+    ('printf("best  %d\\n", best);', VIOLATED),  # two blanks inside a line do
+    ('printf("best\\n%d\\n", best);', VIOLATED),  # and so does a line break
+    ('printf("best "); putchar(48 + best % 10); putchar(10);', VIOLATED),  # a character is not a number
+    ('printf("best %d", best); puts("");', VERIFIED),  # puts ends the line
+    ('printf("best"); puts(""); printf("%d", best);', VIOLATED),
+    ('printf("best %u", best);', VERIFIED),  # best >= 0: the same text; the final newline does not count
+])
+def test_outputs_compare_as_the_judge_compares_them(tmp_path, printed, outcome):
+    student, model = _pair(tmp_path, MODEL.replace('printf("best %d\\n", best);', printed))
+    assert crepair.verify(student, reference=model).outcome == outcome
+
+
+def test_exit_ends_the_program_and_the_reference_runs_next(tmp_path):
+    # (a number printed with %d is one token: the literal "best 0" would differ from it)
+    early = MODEL.replace('scanf("%d", &n);', 'scanf("%d", &n);\n    if (n < 1) { printf("best %d\\n", 0); exit(0); }')
+    student, model = _pair(tmp_path, "#include <stdlib.h>\n" + early)
+    assert crepair.verify(student, reference=model).outcome == VERIFIED
+    wrong = early.replace('printf("best %d\\n", 0); exit(0);', 'exit(0);')
+    student, model = _pair(tmp_path, "#include <stdlib.h>\n" + wrong)
+    assert crepair.verify(student, reference=model).outcome == VIOLATED
+
+
+def test_a_student_main_is_repaired_against_the_model_solution(tmp_path):
+    student, model = _pair(tmp_path, MODEL.replace("x > best", "x < best"))
+    run = crepair.repair(student, reference=model, level=2, max_size=1)
+    found = sorted((c.span.line, c.before, c.after) for r in run for c in r.changes)
+    assert (7, "x < best", "x > best") in found
+    assert all(line == 7 for line, _, _ in found)
+
+
+def test_gets_and_fgets_read_lines(tmp_path):
+    src = """
+        #include <stdio.h>
+        #include <string.h>
+        int main(void) {
+            char s[12], t[12];
+            gets(s);
+            fgets(t, 6, stdin);
+            assert(strlen(s) <= 8 && strlen(t) >= 1 && strlen(t) <= 5 && t[strlen(t) - 1] == '\\n');
+            assert(s[0] != ' ');
+            return 0;
+        }
+    """
+    result = verify(tmp_path, src)
+    assert result.outcome == VIOLATED and result.counterexample.assertion.line == 8
+    assert [(i.label, i.value[:1]) for i in result.counterexample.inputs if i.label == "gets()"] == [("gets()", [32])]
+
+
+def test_a_string_longer_than_the_limit_cuts_the_run_like_a_loop(tmp_path):
+    src = f"""
+        #include <string.h>
+        int main(void) {{
+            char s[40] = "{'a' * 30}";
+            assert(strlen(s) == 30);
+            return 0;
+        }}
+    """
+    short = verify(tmp_path, src, unwind=5)  # reads at most 2 * 8 + 2 characters
+    assert short.bound.too_small and short.bound.cut.what == "string"  # vacuous beyond the limit
+    long = verify(tmp_path, src, unwind=29)  # the unwinding bound + 2 = 31 characters: the NUL is read
+    assert long.outcome == VERIFIED and long.bound.too_small is False
+
+
+def test_memset_of_a_variable_count_is_bounded_by_the_array(tmp_path):
+    src = """
+        #include <string.h>
+        int main(void) {
+            char s[10] = "abc";
+            int n = nondet_int();
+            assume(n >= 0 && n <= 10);
+            memset(s, 120, n);
+            assert(n < 4 || s[3] == 120);
+            assert(n > 3 || s[3] == 0);
+            memset(s, 0, 0);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, src).outcome == VERIFIED
+    over = verify(tmp_path, src.replace("n <= 10", "n <= 11"))
+    assert (over.counterexample.detail, over.counterexample.inputs[-1].value) == ("s[10] (size 10)", 11)
+
+
+ROW = """
+    #include <stdio.h>
+    int main(void) {
+        int n, i, a[5];
+        scanf("%d", &n);
+        if (n < 0 || n > 4)
+            return 0;
+        for (i = 0; i < n; i++)
+            scanf("%d", a + i);
+        for (i = 0; i < n; i++)
+            printf("%d%s", a[i], i == n - 1 ? "\\n" : " ");
+        return 0;
+    }
+"""
+
+
+@pytest.mark.parametrize("last, outcome", [("i == n", VERIFIED),  # a blank, not a newline, ends the output
+                                           ("i == 0", VIOLATED)])
+def test_a_choice_of_literal_strings_prints_the_selected_one(tmp_path, last, outcome):
+    student, model = _pair(tmp_path, ROW.replace("i == n - 1", last), ROW)
+    assert crepair.verify(student, reference=model).outcome == outcome
