@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from codeflaws_checks import Defect, Programs, baseline, load_defects, prepare  # noqa: E402
+from codeflaws_checks import CodeflawsSuite, Defect, Programs, baseline, load_defects, prepare  # noqa: E402
 from codeflaws_report import report  # noqa: E402
 from harness.markdown import fmt_s, outcome_text  # noqa: E402
 from harness.records import emit  # noqa: E402
@@ -82,7 +82,7 @@ def crepair_args(buggy: str, p: dict) -> list[str]:
     return args
 
 
-class Codeflaws(Benchmark):
+class Codeflaws(CodeflawsSuite, Benchmark):
     name = "codeflaws"
     holding = "benchmarks/codeflaws"
     job = CodeflawsJob
@@ -92,13 +92,6 @@ class Codeflaws(Benchmark):
         super().__init__(script)
         self.baseline: dict[str, dict] = {}
         self._locks: dict[str, threading.Lock] = {}
-
-    @property
-    def root(self) -> Path:
-        return self.shared / "benchmarks" / "codeflaws"
-
-    def missing(self) -> str:
-        return "" if (self.root / "defects.tsv").is_file() else f"{self.root / 'defects.tsv'} not found"
 
     def add_options(self, ap) -> None:
         ap.set_defaults(timeout=300.0)

@@ -194,3 +194,15 @@ def baseline(d: Defect, scratch: Path, timeout: float) -> dict:
                 "repair_buggy": programs.run(buggy, "repair")}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+class CodeflawsSuite:
+    """Where a Codeflaws benchmark finds the defects (a mixin of the
+    harness's ``Benchmark``: ``root`` and ``missing``)."""
+
+    @property
+    def root(self) -> Path:
+        return self.shared / "benchmarks" / "codeflaws"
+
+    def missing(self) -> str:
+        return "" if (self.root / "defects.tsv").is_file() else f"{self.root / 'defects.tsv'} not found"

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from codeflaws_checks import load_defects  # noqa: E402
+from codeflaws_checks import CodeflawsSuite, load_defects  # noqa: E402
 from harness.markdown import fmt_s, header, md_escape, table  # noqa: E402
 from harness.records import emit, repair_record  # noqa: E402
 from harness.runner import Benchmark, Job, main  # noqa: E402
@@ -67,19 +67,12 @@ def construct(message: str) -> str:
     return _WHERE.sub("", message.splitlines()[0] if message else "")
 
 
-class CodeflawsReference(Benchmark):
+class CodeflawsReference(CodeflawsSuite, Benchmark):
     name = "codeflaws-reference"
     holding = "benchmarks/codeflaws"
     job = ReferenceJob
     modules = ("codeflaws_checks.py", "tdrepair.py", "tcas_sir.py")
     grace = 60.0  # a run is killed this long after its time limit (the limit covers the solver, not the encoding)
-
-    @property
-    def root(self) -> Path:
-        return self.shared / "benchmarks" / "codeflaws"
-
-    def missing(self) -> str:
-        return "" if (self.root / "defects.tsv").is_file() else f"{self.root / 'defects.tsv'} not found"
 
     def add_options(self, ap) -> None:
         ap.set_defaults(timeout=60.0)
