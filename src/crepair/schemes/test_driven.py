@@ -211,7 +211,8 @@ class TestDrivenRun:
     Construction builds and runs the original (failing tests, spectrum)
     and the search space (``space``, search ids; ``linked``, the files;
     ``programs``: each file searched by its display path, the key of
-    ``Repair.file``; ``program``: the one of ``path``); iteration builds the meta-program once and
+    ``Repair.file``; ``program``: the one of ``path``; ``test_timeout``:
+    the per-test limit in milliseconds, given or :func:`auto_test_timeout`); iteration builds the meta-program once and
     explores.  ``outcome``, ``stopped`` and ``reason`` are final once the
     iterator ends: REPAIRED (a plausible patch), EXHAUSTED (none in the
     whole space), NO_FAILING_TEST (no search), UNKNOWN (time limit before a

@@ -193,11 +193,11 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
     if cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) and not cand.lhs.strip():
         raise InternalError(f"candidate {cand.id}: an {cand.schema.value} without lhs")
-    if (cand.param is not None) != (PARAM in cand.code) or (
-            cand.param is not None and site.kind is SiteKind.STMT and cand.schema is not Schema.GUARD) or (
-            cand.param is not None and site.kind is SiteKind.DECL):
-        raise InternalError(f"candidate {cand.id}: a parameter ({cand.param}) its code does not read as {PARAM}, "
-                            "or where parameters are not evaluated (DECL sites, assignments)")
+    if (cand.param is not None) != (PARAM in cand.code):
+        raise InternalError(f"candidate {cand.id}: parameter {cand.param} but code {cand.code!r} (reads {PARAM}?)")
+    if cand.param is not None and cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION):
+        raise InternalError(f"candidate {cand.id}: a parameter in an {cand.schema.value} (only evaluated in a "
+                            "site's switch (__cr_c), which assignments and DECL sites do not share)")
     if site.kind is not SiteKind.EXPR and _USES_E.search(cand.code):
         raise InternalError(f"candidate {cand.id}: __cr_e at a {site.kind.value} site")
 

@@ -18,8 +18,8 @@ parameter ``0..max_condition_parameter``, 64 as f1x's
 ``maxConditionParameter``) and ``p == NULL``, ``p != NULL`` for pointers.
 Atoms that differ only in the parameter share one body in the
 meta-program (:attr:`Candidate.param`), which keeps it small: the space
-grows ~10x at conditions and guards, the meta-program's code does not.  Cost is f1x's: the number of AST nodes added,
-changed or removed (§5): 1 for an operator, a leaf, a negation or an
+grows ~10x at conditions and guards, the meta-program's code does not.
+Cost is f1x's: the number of AST nodes added, changed or removed (§5): 1 for an operator, a leaf, a negation or an
 initializer; 2 for ``x ± 1`` or a deletion (an ``if`` and a ``0``); the
 tree distance for an atom replacing a condition (the changed nodes when
 both compare two leaves, else the condition's size + 2); 3 for an
@@ -52,6 +52,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from os.path import commonprefix
+from typing import NamedTuple
 
 from pycparser import c_ast
 
@@ -213,7 +214,7 @@ class _Builder:
             out.extend(self._condition(i, p, atoms))
         return out
 
-    def _condition(self, i: int, p: Place, atoms: list[tuple[str, str, str]]) -> list[_Draft]:
+    def _condition(self, i: int, p: Place, atoms: list[_Atom]) -> list[_Draft]:
         schemas = self._options.schemas
         text = self._original[p.span.start:p.span.end]
         context = self._mutator.root_context(p)
@@ -224,21 +225,20 @@ class _Builder:
         if Schema.EXPRESSION in schemas and not _is_predicate(p.node):
             negated = "!" + (text if level >= UNARY else f"({text})")
             out.append(_Draft(tenths(1, GOOD), i, Schema.EXPRESSION, "!__cr_e", place(negated, context, UNARY)))
-        for left, op, right, param in atoms:
-            atom = f"{left} {op} {right}"
-            if _flat(atom) == flat:
+        for a in atoms:
+            if _flat(a.text) == flat:
                 continue
-            code = atom if param is None else f"{left} {op} {PARAM}"
-            concrete = _concrete(right, self._null)
+            concrete = _concrete(a.right, self._null)
             if Schema.EXPRESSION in schemas and p.side_effect_free:
-                cost = tenths(_distance(root, (left, op, right)), 0 if concrete else GOOD)
-                out.append(_Draft(cost, i, Schema.EXPRESSION, code, place(atom, context, BINARY[op]), param=param))
+                cost = tenths(_distance(root, (a.left, a.op, a.right)), 0 if concrete else GOOD)
+                out.append(_Draft(cost, i, Schema.EXPRESSION, a.code, place(a.text, context, BINARY[a.op]),
+                                  param=a.param))
             if Schema.REFINEMENT in schemas:
                 for joint in ("&&", "||"):
                     e = text if level >= BINARY[joint] else f"({text})"
-                    repl = place(f"{e} {joint} {atom}", context, BINARY[joint])
+                    repl = place(f"{e} {joint} {a.text}", context, BINARY[joint])
                     out.append(_Draft(tenths(1 + ATOM_COST, 0 if concrete else OK), i, Schema.REFINEMENT,
-                                      f"__cr_e {joint} ({code})", repl, param=param))
+                                      f"__cr_e {joint} ({a.code})", repl, param=a.param))
         return out
 
     def _statement(self, i: int, p: Place, atoms, ints: list[Var], consts) -> list[_Draft]:
@@ -248,12 +248,10 @@ class _Builder:
         if Schema.GUARD in schemas:
             wrap = "{{ {} }}" if p.dangling else "{}"
             out.append(_Draft(tenths(DELETE_COST, GOOD), i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
-            for left, op, right, param in atoms:
-                atom = f"{left} {op} {right}"
-                code = atom if param is None else f"{left} {op} {PARAM}"
-                bonus = 0 if _concrete(right, self._null) else GOOD
-                out.append(_Draft(tenths(GUARD_COST, bonus), i, Schema.GUARD, code, wrap.format(f"if ({atom}) {s}"),
-                                  param=param))
+            for a in atoms:
+                bonus = 0 if _concrete(a.right, self._null) else GOOD
+                out.append(_Draft(tenths(GUARD_COST, bonus), i, Schema.GUARD, a.code,
+                                  wrap.format(f"if ({a.text}) {s}"), param=a.param))
         if Schema.ASSIGNMENT in schemas:
             wrap = "{{ {} }}" if p.block else "{}"
             targets = sorted(v.name for v in ints if not v.type.const)
@@ -299,19 +297,36 @@ def _merge(*groups) -> tuple[tuple[int, str], ...]:
     return tuple(seen.items())
 
 
-def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str,
-           max_parameter: int) -> list[tuple[str, str, str, int | None]]:
-    """The atoms ``(left, op, right, param)``: ``x op y``, ``x op c`` for
-    the site's constants, ``x op k`` for ``k`` in ``0..max_parameter`` (f1x's
-    condition parameter, its ``maxConditionParameter``; ``param`` is ``k``,
-    the meta-program reads it from a table) and pointer null checks."""
+class _Atom(NamedTuple):
+    """``left op right``; ``param``: f1x's condition parameter when
+    ``right`` spells it (the meta-program reads it from a table, so its
+    ``code`` names :data:`PARAM`)."""
+
+    left: str
+    op: str
+    right: str
+    param: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+    @property
+    def code(self) -> str:
+        return self.text if self.param is None else f"{self.left} {self.op} {PARAM}"
+
+
+def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str, max_parameter: int) -> list[_Atom]:
+    """The atoms: ``x op y``, ``x op c`` for the site's constants, ``x op
+    k`` for ``k`` in ``0..max_parameter`` (f1x's condition parameter, its
+    ``maxConditionParameter``) and pointer null checks."""
     names = sorted(v.name for v in ints)
-    out = [(x, op, y, None) for x, y in combinations(names, 2) for op in RELATIONAL]
-    out += [(x, op, spelling, None) for x in names for _, spelling in consts for op in RELATIONAL]
+    out = [_Atom(x, op, y) for x, y in combinations(names, 2) for op in RELATIONAL]
+    out += [_Atom(x, op, spelling) for x in names for _, spelling in consts for op in RELATIONAL]
     spelled = {value for value, _ in consts}
-    out += [(x, op, str(k), k) for x in names for k in range(max_parameter + 1) if k not in spelled
+    out += [_Atom(x, op, str(k), k) for x in names for k in range(max_parameter + 1) if k not in spelled
             for op in RELATIONAL]
-    out += [(p.name, op, null, None) for p in sorted(ptrs, key=lambda v: v.name) for op in ("==", "!=")]
+    out += [_Atom(p.name, op, null) for p in sorted(ptrs, key=lambda v: v.name) for op in ("==", "!=")]
     return out
 
 
