@@ -13,7 +13,7 @@ import pytest
 import crepair
 from crepair.encode import encode
 from crepair.encode.formula import LocationKind
-from crepair.encode.initializers import string_bytes
+from crepair.encode.ops import string_bytes
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend import load_program
 

@@ -26,7 +26,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.core import EncoderCore
 from crepair.encode.formula import Constraint, UnwindingCut, Violation
-from crepair.encode.initializers import string_bytes
+from crepair.encode.ops import string_bytes
 from crepair.encode.ops import convert
 from crepair.encode.walk import Ctx, State, Var
 from crepair.errors import UnsupportedConstruct

@@ -18,65 +18,10 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.core import EncoderCore
 from crepair.encode.formula import LocationKind
-from crepair.encode.ops import convert
+from crepair.encode.ops import convert, string_bytes
 from crepair.encode.walk import Ctx, State, has_effects
-from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
+from crepair.errors import BadInput
 from crepair.solver import smt
-
-_SIMPLE_ESCAPES = {
-    "n": 10, "t": 9, "r": 13, "\\": 92, "'": 39, '"': 34, "?": 63, "a": 7, "b": 8, "f": 12, "v": 11, "e": 27,
-}
-_OCTAL = "01234567"
-_HEX = "0123456789abcdefABCDEF"
-
-
-def string_bytes(literal: str, where: SourcePoint) -> bytes:
-    """The bytes of a narrow C string literal's text ``literal`` (with its
-    quotes), without the terminating NUL (C11 6.4.5; gcc's UTF-8 execution
-    character set).  Raises ``UnsupportedConstruct`` for wide and Unicode
-    literals and escapes beyond one byte.
-
-    >>> string_bytes('"a\\\\x41\\\\n"', None)
-    b'aA\\n'
-    """
-    if not literal.startswith('"'):
-        raise UnsupportedConstruct(where, f"wide or Unicode string literal {literal[:12]}")
-    body = literal[1:-1]
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\":
-            out += ch.encode("utf-8", "surrogateescape")
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[nxt])
-            i += 2
-        elif nxt in _OCTAL:
-            j = i + 1
-            while j < len(body) and j < i + 4 and body[j] in _OCTAL:
-                j += 1
-            code = int(body[i + 1 : j], 8)
-            if code > 255:
-                raise UnsupportedConstruct(where, f"octal escape \\{body[i + 1:j]} out of range")
-            out.append(code)
-            i = j
-        elif nxt == "x":
-            j = i + 2
-            while j < len(body) and body[j] in _HEX:
-                j += 1
-            code = int(body[i + 2 : j], 16) if j > i + 2 else None
-            if code is None or code > 255:
-                # pycparser joins "\x41" "b" into "\x41b": the escape would run on
-                raise UnsupportedConstruct(where, f"hex escape \\x{body[i + 2:j]} in a string literal")
-            out.append(code)
-            i = j
-        else:
-            raise UnsupportedConstruct(where, f"escape \\{nxt} in a string literal")
-    return bytes(out)
-
 
 class Initializers(EncoderCore):
     """Encodes array declarations with an initializer."""

@@ -34,7 +34,7 @@ from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharArrays
 from crepair.encode.formats import Conversion, parse_format
 from crepair.encode.formula import Constraint, Input
-from crepair.encode.initializers import string_bytes
+from crepair.encode.ops import string_bytes
 from crepair.encode.ops import Value, convert
 from crepair.encode.walk import Ctx, State
 from crepair.errors import BadInput, UnsupportedConstruct
