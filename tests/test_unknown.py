@@ -123,3 +123,37 @@ def test_stopping_early_reports_what_happened(tmp_path):
     run.close()
     assert run.outcome == RepairOutcome.REPAIRED and run.stopped == StopReason.CALLER
     assert run.stats.stopped == StopReason.CALLER
+
+
+# A program whose unwound, inlined formula is far too large to build: three
+# nested loops around a doubly recursive call, bound 12 (about 12^3 * 2^12
+# inlined bodies).  The run's deadline must stop the encoding itself.
+HUGE = """
+    int f(int n) { if (n <= 0) return 0; return f(n - 1) + f(n - 2) + 1; }
+    int main(void) {
+        int x = nondet_int();
+        int s = 0;
+        for (int i = 0; i < x; i++)
+            for (int j = 0; j < x; j++)
+                for (int k = 0; k < x; k++)
+                    s += f(k);
+        assert(s >= 0);
+        return 0;
+    }
+"""
+
+
+def test_encoding_past_the_deadline_is_unknown_in_every_command(tmp_path):
+    from crepair.bmc import ENCODING_TIMEOUT
+    path = write_c(tmp_path, HUGE)
+    result = crepair.verify(path, unwind=12, timeout=1)
+    assert result.outcome == crepair.VerifyOutcome.UNKNOWN and result.reason == ENCODING_TIMEOUT
+    assert result.bound.too_small is None
+    located = crepair.localize(path, unwind=12, timeout=1)
+    assert located.outcome == crepair.VerifyOutcome.UNKNOWN and located.reason == ENCODING_TIMEOUT
+    assert located.locations == ()
+    for scheme in ("mutation", "template"):
+        run = crepair.repair(path, unwind=12, timeout=1, scheme=scheme)
+        assert list(run) == []
+        assert run.outcome == RepairOutcome.UNKNOWN
+        assert ENCODING_TIMEOUT in run.unknown_reason

@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from crepair.bmc import VerifyOutcome, VerifyResult, check_bound, check_original, counterexample_of, verify_program
+from crepair.bmc import ENCODING_TIMEOUT, VerifyOutcome, VerifyResult, check_bound, check_original, counterexample_of, verify_program
 from crepair.encode import encode
-from crepair.encode.formula import Checks
+from crepair.encode.formula import Checks, EncodingTimeout
 from crepair.errors import UsageError
 from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnoser, diagnose, failing_inputs, pin
@@ -26,6 +26,7 @@ from crepair.mutation.operators import is_specification
 from crepair.options import (
     DEFAULT_UNWIND, Component, Method, ReferenceOptions, RepairOptions, _enum, at_least, positive_seconds,
 )
+from crepair.records import BoundReport
 from crepair.schemes.mutation import Progress
 from crepair.schemes.run import RepairRun
 from crepair.schemes.template_scheme import component_kinds
@@ -180,8 +181,13 @@ def localize(
     program, run_entry = _load(path, entry, ref)
     spec = frozenset(no_mutate)
     mutate_main = mutate_main or ref is not None  # the specification is the reference
-    formula, _ = encode(program, bound=unwind, entry=run_entry, split_ternaries=method == Method.DIAGNOSIS,
-                        checks=checks)
+    try:
+        formula, _ = encode(program, bound=unwind, entry=run_entry, split_ternaries=method == Method.DIAGNOSIS,
+                            checks=checks, deadline=limits.deadline)
+    except EncodingTimeout:
+        return LocalizeResult(program.path, _shown_entry(entry, ref), method, VerifyOutcome.UNKNOWN,
+                              BoundReport(unwind, None), None, (), time.monotonic() - start,
+                              original=program.original, reason=ENCODING_TIMEOUT)
     bound = check_bound(formula, limits)
     verdict, model, reason = check_original(formula, limits)
     outcome = VerifyOutcome.of(verdict)

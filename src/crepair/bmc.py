@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from crepair.encode import ProgramFormula, encode
-from crepair.encode.formula import Assertion, Checks, Unwinding, Violation
+from crepair.encode.formula import Assertion, Checks, EncodingTimeout, Unwinding, Violation
 from crepair.frontend import CProgram, Span
 from crepair.records import BoundReport, Cut
 from crepair.solver import Limits, smt, smt_solver
@@ -188,6 +188,9 @@ def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int
     return BoundReport(formula.bound, True, Cut(cut.what, cut.span))
 
 
+ENCODING_TIMEOUT = "timeout while unwinding and encoding the program (try a smaller --unwind)"
+
+
 def needed_bound(
     program: CProgram, report: BoundReport, entry: str, limits: Limits, checks: Checks = Checks()
 ) -> BoundReport:
@@ -202,7 +205,10 @@ def needed_bound(
     def fits(bound: int) -> bool | None:
         if limits.expired():
             return None
-        formula, _ = encode(program, bound=bound, entry=entry, checks=checks)
+        try:
+            formula, _ = encode(program, bound=bound, entry=entry, checks=checks, deadline=limits.deadline)
+        except EncodingTimeout:
+            return None
         return {True: False, False: True, None: None}[check_bound(formula, limits).too_small]
 
     low, high = report.bound, max(report.bound + 1, 2 * report.bound)
@@ -248,7 +254,14 @@ def verify_program(
     the bound (unwinding assumptions), then whether the bound cuts off runs."""
     limits = limits or Limits()
     start = time.monotonic()
-    formula, _ = encode(program, bound=unwind, entry=entry, unwinding=Unwinding.ASSUMPTIONS, checks=checks)
+    try:
+        formula, _ = encode(program, bound=unwind, entry=entry, unwinding=Unwinding.ASSUMPTIONS, checks=checks,
+                            deadline=limits.deadline)
+    except EncodingTimeout:
+        return VerifyResult(
+            program.path, entry, VerifyOutcome.UNKNOWN, BoundReport(unwind, None), None, time.monotonic() - start,
+            0, (), ENCODING_TIMEOUT, program.original,
+        )
     warnings = []
     if not any(a.kind == Violation.ASSERTION for a in formula.assertions):
         checked = " (only the checks of undefined behaviour are verified)" if formula.assertions else ""

@@ -17,13 +17,14 @@ over :class:`EncoderCore`.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
 from crepair.encode import structs
-from crepair.encode.formula import Checks, Constraint, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
+from crepair.encode.formula import Checks, Constraint, EncodingTimeout, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.env import Env, Keys, differing
 from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects
@@ -45,6 +46,7 @@ class EncoderCore:
         split_ternaries: bool = False,
         unwinding: Unwinding = Unwinding.ASSUMPTIONS,
         checks: Checks = Checks(),
+        deadline: float | None = None,
     ):
         if entry not in program.functions:
             raise BadInput(f"{program.path}: entry function '{entry}' is not defined (use --entry)")
@@ -53,6 +55,7 @@ class EncoderCore:
         self._entry = entry
         self._alternatives = alternatives
         self._split_ternaries = split_ternaries
+        self._deadline = deadline  # time.monotonic() instant; past it the walk raises EncodingTimeout
         self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding, checks=checks)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
         self._locations: dict[c_ast.Node, int] = {}
@@ -78,6 +81,10 @@ class EncoderCore:
         self._struct_defs: dict[str, c_ast.Struct] | None = None  # struct definitions by tag
 
     # ------------------------------------------------------------- helpers
+    def _check_deadline(self) -> None:
+        """Raise :class:`EncodingTimeout` once the deadline has passed."""
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise EncodingTimeout
     def _point(self, node: c_ast.Node):
         return self._p.spans.point(node)
 

@@ -323,3 +323,10 @@ def _holds(root: smt.Term, model: smt.Model, value: dict[int, bool]) -> bool:
         value[key] = connective([value[c.get_id()] for c in children])
         stack.pop()
     return value[root.get_id()]
+
+
+class EncodingTimeout(Exception):
+    """The run's deadline passed while the program was being encoded (the
+    unwound and inlined program is too large to build in the time left).
+    Callers turn it into the outcome UNKNOWN with reason ``timeout``; it is
+    never a verdict."""

@@ -39,6 +39,7 @@ class Statements(Initializers):
         if method is None:
             raise UnsupportedConstruct(self._point(node), f"statement {type(node).__name__}")
         if not isinstance(node, (c_ast.Compound, c_ast.EmptyStatement)):
+            self._check_deadline()
             self.formula.trace.append(TraceStep(state.guard, self._line(node), self._frames[-1].function))
         return method(node, state)
 

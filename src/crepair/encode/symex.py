@@ -56,6 +56,7 @@ def encode(
     split_ternaries: bool = False,
     unwinding: Unwinding = Unwinding.ASSUMPTIONS,
     checks: Checks = Checks(),
+    deadline: float | None = None,
 ) -> tuple[ProgramFormula, dict[int, tuple[Overrides, ...]]]:
     """The program formula of ``program`` (see module docstring).
 
@@ -66,14 +67,16 @@ def encode(
     ``unwinding`` chooses what a run cut off by the bound means (see
     :class:`~crepair.encode.formula.Unwinding`); ``checks`` which checks of
     undefined behaviour become assertions (:mod:`crepair.encode.undefined`;
-    all by default).  Raises
+    all by default).  ``deadline``: a ``time.monotonic()`` instant (None:
+    none) past which the walk stops with
+    :class:`~crepair.encode.formula.EncodingTimeout`.  Raises
     ``UnsupportedConstruct``/``BadInput`` for code the encoder does not model.
     """
     if bound < 0:
         raise ValueError("the unwinding bound must be >= 0")
     encoder = Encoder(
         program, bound=bound, entry=entry, alternatives=alternatives, split_ternaries=split_ternaries,
-        unwinding=unwinding, checks=checks,
+        unwinding=unwinding, checks=checks, deadline=deadline,
     )
     formula = encoder.run()
     return formula, encoder.mutants

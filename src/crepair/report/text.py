@@ -6,7 +6,7 @@ statistics); ``original`` is the user's file text.
 
 from __future__ import annotations
 
-from crepair.bmc import Counterexample, VerifyOutcome, VerifyResult, Violation
+from crepair.bmc import ENCODING_TIMEOUT, Counterexample, VerifyOutcome, VerifyResult, Violation
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
@@ -66,7 +66,7 @@ def render_verify(result: VerifyResult, original: str) -> str:
         out.extend(_input_lines(cex, original))
         out.append("executed lines: " + " ".join(str(n) for n in cex.lines))
     else:
-        out.append(f"unknown: the solver gave up ({result.reason or 'unknown'}; unwinding bound {b})")
+        out.append(f"unknown: {_gave_up(result.reason)} ({result.reason or 'unknown'}; unwinding bound {b})")
     out.extend(_bound_warning(result.bound))
     for w in result.warnings:
         out.append(f"warning: {w}")
@@ -219,7 +219,7 @@ def render_localize(result: LocalizeResult, original: str) -> str:
         if result.outcome == VerifyOutcome.VERIFIED:
             out.append(f"no assertion violation within unwinding bound {result.bound.bound}: nothing to localize")
         else:
-            out.append(f"unknown: the solver gave up ({result.reason or 'unknown'}); nothing localized")
+            out.append(f"unknown: {_gave_up(result.reason)} ({result.reason or 'unknown'}); nothing localized")
         out.extend(_bound_warning(result.bound))
         return "\n".join(out)
     if result.method == Method.DIAGNOSIS:
@@ -311,3 +311,8 @@ def render_spectrum(result: SpectrumResult) -> str:
                    f"{r.executed_by_passing:>4}  {_source_line(result.original, r.line)}")
     out.append(f"time: {result.seconds:.2f} s")
     return "\n".join(out)
+
+
+def _gave_up(reason: str) -> str:
+    """Who gave up: the encoder (its deadline passed) or the solver."""
+    return "no formula within the time limit" if reason == ENCODING_TIMEOUT else "the solver gave up"

@@ -48,19 +48,20 @@ class Problem:
     def encoding(self, kind: Encoding) -> tuple[ProgramFormula, dict[int, tuple[Overrides, ...]]]:
         """The program formula (with ``options.unwinding``) and the mutants
         per location index of encoding ``kind``; raises ``BadInput`` /
-        ``UnsupportedConstruct`` for code the encoder does not model."""
+        ``UnsupportedConstruct`` for code the encoder does not model and
+        ``EncodingTimeout`` when the run's deadline passes first."""
         if kind not in self._encodings:
             o = self.options
             if kind == Encoding.MUTANTS:
                 unit = MutationUnit(self.program, o.level, o.no_mutate, o.mutate_main)
                 self._encodings[kind] = encode(
                     self.program, bound=o.unwind, entry=o.entry, alternatives=unit, unwinding=o.unwinding,
-                    checks=o.checks,
+                    checks=o.checks, deadline=self.limits.deadline,
                 )
             else:
                 self._encodings[kind] = encode(
                     self.program, bound=o.unwind, entry=o.entry, split_ternaries=True, unwinding=o.unwinding,
-                    checks=o.checks,
+                    checks=o.checks, deadline=self.limits.deadline,
                 )
         return self._encodings[kind]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 
-from crepair.bmc import Counterexample, check_bound, check_original, counterexample_of, needed_bound
-from crepair.encode.formula import Unwinding
+from crepair.bmc import ENCODING_TIMEOUT, Counterexample, check_bound, check_original, counterexample_of, needed_bound
+from crepair.encode.formula import EncodingTimeout, Unwinding
 from crepair.frontend import CProgram
 from crepair.options import RepairOptions
 from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReason
@@ -28,11 +28,34 @@ from crepair.solver.smt import Verdict
 _ENCODING = {Scheme.MUTATION: Encoding.MUTANTS, Scheme.TEMPLATE: Encoding.SPLIT_TERNARIES}
 
 
+def _until_encoding_timeout(repairs: Iterator[Repair], scheme: RepairScheme) -> Iterator[Repair]:
+    """``repairs``, ended as a time-out if the scheme's encoding outlasts the deadline."""
+    try:
+        yield from repairs
+    except EncodingTimeout:
+        scheme.stats.outcome, scheme.stats.stopped = RepairOutcome.UNKNOWN, StopReason.TIMEOUT
+        scheme.stats.reason = ENCODING_TIMEOUT
+
+
+class _NotEncoded:
+    """A scheme whose encoding outlasted the run's deadline: no search, outcome UNKNOWN (timeout)."""
+
+    def __init__(self, scheme: Scheme):
+        self.stats = SchemeStats(scheme, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, ENCODING_TIMEOUT)
+
+    def repairs(self) -> Iterator[Repair]:
+        return iter(())
+
+
 def build(scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None) -> RepairScheme:
-    """The scheme object of ``scheme`` for ``problem``."""
-    if scheme == Scheme.MUTATION:
-        return MutationScheme(problem, progress)
-    return TemplateScheme(problem)
+    """The scheme object of ``scheme`` for ``problem`` (one that searches
+    nothing, outcome UNKNOWN, if the encoding outlasts the deadline)."""
+    try:
+        if scheme == Scheme.MUTATION:
+            return MutationScheme(problem, progress)
+        return TemplateScheme(problem)
+    except EncodingTimeout:
+        return _NotEncoded(scheme)
 
 
 class RepairRun:
@@ -52,13 +75,19 @@ class RepairRun:
         self.options = options.check()
         self.problem = Problem(program, self.options, Limits.after(options.timeout, options.rlimit))
         self.schemes: list[RepairScheme] = [build(s, self.problem, progress) for s in self.options.schemes]
-        formula, _ = self.problem.encoding(_ENCODING[self.options.schemes[0]])
-        assumed = dataclasses.replace(formula, unwinding=Unwinding.ASSUMPTIONS)
-        verdict, model, reason = check_original(assumed, self.problem.limits)
-        self.bound: BoundReport = check_bound(assumed, self.problem.limits)
-        if self.bound.too_small:
-            self.bound = needed_bound(program, self.bound, self.options.entry, self.problem.limits)
         self.counterexample: Counterexample | None = None
+        try:
+            formula, _ = self.problem.encoding(_ENCODING[self.options.schemes[0]])
+        except EncodingTimeout:
+            formula = None
+            verdict, model, reason = Verdict.UNKNOWN, None, ENCODING_TIMEOUT
+            self.bound: BoundReport = BoundReport(self.options.unwind, None)
+        if formula is not None:
+            assumed = dataclasses.replace(formula, unwinding=Unwinding.ASSUMPTIONS)
+            verdict, model, reason = check_original(assumed, self.problem.limits)
+            self.bound = check_bound(assumed, self.problem.limits)
+            if self.bound.too_small:
+                self.bound = needed_bound(program, self.bound, self.options.entry, self.problem.limits)
         self.reason = ""
         self.stopped = StopReason.NOT_STARTED
         self.found = 0  # non-vacuous repairs yielded
@@ -91,7 +120,7 @@ class RepairRun:
             held: list[Repair] = []  # vacuous repairs wait for the non-vacuous ones of their size
             repairs = scheme.repairs()
             try:
-                for rep in repairs:
+                for rep in _until_encoding_timeout(repairs, scheme):
                     if rep.vacuous:
                         held.append(rep)
                         continue
