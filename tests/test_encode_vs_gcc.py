@@ -1087,6 +1087,41 @@ TARGETED.update({
     ),
 })
 
+# the bounded heap and sizeof (crepair.encode.allocation)
+_LIST = ("#include <stdlib.h>\nstruct N { int v; struct N *next; };\n"
+         "struct N *push(struct N *h, int v) { struct N *x = malloc(sizeof *x); x->v = v; x->next = h; return x; }\n")
+TARGETED.update({
+    "heap_list_build_walk_free": targeted(
+        _LIST + "int f(int a, int b) { struct N *h = NULL; for (int i = 0; i < a; i++) h = push(h, i * b);\n"
+        "  int s = 0; while (h != NULL) { struct N *n = h->next; s = s * 10 + h->v; free(h); h = n; } return s; }",
+        INT, [(INT, 3), (INT, 2)], 420,
+    ),
+    "heap_calloc_zeroed_then_filled": targeted(
+        "#include <stdlib.h>\nint f(int a) { int *p = calloc(a, sizeof(int)); int s = 0;\n"
+        "  for (int i = 1; i < a; i += 2) p[i] = i; for (int i = 0; i < a; i++) s = s * 10 + p[i]; free(p); return s; }",
+        INT, [(INT, 4)], 103,
+    ),
+    "heap_struct_elements_cast": targeted(
+        "#include <stdlib.h>\n" + _STRUCT_P + "long f(int a) { struct P *p = (struct P *)malloc(a * sizeof(struct P));\n"
+        "  for (int i = 0; i < a; i++) { p[i].x = i; p[i].y = 200 + i; p[i].z = -i; }\n"
+        "  long r = p[a - 1].x * 1000 + p[1].y + p[a - 1].z; free(p); return r; }",
+        LONG, [(INT, 3)], 2199,
+    ),
+    "heap_returned_array": targeted(
+        "#include <stdlib.h>\nint *mk(int n) { int *p = malloc(n * sizeof *p); for (int i = 0; i < n; i++) p[i] = n - i; return p; }\n"
+        "int f(int a) { int *q = mk(a); int r = q[0] * 10 + q[a - 1]; free(q); return r; }",
+        INT, [(INT, 5)], 51, unwind=6,
+    ),
+    "sizeof_gcc_layouts": targeted(
+        "struct A { char c; int i; };\nstruct B { char c; long l; char d; };\nstruct C { char x[3]; short s; };\n"
+        "union U { char c; long l; int i; };\nstruct N { int v; struct N *next; };\n"
+        "long f(int a) { int arr[7]; struct B b; return sizeof(struct A) + 100 * sizeof b + 10000 * sizeof(struct C)\n"
+        "  + 1000000 * sizeof(union U) + 100000000L * sizeof(struct N) + a * sizeof arr + sizeof(b.l) * sizeof(char *); }",
+        LONG, [(INT, 1000)], 1608090472,
+    ),
+})
+
+
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
 KNOWN_BUGS: dict[str, str] = {}
 

@@ -158,6 +158,8 @@ def describe(assertion: Assertion, model: smt.Model) -> str:
         return f"{subject} (null pointer)"
     if kind == Violation.POINTER_BOUNDS:
         return f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0 else f"{subject} (offset {values[0]}, no live object it points into)"
+    if kind == Violation.INVALID_FREE:
+        return f"free({subject}) (offset {values[0]}: not the start of a live allocated object)"
     if kind == Violation.DIVISION_OVERFLOW:
         return f"{subject} ({values[0]} / {values[1]})"
     if kind == Violation.SHIFT:

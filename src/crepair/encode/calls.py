@@ -29,6 +29,7 @@ from crepair.encode.env import Env
 from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.initializers import Initializers
+from crepair.encode.allocation import ALLOCATORS, Allocation
 from crepair.encode.libc import Library
 from crepair.encode.stdio import REWIND, SAME_OUTPUT, Stdio
 from crepair.encode.strings import STRING_FUNCTIONS, Strings
@@ -54,7 +55,7 @@ _STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": 
           "gets": "_gets", "fgets": "_gets"}
 
 
-class Calls(Strings, Stdio, Library, Initializers):
+class Calls(Strings, Stdio, Library, Allocation, Initializers):
     """Encodes the entry function, globals and calls."""
 
     # --------------------------------------------------------------- inputs
@@ -233,6 +234,10 @@ class Calls(Strings, Stdio, Library, Initializers):
             state.alive, state.guard = False, smt.BoolVal(False)
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         if func is None:
+            if name in ALLOCATORS:
+                return self._allocate(name, node, args, ctx)
+            if name == "free":
+                return self._free(node, args, ctx)
             if name in _IGNORED_CALLS:
                 return self._unrecorded(name, node, args, ctx)
             if name in _STDIO:
@@ -266,6 +271,7 @@ class Calls(Strings, Stdio, Library, Initializers):
                 target = self._lookup(arg)
                 bound.append((pname, Var(target.key, target.ctype), None))
                 continue
+            self._note_allocation(arg, var.ctype)
             term, ctx.state = self._located(arg, ctx.state, LocationKind.ARGUMENT, var.ctype, name=var.key)
             bound.append((pname, var, term))
         frame = self._enter(func, ctx.state)

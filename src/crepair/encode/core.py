@@ -79,6 +79,7 @@ class EncoderCore:
         self._objects: dict = {}  # key -> crepair.encode.memory.MemObject
         self._struct_types: dict[str, ct.StructType] = {}  # by tag, when first used
         self._struct_defs: dict[str, c_ast.Struct] | None = None  # struct definitions by tag
+        self._allocation_types: dict = {}  # malloc/calloc call -> element type (crepair.encode.allocation)
 
     # ------------------------------------------------------------- helpers
     def _check_deadline(self) -> None:
@@ -337,6 +338,8 @@ class EncoderCore:
         env = alive[0].env.copy()
         for key in sorted(differing(s.env for s in alive)):
             values = [s.env.get(key) for s in alive]
+            if key.endswith("$live"):  # a heap object's liveness bit: 0 where it was not allocated
+                values = [smt.BitVecVal(0, 1) if v is None else v for v in values]
             if any(v is None for v in values):  # declared on some paths only: out of scope after the join
                 env.discard(key)
                 continue

@@ -91,8 +91,8 @@ class Expressions(Memory):
             case c_ast.UnaryOp(op=op, expr=e):
                 if op in ("p++", "p--", "++", "--"):
                     return self._increment(node, ctx)
-                if op == "sizeof":
-                    raise UnsupportedConstruct(self._point(node), "sizeof")
+                if op == "sizeof":  # C11 6.5.3.4: a size_t constant (no variable-length arrays here)
+                    return Value(smt.BitVecVal(self._sizeof(e), 64), ct.ULONG)
                 if op == "&":
                     return self._address_of(node, ctx)
                 if op == "*":
@@ -118,6 +118,7 @@ class Expressions(Memory):
                 target = self._type(t)
                 if isinstance(target, ct.ArrayType):
                     raise UnsupportedConstruct(self._point(node), "cast to an array")
+                self._note_allocation(e, target)
                 value = self._expr(e, ctx)
                 return value if target == ct.VOID else self._coerce(value, target, node)
             case c_ast.Assignment():

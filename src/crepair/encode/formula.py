@@ -44,7 +44,8 @@ class Violation(enum.Enum):
     ARRAY_BOUNDS = "array index out of bounds"  # read or write, index < 0 or >= size
     SHIFT = "undefined shift"  # ``<<``/``>>`` by a negative amount or >= the promoted width
     NULL_DEREFERENCE = "null pointer dereference"  # ``*p``, ``p[i]``, ``p->x`` with p null
-    POINTER_BOUNDS = "pointer dereference out of bounds"  # offset outside the object, or no object
+    POINTER_BOUNDS = "pointer dereference out of bounds"  # offset outside the object, or no (live) object
+    INVALID_FREE = "invalid free"  # free(p): p is not null nor the start of a live heap object
 
 
 @dataclass(frozen=True, slots=True)

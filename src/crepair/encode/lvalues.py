@@ -88,6 +88,8 @@ class Assignments(EncoderCore):
             return self._binary(op, current, operand, node, c)
 
         root = node.rvalue if node.op == "=" else node
+        if node.op == "=":
+            self._note_allocation(node.rvalue, target)
         name = var.key if var is not None else "store"
         if not isinstance(target, ct.IntType):
             value = self._coerce(value_of(ctx), target, node)

@@ -41,6 +41,7 @@ from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 NULL = smt.BitVecVal(0, 64)
+LIVE = "$live"  # suffix of a heap object's liveness bit (1 bit) in the path environment
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class MemObject:
     name: str
     ctype: object
     owner: object = field(default=None, compare=False)  # the frame of a local (None: static or an input)
+    heap: bool = False  # allocated by malloc/calloc (crepair.encode.allocation): it has a liveness bit
 
     @property
     def in_env(self) -> bool:
@@ -97,6 +99,24 @@ class Memory(UndefinedBehaviour):
             owner = self._frames[-1] if is_local and self._frames else None
             obj = self._objects[var.key] = MemObject(len(self._objects) + 1, var.key, name, var.ctype, owner)
         return obj
+
+    def _live(self, obj: MemObject, ctx: Ctx) -> smt.Term:
+        """Whether ``obj`` is live on ``ctx``'s path: a heap object until it
+        is freed (crepair.encode.allocation), any other object always."""
+        if not obj.heap:
+            return smt.BoolVal(True)
+        bit = ctx.state.env.get(obj.key + LIVE)  # none: not allocated on this path
+        return smt.BoolVal(False) if bit is None else bit == smt.BitVecVal(1, 1)
+
+    def _resolved(self, t):
+        """``t``, or the complete type of a struct that was still being
+        laid out when a pointer to it was declared (``struct node *next``
+        inside ``struct node``)."""
+        if isinstance(t, ct.StructType) and not t.members:
+            full = self._struct_types.get(f"union {t.tag}" if t.is_union else t.tag)
+            if full is not None:
+                return full
+        return t
 
     def _candidates(self, elem) -> list[MemObject]:
         """The objects a pointer to ``elem`` may point into, by id."""
@@ -146,7 +166,8 @@ class Memory(UndefinedBehaviour):
     def _pointer_value(self, value: Value, node: c_ast.Node) -> Value:
         if not isinstance(value.ctype, ct.PointerType):
             raise BadInput("dereference of a value that is not a pointer", self._point(node))
-        return value
+        elem = self._resolved(value.ctype.elem)
+        return value if elem is value.ctype.elem else Value(value.term, ct.PointerType(elem))
 
     def _pointer_arith(self, op: str, p: Value, n: Value) -> Value:
         """``p + n`` or ``p - n``: the offset moves by ``n`` elements."""
@@ -242,6 +263,7 @@ class Memory(UndefinedBehaviour):
                 if term is not None:
                     found.append((obj, term))
             ctx.cache[key] = found
+            ctx.cache[("live", node)] = [self._live(o, ctx) for o, _ in found]
         return ctx.cache[key]
 
     def _check_dereference(self, ptr: Value, node: c_ast.Node, ctx: Ctx, found) -> None:
@@ -252,14 +274,14 @@ class Memory(UndefinedBehaviour):
         subject = " ".join(self._p.original[span.start : span.end].split())
         self._check(ctx, Violation.NULL_DEREFERENCE, node, obj != smt.BitVecVal(0, 32), subject=subject)
         inside, size = [obj == smt.BitVecVal(0, 32)], smt.BitVecVal(-1, 64)
-        for o, _ in reversed(found):
+        for (o, _), live in reversed(list(zip(found, ctx.cache[("live", node)]))):
             n = self._object_size(o)
             is_o = obj == smt.BitVecVal(o.ident, 32)
             if n is None:
-                inside.append(smt.And(is_o, off >= smt.BitVecVal(0, 64)))
+                inside.append(smt.And(is_o, off >= smt.BitVecVal(0, 64), live))
                 continue
-            inside.append(smt.And(is_o, off >= smt.BitVecVal(0, 64), off < n))
-            size = smt.If(is_o, n, size)
+            inside.append(smt.And(is_o, off >= smt.BitVecVal(0, 64), off < n, live))
+            size = smt.If(smt.And(is_o, live), n, size)  # a freed object: "no live object"
         self._check(ctx, Violation.POINTER_BOUNDS, node, smt.Or(*inside), subject=subject, operands=(off, size))
 
     def _object_size(self, obj: MemObject) -> smt.Term | None:

@@ -85,6 +85,7 @@ class Statements(Initializers):
             )
             state.env[var.key] = term
         else:
+            self._note_allocation(init, ctype)
             term, state = self._located(init, state, LocationKind.ASSIGNMENT, ctype, name=var.key)
             state.env[var.key] = term
         return state
@@ -194,6 +195,7 @@ class Statements(Initializers):
                 self._expr(node.expr, ctx)
                 state = ctx.state
             else:
+                self._note_allocation(node.expr, frame.ret_type)
                 term, state = self._located(node.expr, state, LocationKind.RETURN, frame.ret_type, name=frame.ret_key)
                 state.env[frame.ret_key] = term
         frame.returns.append(state)

@@ -127,26 +127,12 @@ class Strings(CharArrays):
 
     # ------------------------------------------------------------ memory
     def _bytes(self, node: c_ast.Node, ctx: Ctx) -> smt.Term:
-        """A byte count (64 bits), ``sizeof`` of an array or a type allowed."""
+        """A byte count (64 bits); ``sizeof`` as :mod:`crepair.encode.allocation` computes it."""
         if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
             return _bv(self._sizeof(node.expr), 64)
         if isinstance(node, c_ast.BinaryOp) and node.op == "*":
             return self._bytes(node.left, ctx) * self._bytes(node.right, ctx)
         return convert(self._expr(node, ctx), ct.ULONG).term
-
-    def _sizeof(self, node: c_ast.Node) -> int:
-        if isinstance(node, c_ast.Typename):
-            t = self._type(node)
-        elif isinstance(node, c_ast.ID):
-            t = self._lookup(node).ctype
-        else:
-            raise UnsupportedConstruct(self._point(node), "sizeof of an expression")
-        if isinstance(t, ct.ArrayType):
-            size = self._array_size(self._lookup(node)) if isinstance(node, c_ast.ID) else None
-            if not isinstance(size, int):
-                raise UnsupportedConstruct(self._point(node), "sizeof of an array of unknown or variable size")
-            return size * t.elem.bits // 8
-        return t.bits // 8
 
     def _memset(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         dest = self._array_argument(args[0], ctx, "memset")

@@ -54,6 +54,7 @@ _ENABLED = {
     Violation.SHIFT: "shift",
     Violation.NULL_DEREFERENCE: "pointer",
     Violation.POINTER_BOUNDS: "pointer",
+    Violation.INVALID_FREE: "pointer",
 }
 
 
