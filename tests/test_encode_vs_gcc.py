@@ -1122,6 +1122,30 @@ TARGETED.update({
 })
 
 
+# atoi/atol (glibc's strtol: white space, sign, digits, saturation; crepair.encode.strings)
+TARGETED.update({
+    "atoi_space_sign_stop": targeted(
+        "#include <stdlib.h>\nint f(int a) { char s[8] = \" \\t-42x7\"; char t[4] = \"+7\"; char u[3] = \"-\";\n"
+        "  return atoi(s) * 1000 + atoi(t) * a + atoi(u); }",
+        INT, [(INT, 10)], -41930,
+    ),
+    "atoi_truncates_beyond_int": targeted(
+        "#include <stdlib.h>\nint f(int a) { char s[12] = \"2147483648\"; return atoi(s) + a; }",
+        INT, [(INT, 0)], -2147483648,
+    ),
+    "atol_saturates": targeted(
+        "#include <stdlib.h>\nlong f(int a) { char s[24] = \"99999999999999999999\"; char t[24] = \"-9223372036854775809\";\n"
+        "  return a ? atol(s) : atol(t); }",
+        LONG, [(INT, 1)], 9223372036854775807, unwind=22,
+    ),
+    "atol_saturates_negative": targeted(
+        "#include <stdlib.h>\nlong f(int a) { char s[24] = \"99999999999999999999\"; char t[24] = \"-9223372036854775809\";\n"
+        "  return a ? atol(s) : atol(t); }",
+        LONG, [(INT, 0)], -9223372036854775808, unwind=22,
+    ),
+})
+
+
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
 KNOWN_BUGS: dict[str, str] = {}
 

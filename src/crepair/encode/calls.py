@@ -30,6 +30,7 @@ from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, P
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.initializers import Initializers
 from crepair.encode.allocation import ALLOCATORS, Allocation
+from crepair.encode.argv import Arguments, is_argv
 from crepair.encode.libc import Library
 from crepair.encode.stdio import REWIND, SAME_OUTPUT, Stdio
 from crepair.encode.strings import STRING_FUNCTIONS, Strings
@@ -55,7 +56,7 @@ _STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": 
           "gets": "_gets", "fgets": "_gets"}
 
 
-class Calls(Strings, Stdio, Library, Allocation, Initializers):
+class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
     """Encodes the entry function, globals and calls."""
 
     # --------------------------------------------------------------- inputs
@@ -105,7 +106,14 @@ class Calls(Strings, Stdio, Library, Allocation, Initializers):
             state = self._global(decl, state)
         func = self._p.functions[self._entry]
         frame = self._enter(func, state)
-        for name, var in self._params(func):
+        params = self._params(func)
+        decls = {p.name: p for p in (func.decl.type.args.params if func.decl.type.args else ()) if hasattr(p, "name")}
+        decls.update({d.name: d for d in (func.param_decls or [])})
+        for i, (name, var) in enumerate(params):
+            if var.unusable and i == 1 and is_argv(decls.get(name)) and params[0][1].ctype == ct.INT:
+                var = self._argv_input(var, params[0][1], func, state)
+                self._declare(name, var)
+                continue
             self._declare(name, var)
             if isinstance(var.ctype, ct.ArrayType):
                 self._nondet_array(var, name, func, state)

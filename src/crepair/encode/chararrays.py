@@ -91,6 +91,14 @@ class CharArrays(EncoderCore):
                 base, index = index, base
         elif isinstance(arg, c_ast.Cast):
             return self._array_argument(arg.expr, ctx, what)
+        if isinstance(arg, c_ast.ArrayRef) and isinstance(arg.name, c_ast.ID):
+            argv = self._lookup(arg.name)
+            string = self._argv_string(argv, arg.subscript)
+            if string is not None:  # argv[K] (crepair.encode.argv): the K-th argument, if there is one
+                present = smt.Select(self._arrays[argv.key], convert(self._expr(arg.subscript, ctx), ct.INT).term)
+                self._check(Ctx(ctx.state, {}, {}, True), Violation.NULL_DEREFERENCE, arg,
+                            present != smt.BitVecVal(0, 64), subject=f"{arg.name.name}[{arg.subscript.value}]")
+                return CharSource(string.key, string, _bv(0), self._array_size(string), arg)
         if not isinstance(base, c_ast.ID):
             raise UnsupportedConstruct(self._point(arg), f"{what}: an argument that is not an array variable, "
                                        "&a[i], a + i or a string literal (pointers are not supported)")

@@ -73,7 +73,7 @@ class Expressions(Memory):
             case c_ast.StructRef():
                 term, m = self._member_value(node, ctx, array=False)
                 return Value(term, m.ctype)
-            case c_ast.ArrayRef(name=c_ast.ArrayRef() as inner):
+            case c_ast.ArrayRef(name=c_ast.ArrayRef() as inner) if not self._pointer_elements(inner):
                 while isinstance(inner, c_ast.ArrayRef):
                     inner = inner.name
                 if isinstance(inner, c_ast.ID):
@@ -188,6 +188,13 @@ class Expressions(Memory):
             raise UnsupportedConstruct(self._point(node), f"operator '{op}' on a struct")
         self._check_operation(ctx, node, undefined_cases(op, a, b))
         return apply_binary(op, a, b)
+
+    def _pointer_elements(self, node: c_ast.ArrayRef) -> bool:
+        """Whether ``node`` is ``a[i]`` of an array of pointers (``argv[i]``)."""
+        if not isinstance(node.name, c_ast.ID):
+            return False
+        var = next((s[node.name.name] for s in reversed(self._scopes) if node.name.name in s), None)
+        return var is not None and isinstance(var.ctype, ct.ArrayType) and isinstance(var.ctype.elem, ct.PointerType)
 
     def _is_pointer(self, name: c_ast.ID) -> bool:
         for scope in reversed(self._scopes):

@@ -28,7 +28,9 @@ from crepair.solver import smt
 
 #: name -> number of arguments
 STRING_FUNCTIONS = {"strlen": 1, "strcmp": 2, "strncmp": 3, "strcpy": 2, "strncpy": 3, "strcat": 2,
-                    "memset": 3, "memcpy": 3}
+                    "memset": 3, "memcpy": 3, "atoi": 1, "atol": 1, "atoll": 1}
+_SPACES = b" \t\n\v\f\r"  # isspace in the "C" locale
+_LONG_CAP = 1 << 63  # strtol's |value| saturates here (LONG_MAX, or LONG_MIN negated)
 _UNROLL = 64  # the most elements a memset/memcpy of part of an array writes one by one
 
 
@@ -54,6 +56,49 @@ class Strings(CharArrays):
         if len(args) == 3:
             count = convert(self._expr(args[2], ctx), ct.ULONG).term
         return getattr(self, f"_{name}")(node, sources, count, ctx)
+
+    def _atoi(self, node, sources: list[CharSource], count, ctx: Ctx) -> Value:
+        return self._parse_integer(node, sources[0], ctx, ct.INT)
+
+    def _atol(self, node, sources: list[CharSource], count, ctx: Ctx) -> Value:
+        return self._parse_integer(node, sources[0], ctx, ct.LONG)
+
+    _atoll = _atol
+
+    def _parse_integer(self, node, src: CharSource, ctx: Ctx, result: ct.IntType) -> Value:
+        """glibc's ``atoi``/``atol``: ``(int) strtol(s, NULL, 10)`` (C11
+        7.22.1.2, 7.22.1.4): leading white space, an optional sign, then
+        decimal digits; a value beyond ``long`` saturates at LONG_MAX or
+        LONG_MIN, and ``atoi`` keeps its low 32 bits (gcc's conversion).
+        Reads up to the first character that ends the number (checked to
+        lie in the array); a number still going on after the string limit
+        cuts the run off (an UnwindingCut of kind "string")."""
+        wide = 128  # |value| <= 2^63 * 10 + 9 fits
+        value, negative = _bv(0, wide), smt.BoolVal(False)
+        skipping, going, end = smt.BoolVal(True), smt.BoolVal(True), None
+        limit = self._string_limit()
+        at = _bv(limit)
+        for j in range(limit):
+            c = self._char_at(src, j)
+            digit = smt.And(smt.ULE(_bv(ord("0"), 8), c), smt.ULE(c, _bv(ord("9"), 8)))
+            space = smt.Or(*(c == _bv(b, 8) for b in _SPACES))
+            sign = smt.Or(c == _bv(ord("+"), 8), c == _bv(ord("-"), 8))
+            step = value * _bv(10, wide) + smt.ZeroExt(wide - 8, c - _bv(ord("0"), 8))
+            step = smt.If(smt.UGT(step, _bv(_LONG_CAP, wide)), _bv(_LONG_CAP, wide), step)
+            stop = smt.And(going, smt.Not(digit), smt.Not(smt.And(skipping, smt.Or(space, sign))))
+            at = smt.If(smt.And(stop, at == _bv(limit)), _bv(j), at)
+            negative = smt.If(smt.And(going, skipping, sign), c == _bv(ord("-"), 8), negative)
+            value = smt.If(smt.And(going, digit), step, value)
+            going = smt.And(going, smt.Not(stop))
+            skipping = smt.And(skipping, space)
+        at = smt.simplify(at)
+        if src.literal is None:
+            self._check_within(src, smt.If(at == _bv(limit), _bv(limit - 1), at), ctx, src.node)
+        self._cut(smt.And(ctx.state.guard, at == _bv(limit)), node)
+        low = smt.Extract(63, 0, value)  # 2^63 here is LONG_MIN's magnitude
+        signed = smt.If(negative, -low, smt.If(value == _bv(_LONG_CAP, wide), _bv((1 << 63) - 1, 64), low))
+        term = signed if result.bits == 64 else smt.Extract(result.bits - 1, 0, signed)
+        return Value(smt.simplify(term), result)
 
     def _strlen(self, node, sources: list[CharSource], count, ctx: Ctx) -> Value:
         _, length = self._scan_length(sources[0], ctx, node)
