@@ -1146,6 +1146,27 @@ TARGETED.update({
 })
 
 
+# multi-dimensional arrays: flat, row-major (crepair.encode.dimensions)
+TARGETED.update({
+    "md_row_major_rows_and_sizeof": targeted(
+        "long f(int a) { int m[3][4]; for (int i = 0; i < 3; i++) for (int j = 0; j < 4; j++) m[i][j] = i * 10 + j;\n"
+        "  int *r = m[a]; m[a][0] += 5; return m[2][3] * 10000 + r[1] * 100 + m[a][0] + sizeof m + sizeof m[0]; }",
+        LONG, [(INT, 1)], 231179,
+    ),
+    "md_initializers_braces_elision_strings": targeted(
+        "int f(int a) { int m[2][3] = {{1, 2}, {4, 5, 6}}; int k[][2] = {1, 2, 3, 4, 5}; char s[2][4] = {\"ab\", \"xyz\"};\n"
+        "  return m[0][2] * 1000000 + m[a][1] * 100000 + k[2][0] * 10000 + k[2][1] * 1000 + (int)(sizeof k) + s[1][2] + s[0][2]; }",
+        INT, [(INT, 1)], 550146,
+    ),
+    "md_parameter_and_three_dimensions": targeted(
+        "int sum(int a[2][3]) { int s = 0; for (int i = 0; i < 2; i++) for (int j = 0; j < 3; j++) s = s * 2 + a[i][j]; return s; }\n"
+        "int f(int a) { int t[2][2][2] = {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}}; int m[2][3] = {{a, 0, 1}, {1, 1, 0}};\n"
+        "  return sum(m) * 100 + t[1][0][1] * 10 + t[0][a][1]; }",
+        INT, [(INT, 1)], 4664,
+    ),
+})
+
+
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
 KNOWN_BUGS: dict[str, str] = {}
 
@@ -1254,6 +1275,8 @@ UB_TARGETED = {
     "local_array_read_negative": ("int f(int a, int b) { int l[3]; l[0] = a; return l[b]; }", INT,
                                   [(INT, 1), (INT, -1)], "bounds"),
     "vla_write": ("int f(int a, int b) { int v[a]; v[b] = 1; return a; }", INT, [(INT, 2), (INT, 2)], "bounds"),
+    "inner_dimension_out_of_bounds": ("int g[3][4];\nint f(int a, int b) { g[a][b] = 1; return a; }", INT,
+                                      [(INT, 1), (INT, 4)], "bounds"),
     "global_array_in_loop": ("int g[3];\nint f(int a, int b) { for (int i = 0; i <= a; i++) g[i] = b; return b; }", INT,
                              [(INT, 3), (INT, 5)], "bounds"),
 }

@@ -79,7 +79,7 @@ class Allocation(Memory):
             if isinstance(node, c_ast.ID):
                 size = self._array_size(self._lookup(node))
             elif isinstance(t.size, c_ast.Constant):
-                size = int(t.size.value.rstrip("uUlL"), 0)
+                size = int(t.size.value.rstrip("uUlL"), 0) * t.row
             if not isinstance(size, int):
                 raise UnsupportedConstruct(self._point(node), "sizeof of an array of unknown or variable size")
             return size * type_bytes(t.elem, self._point(node))
@@ -98,7 +98,10 @@ class Allocation(Memory):
             case c_ast.UnaryOp(op="*", expr=e):
                 return self._elem_of(self._static_type(e), node)
             case c_ast.ArrayRef(name=e):
-                return self._elem_of(self._static_type(e), node)
+                t = self._static_type(e)
+                if isinstance(t, ct.ArrayType) and t.inner:  # a row of a multi-dimensional array
+                    return ct.ArrayType(t.elem, c_ast.Constant("int", str(t.inner[0])), t.inner[1:])
+                return self._elem_of(t, node)
             case c_ast.StructRef(name=e, type=kind, field=f):
                 base = self._static_type(e)
                 if kind == "->":

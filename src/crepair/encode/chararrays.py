@@ -80,6 +80,15 @@ class CharArrays(EncoderCore):
         if isinstance(arg, c_ast.Constant) and arg.type == "string":
             data = string_bytes(arg.value, self._point(arg)) + b"\0"
             return CharSource(arg.value, None, _bv(0), len(data), arg, data)
+        multi = self._multi(arg.expr if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" else arg)
+        if multi is not None:  # &a[i][j] or a row a[i] (crepair.encode.dimensions)
+            var, subs = multi
+            full = len(subs) == 1 + len(var.ctype.inner)
+            if full != (isinstance(arg, c_ast.UnaryOp) and arg.op == "&") or len(subs) < len(var.ctype.inner):
+                raise UnsupportedConstruct(self._point(arg), f"{what}: an argument that is not an element's "
+                                           "address or a row of a multi-dimensional array")
+            start = self._flat_index(var, subs, arg, ctx)
+            return CharSource(var.key.rsplit("::", 1)[-1], var, start, self._array_size(var), arg)
         base, index = arg, None
         if isinstance(arg, c_ast.UnaryOp) and arg.op == "&":
             base = arg.expr

@@ -111,6 +111,8 @@ class EncoderCore:
                 size = convert(self._expr(dim, Ctx(state, {}, {}, True)), ct.INT).term
             except (BadInput, UnsupportedConstruct):
                 size = None
+        if size is not None and var.ctype.inner:  # the flat element count
+            size = smt.simplify(size * smt.BitVecVal(var.ctype.row, 32))
         self.formula.inputs.append(
             Input(label, self._line(node), term, elem.signed, is_array=True, size=size, guard=state.guard)
         )
@@ -149,8 +151,8 @@ class EncoderCore:
                 raise UnsupportedConstruct(self._point(node), "pointer array (pointers are not supported)")
             case c_ast.ArrayDecl(type=inner, dim=dim):
                 elem = self._type(inner)
-                if isinstance(elem, ct.ArrayType):
-                    raise UnsupportedConstruct(self._point(node), "multi-dimensional array")
+                if isinstance(elem, ct.ArrayType):  # T a[dim][d1]...: flat, row-major (crepair.encode.dimensions)
+                    return ct.ArrayType(elem.elem, dim, (self._inner_dimension(elem.size, node),) + elem.inner)
                 return ct.ArrayType(elem, dim)
             case c_ast.PtrDecl(type=c_ast.FuncDecl()):
                 raise UnsupportedConstruct(self._point(node), "function pointer")
@@ -164,6 +166,21 @@ class EncoderCore:
                     raise UnsupportedConstruct(self._point(node), "void pointer")
                 return ct.PointerType(elem)
         raise UnsupportedConstruct(self._point(node), f"type {type(node).__name__}")
+
+    def _inner_dimension(self, dim: c_ast.Node | None, node: c_ast.Node) -> int:
+        """The value of an inner dimension of a multi-dimensional array,
+        which must be an integer constant expression (``[8 + 1]``)."""
+        value = None
+        if dim is not None and not has_effects(dim):
+            try:
+                ctx = Ctx(State(smt.BoolVal(True), Env(self._keys)), {}, {}, True)
+                value = smt.simplify(convert(self._expr(dim, ctx), ct.LONG).term)
+            except (BadInput, UnsupportedConstruct, KeyError):  # KeyError: a variable (no value here)
+                value = None
+        if value is None or not smt.is_bv_value(value) or value.as_signed_long() <= 0:
+            raise UnsupportedConstruct(self._point(node), "multi-dimensional array with an inner dimension that is "
+                                       "not a positive integer constant")
+        return value.as_signed_long()
 
     def _struct_type(self, node: "c_ast.Struct | c_ast.Union") -> ct.StructType:
         """The type of ``struct tag`` or ``union tag`` (its definition

@@ -27,10 +27,23 @@ class IntType:
 
 @dataclass(frozen=True, slots=True)
 class ArrayType:
-    """An array of ``elem``; ``size`` is the declared size expression (or None)."""
+    """An array of ``elem``; ``size`` is the declared size expression (or
+    None).  A multi-dimensional array ``T a[n][d1][d2]`` is one flat array
+    of ``T`` in row-major order: ``inner`` holds the constant inner
+    dimensions ``(d1, d2)`` (empty for one dimension), ``size`` the outer
+    one (crepair.encode.dimensions)."""
 
     elem: IntType
     size: c_ast.Node | None
+    inner: tuple[int, ...] = ()
+
+    @property
+    def row(self) -> int:
+        """Elements per index of the outer dimension (1 for one dimension)."""
+        n = 1
+        for d in self.inner:
+            n *= d
+        return n
 
 
 @dataclass(frozen=True, slots=True)

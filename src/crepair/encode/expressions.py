@@ -18,7 +18,7 @@ from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
 from crepair.encode import structs
-from crepair.encode.memory import Memory
+from crepair.encode.dimensions import Dimensions
 from crepair.encode.ops import (
     Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
 )
@@ -28,7 +28,7 @@ from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 
-class Expressions(Memory):
+class Expressions(Dimensions):
     """Encodes expressions: ``_expr(node, ctx) -> Value`` (an unknown
     expression raises ``UnsupportedConstruct``)."""
 
@@ -54,6 +54,8 @@ class Expressions(Memory):
                     value = Value(ctx.state.env[var.key], var.ctype)
                 ctx.cache[node] = value
                 return value
+            case c_ast.ArrayRef() if self._multi(node) is not None:
+                return self._multi_value(node, ctx)
             case c_ast.ArrayRef(name=c_ast.ID() as name, subscript=sub) if not self._is_pointer(name):
                 if ctx.record:
                     var = self._lookup(name)

@@ -8,7 +8,9 @@ chain ``store(... store(K(0), 0, v0) ..., n-1, v(n-1))``: no path guard is
 needed, as the declaration's key is fresh.  In a function each listed
 value is an assignment location (AllRepair FM'16, Sect. 3.1), as a
 scalar's initializer is; at file scope values are constants.
-Designated and nested initializers are rejected by the front-end.
+A multi-dimensional array's list is flattened row by row
+(:mod:`crepair.encode.dimensions`).  Designated initializers are
+rejected by the front-end.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from crepair.encode.core import EncoderCore
 from crepair.encode.formula import LocationKind
 from crepair.encode.ops import convert, string_bytes
 from crepair.encode.walk import Ctx, State, has_effects
-from crepair.errors import BadInput
+from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 class Initializers(EncoderCore):
@@ -37,21 +39,16 @@ class Initializers(EncoderCore):
         than the array."""
         elem = ctype.elem
         values: list[c_ast.Node | int]
-        if isinstance(init, c_ast.InitList) and len(init.exprs) == 1 and _is_string(init.exprs[0]):
-            init = init.exprs[0]  # char s[] = {"abc"}
-        if _is_string(init):
-            if elem.bits != 8 or elem.is_bool:
-                raise BadInput(f"array '{name}' of {elem.name} initialized from a string literal", self._point(init))
-            data = string_bytes(init.value, self._point(init))
-            values, length, optional = list(data) + [0], len(data) + 1, 1  # the NUL may not fit
-        elif isinstance(init, c_ast.InitList):
-            values, length, optional = list(init.exprs), len(init.exprs), 0
+        if ctype.inner:  # T a[n][d1]... = {{...}, ...}: flat, row by row (crepair.encode.dimensions)
+            values = self._flat_initializer(name, init, ctype)
+            length, optional = len(values), 0
         else:
-            raise BadInput(f"array '{name}' initialized with an expression that is not a list", self._point(init))
+            values, length, optional = self._array_values(name, elem, init)
         if ctype.size is None:
-            ctype = ct.ArrayType(elem, c_ast.Constant("int", str(length), init.coord))
+            rows = -(-length // ctype.row)
+            ctype = ct.ArrayType(elem, c_ast.Constant("int", str(rows), init.coord), ctype.inner)
         else:
-            size = self._constant_size(ctype.size, name, state)
+            size = self._constant_size(ctype.size, name, state) * smt.BitVecVal(ctype.row, 64)
             fits = smt.simplify(smt.ULE(smt.BitVecVal(length - optional, 64), size))
             if not smt.is_true(fits):
                 what = f"initializer-string for array '{name}' is too long" if optional else (
@@ -70,6 +67,24 @@ class Initializers(EncoderCore):
                 v = convert(self._expr(value, Ctx(state, {}, {}, True)), elem).term
             term = smt.Store(term, smt.BitVecVal(i, 32), v)
         return ctype, term, state
+
+    def _array_values(self, name: str, elem, init: c_ast.Node) -> tuple[list, int, int]:
+        """The values of a one-dimensional array's initializer: nodes or
+        bytes, their number, and 1 if the last (a string's NUL) may be
+        left out (``char s[3] = "abc"``)."""
+        if isinstance(init, c_ast.InitList) and len(init.exprs) == 1 and _is_string(init.exprs[0]):
+            init = init.exprs[0]  # char s[] = {"abc"}
+        if _is_string(init):
+            if elem.bits != 8 or elem.is_bool:
+                raise BadInput(f"array '{name}' of {elem.name} initialized from a string literal", self._point(init))
+            data = string_bytes(init.value, self._point(init))
+            return list(data) + [0], len(data) + 1, 1  # the NUL may not fit
+        if isinstance(init, c_ast.InitList):
+            nested = next((v for v in init.exprs if isinstance(v, c_ast.InitList)), None)
+            if nested is not None and not isinstance(elem, ct.StructType):
+                raise UnsupportedConstruct(self._point(nested), "nested initializer list for a scalar element")
+            return list(init.exprs), len(init.exprs), 0
+        raise BadInput(f"array '{name}' initialized with an expression that is not a list", self._point(init))
 
     def _scalar_initializer(self, name: str, init: c_ast.InitList) -> c_ast.Node:
         """The value of ``int x = {e};`` (C11 6.7.9p11)."""

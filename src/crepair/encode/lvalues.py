@@ -67,6 +67,12 @@ class Assignments(EncoderCore):
             target = var.ctype
         elif isinstance(lv, c_ast.ID) and isinstance(self._lookup(lv).ctype, ct.ArrayType):
             raise UnsupportedConstruct(self._point(lv), "assignment to an array")
+        elif isinstance(lv, c_ast.ArrayRef) and self._multi(lv) is not None:
+            var, subs = self._multi(lv)
+            if len(subs) != 1 + len(var.ctype.inner):
+                raise UnsupportedConstruct(self._point(lv), "assignment to an array")
+            target = var.ctype.elem
+            index = self._flat_index(var, subs, lv, ctx)
         elif isinstance(lv, c_ast.ArrayRef) and isinstance(lv.name, c_ast.ID) and not self._is_pointer(lv.name):
             var = self._lookup(lv.name)
             if not isinstance(var.ctype, ct.ArrayType):

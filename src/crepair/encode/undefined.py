@@ -112,7 +112,7 @@ class UndefinedBehaviour(EncoderCore):
                     signed=index.ctype.signed)
 
     def _array_size(self, var: Var) -> "smt.Term | int | None":
-        """The element count of array ``var``: recorded at its declaration
+        """The (flat) element count of array ``var``: recorded at its declaration
         (a 32-bit term for a variable-length array), else its constant
         dimension; None when unknown (a parameter ``int a[]``)."""
         size = self._sizes.get(var.key)
@@ -121,7 +121,7 @@ class UndefinedBehaviour(EncoderCore):
         dim = var.ctype.size
         if isinstance(dim, c_ast.Constant) and dim.type == "int":
             try:
-                return smt.simplify(constant_value(dim, self._point(dim)).term).as_signed_long()
+                return smt.simplify(constant_value(dim, self._point(dim)).term).as_signed_long() * var.ctype.row
             except CRepairError:
                 return None
         return None

@@ -227,8 +227,6 @@ class _SupportChecker(c_ast.NodeVisitor):
 
     def visit_InitList(self, node: c_ast.InitList) -> None:
         for item in node.exprs:
-            if isinstance(item, c_ast.InitList):
-                self._reject(item, "nested initializer list (multi-dimensional arrays and structs are not supported)")
             if isinstance(item, c_ast.NamedInitializer):
                 self._reject(item, "designated initializer")
         self.generic_visit(node)
