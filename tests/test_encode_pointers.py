@@ -327,3 +327,14 @@ def test_unsupported_pointer_constructs_are_reported(tmp_path, body, construct):
         crepair.verify(path)
     assert construct in str(info.value)
     assert str(info.value).startswith(f"{path}:2:")
+
+
+def test_a_member_pointer_reaches_only_slots_of_its_type(tmp_path):
+    src = ("struct M { int x; int v[2]; long z; };\nint main(void) {\n  struct M s = {1, {2, 3}, 4};\n"
+           "  int *q = &s.v[0];\n  int k = nondet_int();\n  if (k >= 0 && k < 3) q[k] = 0;\n"
+           "  assert(s.x == 1 && s.z == 4);\n  return 0;\n}\n")
+    cex = crepair.verify(write_c(tmp_path, src)).counterexample
+    assert cex.violated == Violation.POINTER_BOUNDS  # q[2] would be the long z
+    assert [i.value for i in cex.inputs if i.label == "nondet_int()"] == [2]
+    ok = src.replace("k < 3", "k < 2")
+    assert crepair.verify(write_c(tmp_path, ok)).outcome == crepair.VerifyOutcome.VERIFIED

@@ -1167,6 +1167,27 @@ TARGETED.update({
 })
 
 
+# pointers to struct members and nested struct initializers (crepair.encode.fields)
+_STRUCT_M = "struct M { int x; char c; int v[3]; long z; };\nvoid inc(int *p) { (*p)++; }\n"
+TARGETED.update({
+    "member_pointers": targeted(
+        _STRUCT_M + "long f(int a) { struct M s = {a, 'a', {10, 20, 30}, 5}; struct M arr[2];\n"
+        "  arr[1].x = 7; arr[1].v[2] = 9; inc(&s.x); inc(&s.v[1]); inc(&arr[1].x);\n"
+        "  int *q = &s.v[0]; q[2] += 100; struct M *p = &arr[1]; int *r = &p->v[2]; *r = *r * 2;\n"
+        "  long *lz = &s.z; *lz += 50; char *pc = &s.c; *pc += 1;\n"
+        "  return s.x * 1000000L + s.v[1] * 10000L + s.v[2] * 10 + arr[1].x + arr[1].v[2] * 100 + s.z + s.c; }",
+        LONG, [(INT, 4)], 5213261,
+    ),
+    "nested_struct_initializer": targeted(
+        _STRUCT_M + "struct Q { int a; struct M m; int w[2]; };\n"
+        "int f(int a) { struct Q q = {1, {a, 'b', {3, 4}, 6}, {7}}; struct Q r = {2, {0}, 8, 9};\n"
+        "  return q.a + q.m.x * 10 + q.m.v[1] * 100 + q.m.v[2] * 1000 + (int)q.m.z * 10000 + q.w[0] * 100000\n"
+        "    + q.w[1] + r.w[0] * 1000000 + r.w[1] * 10000000 + q.m.c; }",
+        INT, [(INT, 5)], 98760549,
+    ),
+})
+
+
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
 KNOWN_BUGS: dict[str, str] = {}
 

@@ -228,27 +228,51 @@ class Expressions(Dimensions):
     def _struct_initializer(self, init: c_ast.InitList, stype: ct.StructType, state, *, located: bool, key: str = ""):
         """The value of ``struct S s = {v0, v1, ...}`` (C11 6.7.9): the
         values initialize the members in order, an array member's elements
-        one by one (brace elision); the rest is zero.  ``located``: each
-        integer value is an assignment location named after ``key``.
-        Returns the struct term and the state after the values' effects;
-        raises ``BadInput`` for too many values."""
+        from a braced list or one by one (brace elision), a struct member
+        from a braced list (recursively) or a struct value; the rest is
+        zero.  ``located``: each integer value is an assignment location
+        named after ``key``.  Returns the struct term and the state after
+        the values' effects; raises ``BadInput`` for too many values."""
         members = stype.members[:1] if stype.is_union else stype.members  # C11 6.7.9p17: a union's first member
-        slots = [(m, j) for m in members for j in (range(m.count) if m.count else [None])]
-        if len(init.exprs) > len(slots):
-            raise BadInput(f"excess elements in the initializer of {stype.name}", self._point(init.exprs[len(slots)]))
+        items, k = list(init.exprs), 0
         term = smt.BitVecVal(0, stype.bits)
-        for (m, j), value in zip(slots, init.exprs):
-            if isinstance(m.ctype, ct.StructType):
-                raise UnsupportedConstruct(self._point(value), "initializer of a struct member that is a struct")
-            if located and isinstance(m.ctype, ct.IntType):
-                v, state = self._located(value, state, LocationKind.ASSIGNMENT, m.ctype, name=key)
+        for m in members:
+            if k >= len(items):
+                break
+            item = items[k]
+            if m.count and isinstance(item, c_ast.InitList):  # {..., {1, 2, 3}, ...}
+                if len(item.exprs) > m.count:
+                    raise BadInput(f"excess elements in the initializer of member '{m.name}'",
+                                   self._point(item.exprs[m.count]))
+                values, k = list(enumerate(item.exprs)), k + 1
+            elif m.count:  # brace elision: the next values fill the elements
+                values = []
+                while len(values) < m.count and k < len(items) and not isinstance(items[k], c_ast.InitList):
+                    values.append((len(values), items[k]))
+                    k += 1
             else:
-                ctx = Ctx(state, {}, {}, True)
-                v = self._coerce(self._expr(value, ctx), m.ctype, value).term
-                state = ctx.state
-            offset = m.offset + (j or 0) * m.ctype.bits
-            term = structs.replace(term, offset, v)
+                values, k = [(None, item)], k + 1
+            for j, value in values:
+                if isinstance(m.ctype, ct.StructType) and isinstance(value, c_ast.InitList):
+                    v, state = self._struct_initializer(value, m.ctype, state, located=located, key=key)
+                else:
+                    v, state = self._member_value_of(m, value, state, located, key)
+                term = structs.replace(term, m.offset + (j or 0) * m.ctype.bits, v)
+        if k < len(items):
+            raise BadInput(f"excess elements in the initializer of {stype.name}", self._point(items[k]))
         return smt.simplify(term), state
+
+    def _member_value_of(self, m: ct.Member, value: c_ast.Node, state, located: bool, key: str):
+        """The term of one scalar (or struct-valued) initializer ``value`` of member ``m``, and the state after it."""
+        if isinstance(value, c_ast.InitList):
+            if len(value.exprs) != 1 or isinstance(value.exprs[0], c_ast.InitList):
+                raise UnsupportedConstruct(self._point(value), "nested initializer list for a scalar member")
+            value = value.exprs[0]  # {{1}}: a scalar in braces (C11 6.7.9p11)
+        if located and isinstance(m.ctype, ct.IntType):
+            return self._located(value, state, LocationKind.ASSIGNMENT, m.ctype, name=key)
+        ctx = Ctx(state, {}, {}, True)
+        v = self._coerce(self._expr(value, ctx), m.ctype, value).term
+        return v, ctx.state
 
     def _check_member_index(self, ctx: Ctx, node: c_ast.ArrayRef, member: ct.Member, index: Value) -> None:
         """``0 <= index < count`` of an array member (ARRAY_BOUNDS)."""

@@ -6,9 +6,13 @@ pointer), bits 31..0 the signed offset in elements of the pointed-to type
 (gcc x86-64 pointers are 64 bits; the byte layout is never observable
 without casts between pointer types, which are rejected).  Objects are the
 program's variables whose address is taken (``&x``, an array decaying to
-``&a[0]``) and the arrays an entry function's pointer parameters point
-to; each gets an id, in the order the walk first takes its address (the
-design leaves room for heap objects, ids like any other).  A scalar,
+``&a[0]``), the arrays an entry function's pointer parameters point to,
+the argument strings of ``argv`` (:mod:`crepair.encode.argv`) and the
+heap objects ``malloc``/``calloc`` create (:mod:`crepair.encode.allocation`,
+with a liveness bit that ``free`` clears); each gets an id, in the order
+the walk first meets it.  A pointer to a struct member points into the
+struct's object, its offset counting the struct's scalar slots
+(:mod:`crepair.encode.fields`).  A scalar,
 pointer or struct object stays an SSA variable of the path environment
 (an object of one element); an array object is its SMT array
 (:meth:`~crepair.encode.core.EncoderCore._store_element`).
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
+from crepair.encode import fields
 from crepair.encode.formula import Constraint, Input, Violation
 from crepair.encode.ops import Value, bool_value, convert, to_bool
 from crepair.encode.undefined import UndefinedBehaviour
@@ -120,7 +125,15 @@ class Memory(UndefinedBehaviour):
 
     def _candidates(self, elem) -> list[MemObject]:
         """The objects a pointer to ``elem`` may point into, by id."""
-        return [o for o in self._objects.values() if ct.same_object_type(o.elem, elem)]
+        return [o for o in self._objects.values()
+                if ct.same_object_type(o.elem, elem) or fields.has_slot(self._resolved(o.elem), elem)]
+
+    def _in_struct(self, obj: MemObject, elem) -> "ct.StructType | None":
+        """The struct type of ``obj``'s elements when a pointer to ``elem``
+        points into them at a slot (crepair.encode.fields), else None."""
+        if ct.same_object_type(obj.elem, elem):
+            return None
+        return self._resolved(obj.elem)
 
     def _pointer_input(self, var: Var, name: str, node: c_ast.Node, state: State) -> None:
         """An entry function's pointer parameter: it points to element 0
@@ -147,8 +160,13 @@ class Memory(UndefinedBehaviour):
         e = node.expr
         if isinstance(e, c_ast.UnaryOp) and e.op == "*":
             return self._pointer_value(self._expr(e.expr, ctx), e.expr)
+        if isinstance(e, c_ast.StructRef):
+            return self._member_address(e, ctx)
         if isinstance(e, c_ast.ArrayRef):
-            base = self._pointer_value(self._expr(e.name, ctx), e.name)
+            if isinstance(e.name, c_ast.StructRef):  # &s.v[i]: from the array member's first slot
+                base = self._member_address(e.name, ctx)
+            else:
+                base = self._pointer_value(self._expr(e.name, ctx), e.name)
             return self._pointer_arith("+", base, self._expr(e.subscript, ctx))
         if isinstance(e, c_ast.ID):
             if not ctx.record:
@@ -162,6 +180,28 @@ class Memory(UndefinedBehaviour):
             ctx.cache[node] = value
             return value
         raise UnsupportedConstruct(self._point(node), "address of something that is not a variable or array element")
+
+    def _member_address(self, e: c_ast.StructRef, ctx: Ctx) -> Value:
+        """``&s.x``, ``&a[i].x``, ``&p->x``: a pointer to the member's
+        first slot in the struct's object (crepair.encode.fields)."""
+        if e.type == "->":
+            base = self._pointer_value(self._expr(e.name, ctx), e.name)
+        elif isinstance(e.name, c_ast.ID):
+            var = self._lookup(e.name)
+            if not isinstance(var.ctype, ct.StructType):
+                raise BadInput(f"member access '.{e.field.name}' on a value that is not a struct", self._point(e))
+            base = Value(pointer(self._object(var, e.name.name).ident, smt.BitVecVal(0, 64)), ct.PointerType(var.ctype))
+        elif isinstance(e.name, c_ast.ArrayRef):
+            base = self._address_of(c_ast.UnaryOp("&", e.name, e.name.coord), ctx)
+        else:
+            raise UnsupportedConstruct(self._point(e), "address of a member of a nested struct")
+        stype = self._resolved(base.ctype.elem)
+        member = self._member(stype, e)
+        if isinstance(member.ctype, ct.StructType):
+            raise UnsupportedConstruct(self._point(e), "address of a struct member that is a struct")
+        slots = smt.BitVecVal(len(fields.slots(stype)), 64)
+        offset = offset_of(base.term) * slots + smt.BitVecVal(fields.member_slot(stype, member), 64)
+        return Value(pointer(object_of(base.term), offset), ct.PointerType(member.ctype))
 
     def _pointer_value(self, value: Value, node: c_ast.Node) -> Value:
         if not isinstance(value.ctype, ct.PointerType):
@@ -277,6 +317,11 @@ class Memory(UndefinedBehaviour):
         for (o, _), live in reversed(list(zip(found, ctx.cache[("live", node)]))):
             n = self._object_size(o)
             is_o = obj == smt.BitVecVal(o.ident, 32)
+            stype = self._in_struct(o, ptr.ctype.elem)
+            if stype is not None:  # a pointer to a member: offsets count slots, which must have its type
+                ns = smt.BitVecVal(len(fields.slots(stype)), 64)
+                n = None if n is None else n * ns
+                live = smt.And(live, fields.slot_ok(stype, smt.Extract(31, 0, smt.URem(off, ns)), ptr.ctype.elem))
             if n is None:
                 inside.append(smt.And(is_o, off >= smt.BitVecVal(0, 64), live))
                 continue
@@ -301,7 +346,15 @@ class Memory(UndefinedBehaviour):
         self._check_dereference(ptr, node, ctx, found)
         elem = ptr.ctype.elem
         obj, index = object_of(ptr.term), smt.Extract(31, 0, ptr.term)
-        reads = [(o, term if o.in_env else smt.Select(term, index)) for o, term in found]
+        reads = []
+        for o, term in found:
+            stype = self._in_struct(o, elem)
+            if stype is None:
+                reads.append((o, term if o.in_env else smt.Select(term, index)))
+                continue
+            ns = smt.BitVecVal(len(fields.slots(stype)), 32)
+            whole = term if o.in_env else smt.Select(term, smt.UDiv(index, ns))
+            reads.append((o, fields.read_slot(whole, stype, smt.URem(index, ns), elem)))
         if not reads:
             return Value(smt.BitVec(f"invalid@{self._line(node)}#{next(self._ssa)}", elem.bits), elem)
         value = reads[-1][1]
@@ -322,11 +375,22 @@ class Memory(UndefinedBehaviour):
             is_o = smt.simplify(obj == smt.BitVecVal(o.ident, 32))
             if smt.is_false(is_o):
                 continue
+            apply, at = update, index
+            stype = self._in_struct(o, ptr.ctype.elem)
+            if stype is not None:  # a member's slot: the struct holding it is updated
+                ns = smt.BitVecVal(len(fields.slots(stype)), 32)
+                apply = _slot_update(stype, smt.URem(index, ns), ptr.ctype.elem, update)
+                at = smt.UDiv(index, ns)
             if o.in_env:
-                new = update(term) if smt.is_true(is_o) else smt.If(is_o, update(term), term)
+                new = apply(term) if smt.is_true(is_o) else smt.If(is_o, apply(term), term)
                 fresh = self._fresh(o.key, o.ctype)
                 self.formula.s_assign.append(Constraint(fresh == new, span, self._function))
                 state.env[o.key] = fresh
             else:
                 where = State(smt.And(state.guard, is_o), state.env, state.alive)
-                self._store_element(where, o.key, index, update(smt.Select(term, index)), span)
+                self._store_element(where, o.key, at, apply(smt.Select(term, at)), span)
+
+
+def _slot_update(stype, slot: smt.Term, elem, update: Callable[[smt.Term], smt.Term]) -> Callable[[smt.Term], smt.Term]:
+    """The update of a whole struct of type ``stype`` that applies ``update`` to its slot ``slot``."""
+    return lambda whole: fields.write_slot(whole, stype, slot, elem, update)

@@ -8,8 +8,10 @@ at joins need nothing new, and ``s.x = v`` defines a fresh ``s`` whose
 member ``x`` is ``v`` (the TACAS'04 SSA of a field update, as CBMC's
 ``with`` expressions).  An array member is ``count`` packed elements; an
 element at a variable index is an ``ite`` over the elements.  The byte
-layout (padding, ``sizeof``) is not modelled: without pointer casts no
-program can observe it.
+layout (padding) is not modelled: without pointer casts no program can
+observe it; ``sizeof`` is gcc's (:mod:`crepair.encode.allocation`), and
+pointers to members address the members' scalars
+(:mod:`crepair.encode.fields`).
 """
 
 from __future__ import annotations
