@@ -62,3 +62,11 @@ def test_atoi_of_a_missing_argument_is_a_null_dereference(tmp_path):
     src = "#include <stdlib.h>\nint main(int argc, char **argv) {\n  return atoi(argv[2]);\n}\n"
     cex = verify(tmp_path, src).counterexample
     assert (cex.violated, cex.detail) == (Violation.NULL_DEREFERENCE, "argv[2] (null pointer)")
+
+
+def test_a_string_input_is_shown_as_a_c_string_too(tmp_path):
+    from crepair.bmc import InputValue
+    assert InputValue("s", 1, [97, 98, 1, 34, 0, 5], chars=True).text() == '"ab\\x01\\x22" [97, 98, 1, 34, 0, 5]'
+    assert InputValue("n", 1, [97, 0]).text() == "[97, 0]"
+    cex = verify(tmp_path, COUNT.replace("LIMIT", "8"), unwind=10).counterexample
+    assert [i.chars for i in cex.inputs if i.label.startswith("argv")] == [True] * 3

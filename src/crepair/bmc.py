@@ -73,6 +73,16 @@ class InputValue:
     line: int
     value: "int | list[int] | ArrayValue"
     executed: bool = True  # the run reads this input (inputs in skipped branches: False)
+    chars: bool = False  # an array of char (a string input: stdin %s, argv, a char array parameter)
+
+    def text(self) -> str:
+        """The value as printed: a char array also as a C string literal
+        (up to its first NUL), e.g. ``"ab" [97, 98, 0]``."""
+        if self.chars and isinstance(self.value, list):
+            data = bytes(v & 0xFF for v in self.value).split(b"\0")[0]
+            literal = "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\x{b:02x}" for b in data)
+            return f'"{literal}" {self.value}'
+        return str(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +137,13 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
     for inp in formula.inputs:
         if str(inp.term) not in used:
             continue
+        chars = False
         if inp.is_array:
             value: int | list[int] | ArrayValue = _array_value(model, inp, inp.signed)
+            chars = smt.width(smt.Select(inp.term, smt.BitVecVal(0, 32))) == 8
         else:
             value = model.eval_int(inp.term, inp.signed)
-        inputs.append(InputValue(inp.label, inp.line, value, inp.guard is None or model.eval_bool(inp.guard)))
+        inputs.append(InputValue(inp.label, inp.line, value, inp.guard is None or model.eval_bool(inp.guard), chars))
     lines = formula.executed_lines(model)
     cut = formula.failed_cut(model)
     if cut is not None:
