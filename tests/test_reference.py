@@ -75,6 +75,11 @@ def test_the_counterexample_feeds_both_programs_the_same_inputs(tmp_path):
     assert max(a, b) != (c if c < max(a, b) else max(a, b)) or max(a, b, c) != max(a, b)
     assert result.counterexample.assertion.file == str(student)  # reported at the entry function's name
     assert result.counterexample.assertion.line == 1
+    cex = result.counterexample
+    assert cex.violated == crepair.Violation.NOT_EQUIVALENT
+    assert cex.detail.startswith("the value max3 returns: ") and ", the reference's: " in cex.detail
+    mine, theirs = (int(x) for x in cex.detail.split(": ", 1)[1].split(", the reference's: "))
+    assert mine == min(max(a, b), c) and theirs == max(a, b, c) and mine != theirs
 
 
 def test_an_equivalent_program_is_verified_and_already_correct(tmp_path):
@@ -120,6 +125,7 @@ def test_the_final_globals_the_entry_writes_are_compared(tmp_path):
     result = crepair.verify(student, reference=model, entry="clamp")
     assert result.outcome == crepair.VerifyOutcome.VIOLATED
     assert {i.label: i.value for i in result.counterexample.inputs}["x"] > 10
+    assert result.counterexample.detail == "global hits: 2, the reference's: 1"
     run = crepair.repair(student, reference=model, entry="clamp", level=2, max_size=1)
     assert [c.after for r in run for c in r.changes] == ["hits + 1"]
 
@@ -304,3 +310,11 @@ def test_array_parameters_are_bounded_inputs_compared_after_the_call(tmp_path):
     same, _ = _pair(tmp_path, prog.replace("i < n", "n > i"), prog)
     assert crepair.verify(same, reference=model, entry="bump", input_bound=3,
                           assume=["n >= 0 && n <= 3"]).outcome == crepair.VerifyOutcome.VERIFIED
+
+
+def test_a_different_output_is_named_as_such(tmp_path):
+    prog = "#include <stdio.h>\nint main(void) {\n  int n;\n  scanf(\"%d\", &n);\n  printf(\"%d\\n\", n > 5 ? 1 : 0);\n  return 0;\n}\n"
+    student, model = _pair(tmp_path, prog.replace("n > 5", "n >= 5"), prog)
+    cex = crepair.verify(student, reference=model).counterexample
+    assert (cex.violated, cex.detail) == (crepair.Violation.NOT_EQUIVALENT, "the output")
+    assert [i.value for i in cex.inputs if i.label == "scanf %d"][0] == 5

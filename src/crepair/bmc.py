@@ -135,8 +135,8 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
     used = smt.constant_names(formula.hard() + formula.original_copies() + [formula.violation()])
     inputs = []
     for inp in formula.inputs:
-        if str(inp.term) not in used:
-            continue
+        if str(inp.term) not in used and not smt.constant_names([inp.term]) & used:
+            continue  # an input the formula does not read (a term such as the low bits of a token: its constant)
         chars = False
         if inp.is_array:
             value: int | list[int] | ArrayValue = _array_value(model, inp, inp.signed)
@@ -170,6 +170,10 @@ def describe(assertion: Assertion, model: smt.Model) -> str:
         return f"{subject} (null pointer)"
     if kind == Violation.POINTER_BOUNDS:
         return f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0 else f"{subject} (offset {values[0]}, no live object it points into)"
+    if kind == Violation.NOT_EQUIVALENT:
+        if len(values) == 2:
+            return f"{subject}: {values[0]}, the reference's: {values[1]}"
+        return subject
     if kind == Violation.INVALID_FREE:
         return f"free({subject}) (offset {values[0]}: not the start of a live allocated object)"
     if kind == Violation.DIVISION_OVERFLOW:
@@ -277,7 +281,7 @@ def verify_program(
             0, (), ENCODING_TIMEOUT, program.original,
         )
     warnings = []
-    if not any(a.kind == Violation.ASSERTION for a in formula.assertions):
+    if not any(a.kind in (Violation.ASSERTION, Violation.NOT_EQUIVALENT) for a in formula.assertions):
         checked = " (only the checks of undefined behaviour are verified)" if formula.assertions else ""
         warnings.append(f"the program has no assertion reachable from the entry function{checked}")
     verdict, model, reason = check_original(formula, limits)

@@ -26,13 +26,13 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode import libc
 from crepair.encode.env import Env
-from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut
-from crepair.encode.ops import Value, convert, to_bool
+from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut, Violation
+from crepair.encode.ops import Value, convert, string_bytes, to_bool
 from crepair.encode.initializers import Initializers
 from crepair.encode.allocation import ALLOCATORS, Allocation
 from crepair.encode.argv import Arguments, is_argv
 from crepair.encode.libc import Library
-from crepair.encode.stdio import REWIND, SAME_OUTPUT, Stdio
+from crepair.encode.stdio import EQUAL, REWIND, SAME_OUTPUT, Stdio
 from crepair.encode.strings import STRING_FUNCTIONS, Strings
 from crepair.encode.walk import Ctx, Frame, State, Var
 from crepair.errors import BadInput, UnsupportedConstruct
@@ -234,6 +234,8 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
             return self._rewind_stdio(ctx)
         if name == SAME_OUTPUT:
             return self._same_output(node, ctx)
+        if name == EQUAL:
+            return self._equal(node, args, ctx)
         func = self._p.functions.get(name)
         if func is None and name in ("abort", "exit"):
             if name == "exit" and self._stdio.recorded and len(self._frames) > 1:
@@ -294,6 +296,21 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         return Value(ctx.state.env[frame.ret_key], frame.ret_type)
 
+
+    def _equal(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``__crepair_equal(a, b, "what")`` of the ``--reference`` harness:
+        assert ``a == b`` as a NOT_EQUIVALENT check naming ``what``."""
+        a, b = self._expr(args[0], ctx), self._expr(args[1], ctx)
+        what = string_bytes(args[2].value, self._point(args[2])).decode("utf-8", "replace")
+        if isinstance(a.ctype, ct.IntType) and isinstance(b.ctype, ct.IntType):
+            common = ct.common(ct.promote(a.ctype), ct.promote(b.ctype))
+            x, y = convert(a, common).term, convert(b, common).term
+            signed = common.signed
+        else:
+            x, y, signed = a.term, b.term, False
+        self.formula.assertions.append(Assertion(ctx.state.guard, x == y, self._p.spans.span(node),
+                                                 Violation.NOT_EQUIVALENT, what, (x, y), signed))
+        return Value(smt.BitVecVal(0, 32), ct.VOID)
 
     def _exit_main(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``exit(e)`` while outputs are compared: ``main`` (the function the

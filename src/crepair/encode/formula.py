@@ -46,6 +46,7 @@ class Violation(enum.Enum):
     NULL_DEREFERENCE = "null pointer dereference"  # ``*p``, ``p[i]``, ``p->x`` with p null
     POINTER_BOUNDS = "pointer dereference out of bounds"  # offset outside the object, or no (live) object
     INVALID_FREE = "invalid free"  # free(p): p is not null nor the start of a live heap object
+    NOT_EQUIVALENT = "differs from the reference"  # --reference: a return value, global or the output differs
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ each, :mod:`crepair.encode.initializers`); without one, an input.
 
 from __future__ import annotations
 
+import os
+
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
@@ -80,9 +82,11 @@ class Statements(Initializers):
             self._nondet_array(var, node.name, node, state)
         elif init is None:
             term = self._fresh(var.key, ctype)
-            self.formula.inputs.append(
-                Input(f"{node.name} (uninitialized)", self._line(node), term, ctype.signed, guard=state.guard)
-            )
+            point = self._point(node)
+            label, line = f"{node.name} (uninitialized)", point.line
+            if point.file != self._p.path:  # a local of the --reference program: its own file and line
+                label, line = f"{node.name} (uninitialized, {os.path.basename(point.file)}:{point.line})", 0
+            self.formula.inputs.append(Input(label, line, term, ctype.signed, guard=state.guard))
             state.env[var.key] = term
         else:
             self._note_allocation(init, ctype)

@@ -84,9 +84,11 @@ class Stdin(CharArrays):
                            self._point(node))
         return pieces
 
-    def _token(self, label: str | None, node: c_ast.Node, ctx: Ctx) -> tuple[smt.Term, smt.Term]:
+    def _token(self, label: str | None, node: c_ast.Node, ctx: Ctx, conv: Conversion | None = None
+               ) -> tuple[smt.Term, smt.Term]:
         """Read the next token: (its 64-bit value, its index); an input
-        named ``label`` (none if None) in the first run."""
+        named ``label`` (none if None) in the first run, shown as the value
+        conversion ``conv`` stores (its low bits, signed as it is)."""
         state = ctx.state
         pos = state.env[STDIN]
         line = self._line(node)
@@ -95,7 +97,10 @@ class Stdin(CharArrays):
                                                 self._p.spans.span(node), self._function))
         state.env[STDIN] = pos + _bv(1)
         if label is not None and not self._stdio.rewound:
-            self.formula.inputs.append(Input(label, line, tok, True, guard=state.guard))
+            shown, signed = tok, True
+            if conv is not None and 0 < conv.bits < 64:
+                shown, signed = smt.Extract(conv.bits - 1, 0, tok), conv.signed
+            self.formula.inputs.append(Input(label, line, shown, signed, guard=state.guard))
         return tok, pos
 
     def _scanf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
@@ -120,7 +125,7 @@ class Stdin(CharArrays):
             if piece.letter == "s":
                 self._scan_string(piece, target, node, ctx)
             else:
-                tok, _ = self._token(f"{name} {piece.text}", node, ctx)
+                tok, _ = self._token(f"{name} {piece.text}", node, ctx, piece)
                 if target is not None:
                     self._scan_store(target, smt.Extract(piece.bits - 1, 0, tok), piece, ctx, there)
             stored += target is not None

@@ -32,7 +32,7 @@ from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharSource
-from crepair.encode.formula import Assertion, LocationKind
+from crepair.encode.formula import Assertion, LocationKind, Violation
 from crepair.encode.ops import Value, convert
 from crepair.encode.stdin import STDIN, Stdin, StdioState, not_space, statement_calls
 from crepair.encode.walk import Ctx, State, has_effects
@@ -49,6 +49,7 @@ _KINDS = {"d": NUMBER, "i": NUMBER, "u": NUMBER, "x": HEX, "X": HEX_UPPER, "o": 
 BLANKS = (9, 11, 12, 13, 32)
 REWIND = "__crepair_rewind_stdio"
 SAME_OUTPUT = "__crepair_same_output"
+EQUAL = "__crepair_equal"  # __crepair_equal(a, b, "what"): the harness's comparison (Violation.NOT_EQUIVALENT)
 
 
 def _bv(value: int, bits: int = 32) -> smt.Term:
@@ -227,5 +228,6 @@ class Stdio(Stdin):
             raise BadInput(f"{SAME_OUTPUT}() before {REWIND}()", self._point(node))
         array, n = self._stdio.saved
         same = smt.And(n == ctx.state.env[STDOUT_N], array == self._arrays[STDOUT])
-        self.formula.assertions.append(Assertion(ctx.state.guard, same, self._p.spans.span(node)))
+        self.formula.assertions.append(Assertion(ctx.state.guard, same, self._p.spans.span(node),
+                                                 Violation.NOT_EQUIVALENT, "the output"))
         return Value(_bv(0), ct.VOID)

@@ -12,7 +12,7 @@ reference's)::
         __VERIFIER_assume(EXPR); …            /* --assume, on the initial state */
         i1(); R_i1(); …                       /* --init */
         H_ret = f(p1, …);  H_ret_ref = R_f(p1, …);
-        __VERIFIER_assert(H_ret == H_ret_ref);
+        __crepair_equal(H_ret, H_ret_ref, "the value f returns");
         H_check();                            /* g == R_g for every global written */
     }
 
@@ -24,7 +24,7 @@ equal return values and equal outputs (:mod:`crepair.encode.stdio`)::
 
     void H_main(void) {
         H_ret = main(1, 0);  __crepair_rewind_stdio();  H_ret_ref = R_main(1, 0);
-        __VERIFIER_assert(H_ret == H_ret_ref);  __crepair_same_output();
+        __crepair_equal(H_ret, H_ret_ref, "the value main returns");  __crepair_same_output();
     }
 
 Array inputs hold their first ``input_bound`` elements (global arrays: at
@@ -37,6 +37,8 @@ the user called it fewer times, a fresh input of its own.
 """
 
 from __future__ import annotations
+
+from crepair.encode.stdio import EQUAL
 
 import copy
 from dataclasses import dataclass
@@ -176,9 +178,10 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
     for g in plan.written:
         n_user, n_ref = g.size(g.user, b), g.size(g.ref, b)
         if n_user is None and n_ref is None:
-            check.append(f"__VERIFIER_assert({g.name} == {R[g.name]});")
+            check.append(f'{EQUAL}({g.name}, {R[g.name]}, "global {g.name}");')
         elif n_user is not None and n_ref is not None:
-            check += [f"__VERIFIER_assert({g.name}[{i}] == {R[g.name]}[{i}]);" for i in range(min(n_user, n_ref))]
+            check += [f'{EQUAL}({g.name}[{i}], {R[g.name]}[{i}], "global {g.name}[{i}]");'
+                      for i in range(min(n_user, n_ref))]
     out.append(f"void {H}check(void) {{ {' '.join(check)} }}")
     if plan.returns is not None:
         out += [render(plan.returns, f"{H}ret") + ";", render(plan.returns, f"{H}ret_ref") + ";"]
@@ -216,11 +219,12 @@ def _lines(plan: Plan, input_names: dict[str, str]) -> list[str]:
         between, after = ["__crepair_rewind_stdio();"], ["__crepair_same_output();"]
     if plan.returns is not None:
         body += [f"{H}ret = {plan.entry}({args});", *between, f"{H}ret_ref = {R[plan.entry]}({ref_args});",
-                 f"__VERIFIER_assert({H}ret == {H}ret_ref);", *after]
+                 f'{EQUAL}({H}ret, {H}ret_ref, "the value {plan.entry} returns");', *after]
     else:
         body += [f"{plan.entry}({args});", *between, f"{R[plan.entry]}({ref_args});", *after]
     for p in copies:
-        body += [f"__VERIFIER_assert({p.name}[{i}] == {H}arg_{p.name}[{i}]);" for i in range(b)]
+        body += [f'{EQUAL}({p.name}[{i}], {H}arg_{p.name}[{i}], "{p.name}[{i}] after the call");'
+                 for i in range(b)]
     body.append(f"{H}check();")
     out.append(f"void {plan.main}({', '.join(formals) or 'void'}) {{")
     out += ["    " + line for line in body]

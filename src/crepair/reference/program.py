@@ -28,8 +28,11 @@ starts them (zero or their initializer), as a run of the program does,
 both programs read the same stdin, and the specification is an equal
 return value of ``main`` and an equal output (not the final globals: a
 program's result is what it prints and its exit status).
-Known limits: the counterexample's executed lines and uninitialized locals
-of the reference carry the reference's line numbers.
+A violated equality is a NOT_EQUIVALENT violation naming what differs
+(``the value f returns: 3, the reference's: 4``, ``global g``, ``the
+output``); an uninitialized local of the reference is an input labelled
+with the reference's file and line.  Known limit: the counterexample's
+executed lines mix both programs' line numbers.
 """
 
 from __future__ import annotations

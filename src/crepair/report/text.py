@@ -40,7 +40,8 @@ def _violation(cex: Counterexample, original: str) -> str:
 def _input_lines(cex: Counterexample, original: str) -> list[str]:
     """One line per counterexample input, with the source line it comes from."""
     return [
-        f"  {inp.label:<28} = {inp.text()}    (line {inp.line}: {_source_line(original, inp.line)})"
+        f"  {inp.label:<28} = {inp.text()}" + (f"    (line {inp.line}: {_source_line(original, inp.line)})"
+                                                if inp.line > 0 else "")
         for inp in cex.inputs
         if inp.executed  # inputs on paths the run does not take play no part
     ]
