@@ -157,3 +157,21 @@ def test_encoding_past_the_deadline_is_unknown_in_every_command(tmp_path):
         assert list(run) == []
         assert run.outcome == RepairOutcome.UNKNOWN
         assert ENCODING_TIMEOUT in run.unknown_reason
+
+
+def test_a_check_that_ignores_its_time_limit_is_interrupted(monkeypatch):
+    """z3 may not look at the clock (bit-blasting a huge formula): the
+    watchdog interrupts the check WATCHDOG_GRACE seconds after the limit."""
+    import time
+    from crepair.solver import smt
+    monkeypatch.setattr(smt, "WATCHDOG_GRACE", 0.2)
+    solver = smt.SmtSolver(timeout=0.3)
+    solver.set_timeout(0.3)
+    solver._solver.set("timeout", 10**7)  # as if z3 did not notice its own limit
+    x, y = smt.BitVec("x", 512), smt.BitVec("y", 512)
+    solver.add(x * y == smt.BitVecVal(2**511 + 2**300 + 1, 512), smt.UGT(x, smt.BitVecVal(1, 512)),
+               smt.UGT(y, smt.BitVecVal(1, 512)))
+    start = time.monotonic()
+    assert solver.check() == Verdict.UNKNOWN
+    assert time.monotonic() - start < 5
+    assert solver.reason_unknown == "interrupted"

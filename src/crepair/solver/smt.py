@@ -9,6 +9,7 @@ values with an explicit ``UNKNOWN``.
 from __future__ import annotations
 
 import enum
+import threading
 import time
 from collections.abc import Iterable, Sequence
 
@@ -126,6 +127,9 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
     return {i: v for i, v in entries.items() if v != default}, default
 
 
+WATCHDOG_GRACE = 2.0  # seconds past a check's time limit before the watchdog interrupts z3
+
+
 class SmtSolver:
     """An incremental SMT solver with a fixed seed.  Create it with
     :func:`crepair.solver.smt_solver` (the factory that applies limits).
@@ -133,7 +137,10 @@ class SmtSolver:
     ``timeout`` is in seconds (``None``: no limit); ``rlimit`` is z3's
     deterministic resource limit per check (``None``: none).  A check that
     runs out of either answers ``Verdict.UNKNOWN``, never UNSAT; the reason
-    is kept in ``reason_unknown``.
+    is kept in ``reason_unknown``.  z3 does not always notice its own
+    ``timeout`` (some simplifications and bit-blasting of a large formula
+    never look at the clock), so a watchdog thread interrupts a check
+    :data:`WATCHDOG_GRACE` seconds after its time limit.
     """
 
     def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
@@ -145,8 +152,10 @@ class SmtSolver:
             self.set_timeout(timeout)
         self.checks = 0
         self.reason_unknown = ""
+        self._timeout: float | None = None
 
     def set_timeout(self, seconds: float) -> None:
+        self._timeout = seconds
         self._solver.set("timeout", max(1, int(seconds * 1000)))
 
     def add(self, *terms: z3.ExprRef) -> None:
@@ -160,7 +169,16 @@ class SmtSolver:
 
     def check(self, assumptions: Sequence[z3.ExprRef] = ()) -> Verdict:
         self.checks += 1
-        result = self._solver.check(*assumptions)
+        watchdog = None
+        if self._timeout is not None:
+            watchdog = threading.Timer(self._timeout + WATCHDOG_GRACE, self._solver.ctx.interrupt)
+            watchdog.daemon = True
+            watchdog.start()
+        try:
+            result = self._solver.check(*assumptions)
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
         if result == z3.sat:
             return Verdict.SAT
         if result == z3.unsat:
