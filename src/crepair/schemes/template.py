@@ -25,7 +25,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from crepair.bmc import check_bound, check_original
 from crepair.encode import encode
@@ -35,7 +34,7 @@ from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnosis, pin
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import BoundedProof, BoundReport, Change, Edit, Repair, Scheme
-from crepair.schemes.template_forms import (  # noqa: F401  (Template, render, OPERATORS: re-exported)
+from crepair.schemes.template_forms import (
     COEFFICIENT_BITS,
     OPERATORS,
     Shape,
@@ -46,6 +45,8 @@ from crepair.schemes.template_forms import (  # noqa: F401  (Template, render, O
 )
 from crepair.solver import Limits, optimizer, smt, smt_solver
 from crepair.solver.smt import Optimizer, Verdict
+
+__all__ = ["OPERATORS", "Template", "TemplateRepair", "render"]
 
 SMALL = 1000  # M: "small" template parameters
 LARGE = 1 << 20  # N: "large" counterexample values
