@@ -54,6 +54,7 @@ LARGE = 1 << 20  # N: "large" counterexample values
 # checks are the UNSAT proofs of complex sparsity levels (tens of seconds
 # on TCAS with 12-variable templates), seldom a repair.
 CANDIDATE_SECONDS = 10.0
+REFINEMENT_CANDIDATE_SECONDS = 30.0  # the same for a refinement (its sparsity levels hold the repair)
 
 
 class TemplateRepair:
@@ -121,12 +122,12 @@ class TemplateRepair:
         deadline = self._limits.deadline
         found: list[dict[str, int]] = []
         candidates = optimizer(self._limits)
+        unit = {str(p): t.unit for t in self.templates for p in t.k}
         coefficients = [p for p in self._params if p.size() != 3]
         constants = [p for p in self._params if p.size() == 32]
         for p in self._params:
             if p.size() == 3:
                 candidates.add(smt.ULT(p, smt.BitVecVal(len(OPERATORS), 3)))
-        unit = {str(p): t.unit for t in self.templates for p in t.k}
         for t in self.templates:
             for p in t.k[1:] if t.unit else ():
                 one = smt.BitVecVal(1, p.size())
@@ -141,8 +142,10 @@ class TemplateRepair:
         for m in range(min(len(violated), self._max_terms) + 1):
             sparsity.append(smt.Bool(f"at_most_{m}_violated!{id(self)}"))
             candidates.add(smt.Implies(sparsity[m], smt.at_most(violated, m)))
+        # (a refinement's unit coefficients have no soft constraints: the
+        # sparsity level alone bounds them, one check per candidate)
         for p in coefficients:
-            if p.size() == COEFFICIENT_BITS:
+            if p.size() == COEFFICIENT_BITS and not unit[str(p)]:
                 candidates.add_soft(p == smt.BitVecVal(0, p.size()))
         # then unit coefficients: ``x - 600 > 0`` rather than ``256 * x > 0``, so
         # that the counterexamples bisect the constant, not the coefficient
@@ -152,7 +155,9 @@ class TemplateRepair:
                                            p == smt.BitVecVal(0, p.size())))
         # a refinement's constant is bisected over its 32-bit range: allow the
         # 32 halvings that may take
-        refinements = max(self._max_refinements, 32) if any(t.unit for t in self.templates) else self._max_refinements
+        refining = any(t.unit for t in self.templates)
+        refinements = max(self._max_refinements, 32) if refining else self._max_refinements
+        patience = REFINEMENT_CANDIDATE_SECONDS if refining else CANDIDATE_SECONDS
         level = 0
         for j, values in enumerate(self._db):
             self._add_input(candidates, j, values)
@@ -165,7 +170,7 @@ class TemplateRepair:
                 verdict = Verdict.UNSAT
                 while level < len(sparsity):
                     self.checks += 1
-                    limit = time.monotonic() + CANDIDATE_SECONDS
+                    limit = time.monotonic() + patience
                     verdict = candidates.check([sparsity[level]], limit if deadline is None else min(deadline, limit))
                     if verdict != Verdict.UNSAT:
                         break

@@ -30,6 +30,7 @@ _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="} 
 COEFFICIENT_BITS = 12  # coefficients of variables range over [-2048, 2047]
 
 
+
 class Shape(enum.Enum):
     """How a template stands for a component's expression ``e``."""
 
@@ -80,16 +81,22 @@ def template_for(location: Location, formula: ProgramFormula, shape: Shape = Sha
     return Template(location, names, k, op, shape)
 
 
+def sum_bits(n: int) -> int:
+    """Bits in which ``k0 ± v1 ± … ± vn`` (32-bit values) cannot overflow:
+    |sum| ≤ (n + 1)·2^31."""
+    return 33 + (n + 1).bit_length()
+
+
 def instantiate(t: Template, copy) -> smt.Term:
     """The template's value at one location copy (its Vals): a term of the
     copy's ``lhs`` sort.  The replacement templates compute in 32-bit two's
     complement (FMCAD'11); the condition ``b`` of a refinement has unit
     coefficients (:attr:`Template.unit`, ``±v`` or nothing per variable)
-    and sums in 64 bits, where it cannot overflow, so that ``x - 600 > 0``
+    and sums in :func:`sum_bits` bits, where it cannot overflow, so that ``x - 600 > 0``
     means ``x > 600`` as printed."""
     by_name = {v.name: v for v in copy.scope}
-    bits = 64 if t.unit else 32
-    total = t.k[0] if bits == 32 else smt.SignExt(32, t.k[0])
+    bits = sum_bits(len(t.names)) if t.unit else 32
+    total = t.k[0] if bits == 32 else smt.SignExt(bits - 32, t.k[0])
     for name, k in zip(t.names, t.k[1:]):
         v = by_name.get(name)
         if v is None:
