@@ -7,14 +7,21 @@ variables in scope where it executes (Vars(c)):
   coefficients 12-bit signed: readable repairs, and cheaper bit-vector
   multiplications);
 * conditions: ``k0 + k1·v1 + … + kn·vn OP 0`` with OP a template parameter
-  ranging over ``< <= > >= == !=``.
+  ranging over ``< <= > >= == !=``;
+* refinements of a truth value ``e`` (f1x, TOSEM'18 Fig. 10, ``shape``
+  AND / OR): ``e && b`` or ``e || b`` with ``b`` the condition template
+  with unit coefficients (:mod:`crepair.schemes.template_forms`).  A
+  refinement's constant is bisected over 32 bits, so its loop gets at
+  least 32 refinements.
+
+Variables read uninitialized at the component are not template variables.
 
 The parameters k are found by the loop of Fig. 3: a candidate satisfies
 ``correct'`` on every input of the database I (Eq. 5); it is then checked
 for all inputs up to the unwinding bound (Eq. 6); a counterexample is added
 to I and the loop repeats (at most ``max_refinements`` times).  Heuristics
 of Sect. III-G: *simple* candidates (MaxSAT with soft ``ki = 0`` and
-``|ki| <= M``) and *nasty* counterexamples (soft ``|i| >= N``, then values
+``|ki| <= M``, then soft unit coefficients ``ki ∈ {-1, 0, 1}``) and *nasty* counterexamples (soft ``|i| >= N``, then values
 randomized while the input stays a counterexample).  Further repairs of the
 same diagnosis exclude the parameters found before.  Every repair is
 printed as a simplified expression and re-verified from its patched text.
