@@ -247,8 +247,9 @@ class TemplateRepair:
         opt.add(rename(passing))
 
     def _counterexample(self, values: dict[str, int], deadline: float | None):
-        """Eq. 6 with a nasty counterexample, "correct" if there is none, or
-        None if the solver gave up."""
+        """Eq. 6 with a nasty counterexample (any counterexample for a
+        refinement), "correct" if there is none, or None if the solver
+        gave up."""
         fixed = smt.substitute(
             smt.And(self._program, self._f.violation()),
             {str(p): smt.BitVecVal(values[str(p)], p.size()) for p in self._params},
@@ -261,6 +262,11 @@ class TemplateRepair:
             return "correct"
         if verdict == Verdict.UNKNOWN:
             return None
+        if any(t.unit for t in self.templates):
+            # a refinement's constant is bisected (``_central``): any
+            # counterexample halves its interval, a nasty one is not needed
+            model = solver.model()
+            return {str(i.term): smt.value_of(model, i.term) for i in self._inputs}
         scalars = [i for i in self._inputs if not i.is_array]
         nasty = optimizer(self._limits)
         nasty.add(fixed)
