@@ -75,7 +75,8 @@ class TcasSchedule(TcasBench):
                         help="stop the template scheme after this many repairs (default 2)")
 
     def jobs(self) -> dict:
-        versions = sorted(self.args.versions, key=lambda v: (v not in PRIORITY, PRIORITY.index(v) if v in PRIORITY else v))
+        order = {v: i for i, v in enumerate(PRIORITY)}
+        versions = sorted(self.args.versions, key=lambda v: (v not in order, order.get(v, v)))
         jobs = [ScheduleJob(v, timeout=self.args.timeout, unwind=self.args.unwind,
                             template_repairs=self.args.template_repairs, path=str(self.spec(v))) for v in versions]
         return {j.key: j for j in jobs}

@@ -17,8 +17,6 @@ REQUIRED = {5, 13, 14, 26, 27}
 WHY = {
     11: "three faults: `<` → `<=` twice and the `need_upward_RA && need_downward_RA` branch deleted "
         "(size ≥ 3, and a deleted statement is no expression edit)",
-    15: "two faults in two schemes' locations: `#define MINSEP 300+350` (a macro body, mutation) and the "
-        "dropped conjunct `&& (Cur_Vertical_Sep > MAXALTDIFF)` (a refinement, templates); no scheme combines them",
     21: "the call `Inhibit_Biased_Climb()` replaced by the body of one of its arms `(Up_Separation + NOZCROSS)`: "
         "the repair needs the `?:` on `Climb_Inhibit` back (not linear in the variables)",
     22: "the call `Inhibit_Biased_Climb()` replaced by `Up_Separation`: needs the `?:` on `Climb_Inhibit` back",
@@ -31,8 +29,9 @@ WHY = {
     33: "four array indices shifted by one in `initialize()` (`[1]..[4]` for `[0]..[3]`): size 4",
     37: "an array index replaced by a constant (`[0]` for `[Alt_Layer_Value]`): index expressions are not "
         "template locations yet",
-    38: "not observable: the spec's `AllRepair_correct_*` functions use the same undersized array "
-        "(`Positive_RA_Alt_Thresh[3]`)",
+    38: "the array `Positive_RA_Alt_Thresh` declared with 3 elements for 4: `initialize()` writes index 3 out "
+        "of bounds (now found by the bounds check); the fix is the declaration's size, not an expression, and "
+        "the spec's `AllRepair_correct_*` functions share the undersized array",
 }
 
 

@@ -21,8 +21,9 @@ The parameters k are found by the loop of Fig. 3: a candidate satisfies
 for all inputs up to the unwinding bound (Eq. 6); a counterexample is added
 to I and the loop repeats (at most ``max_refinements`` times).  Heuristics
 of Sect. III-G: *simple* candidates (MaxSAT with soft ``ki = 0`` and
-``|ki| <= M``, then soft unit coefficients ``ki ∈ {-1, 0, 1}``) and *nasty* counterexamples (soft ``|i| >= N``, then values
-randomized while the input stays a counterexample).  Further repairs of the
+``|ki| <= M``, then soft unit coefficients ``ki ∈ {-1, 0, 1}``) and
+*nasty* counterexamples (soft ``|i| >= N``, then values randomized while
+the input stays a counterexample).  Further repairs of the
 same diagnosis exclude the parameters found before.  Every repair is
 printed as a simplified expression and re-verified from its patched text.
 """
