@@ -29,7 +29,7 @@ NOTES = {
     38: "v38 declares `Positive_RA_Alt_Thresh[3]` but writes/reads index 3 "
     "(array out of bounds, undefined behaviour), so its universe result is not meaningful; "
     "the spec's `AllRepair_correct_*` functions use the same undersized global array, so the "
-    "spec cannot see the fault",
+    "spec's assertion cannot see the fault (crepair's array-bounds check does)",
 }
 _COUNTS = re.compile(r"(\d+) passed, (\d+) failed")
 

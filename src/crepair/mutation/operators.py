@@ -35,6 +35,7 @@ from crepair.encode.formula import LocationKind
 from crepair.encode.ops import parse_int_literal
 from crepair.encode.symex import NEGATE, Site
 from crepair.frontend.parse import CProgram
+from crepair.mutation.macros import MacroBodies, MacroBody
 
 
 def is_specification(function: str, no_mutate: frozenset[str] = frozenset(), mutate_main: bool = False) -> bool:
@@ -94,7 +95,9 @@ def constant_mutations(c: int) -> list[int]:
 class Mutation:
     """One mutation: replace ``old_text`` at ``start:end`` (0-based offsets
     of the original file) by ``new_text``.  ``node`` and ``new`` are what
-    the encoder overrides (an operator string or a constant value)."""
+    the encoder overrides (an operator string or a constant value).
+    ``macro`` is the macro whose ``#define`` body the edit changes (the
+    token came out of its single expansion), else None."""
 
     node: c_ast.Node
     new: "str | int"
@@ -102,6 +105,7 @@ class Mutation:
     end: int
     old_text: str
     new_text: str
+    macro: "MacroBody | None" = None
 
 
 class Mutant(dict):
@@ -129,6 +133,7 @@ class MutationUnit:
         self._level = level
         self._no_mutate = no_mutate
         self._mutate_main = mutate_main
+        self._macros = MacroBodies(program)
 
     def is_specification(self, function: str) -> bool:
         return is_specification(function, self._no_mutate, self._mutate_main)
@@ -171,13 +176,18 @@ class MutationUnit:
         compound = isinstance(node, c_ast.Assignment)
         op = node.op[:-1] if compound else node.op
         spans = self._program.spans
-        tok = spans.token(spans.op_index(node))
-        if tok.from_macro:
-            return []
+        index = spans.op_index(node)
+        tok = spans.token(index)
+        macro = None
+        if tok.from_macro:  # an operator of a macro body: edit the #define
+            body = self._macros.body_token(index)
+            if body is None:
+                return []
+            macro, tok = body
         old = self._program.original[tok.start : tok.end]
         suffix = "=" if compound else ""
         return [
-            Mutation(node, new, tok.start, tok.end, old, new + suffix)
+            Mutation(node, new, tok.start, tok.end, old, new + suffix, macro)
             for new in table.get(op, ())
         ]
 
@@ -185,18 +195,24 @@ class MutationUnit:
         if node.type in ("char", "string") or "float" in node.type or "double" in node.type:
             return []
         spans = self._program.spans
-        tok = spans.token(spans.const_index(node))
+        index = spans.const_index(node)
+        tok = spans.token(index)
+        macro = None
+        if tok.from_macro:  # a constant of a macro body used once: edit the #define
+            body = self._macros.body_token(index)
+            if body is not None:
+                macro, tok = body
         old = self._program.original[tok.start : tok.end]
         value, _ = parse_int_literal(node.value)
         out = []
         for new in constant_mutations(value):
-            if not tok.from_macro:
+            if macro is not None or not tok.from_macro:
                 text = str(new) if new >= 0 else f"({new})"
             elif tok.expansion_size == 1 and _IDENT.match(old):
                 text = _macro_text(old, value, new)
             else:
                 continue
-            out.append(Mutation(node, new, tok.start, tok.end, old, text))
+            out.append(Mutation(node, new, tok.start, tok.end, old, text, macro))
         return out
 
 

@@ -333,11 +333,24 @@ class AllRepair:
             edits.append((mutation.start, mutation.end, mutation.new_text))
             rel = (mutation.start - loc.span.start, mutation.end - loc.span.start, mutation.new_text)
             edit = Edit(text_span(path, text, mutation.start, mutation.end), mutation.old_text, mutation.new_text)
+            if mutation.macro is not None:  # the edit is in the macro's #define body
+                changes.append(_macro_change(path, text, mutation, edit))
+                continue
             after = apply_edits(loc.text, [rel])
             changes.append(Change(loc.span, loc.function, loc.kind.value, loc.text, after, (edit,)))
         patched = apply_edits(text, edits)
         diff = unified_diff(path, text, patched)
         return Repair(Scheme.MUTATION, tuple(changes), diff, patched, seconds, evidence)
+
+
+def _macro_change(path: str, text: str, mutation, edit: Edit) -> Change:
+    """The change of a macro body (``#define NAME body``): its span is the
+    body, from its first token to its last; kind ``macro body``."""
+    body = mutation.macro.tokens
+    start, end = body[0].start, body[-1].end
+    rel = (mutation.start - start, mutation.end - start, mutation.new_text)
+    before = text[start:end]
+    return Change(text_span(path, text, start, end), None, "macro body", before, apply_edits(before, [rel]), (edit,))
 
 
 class MutationScheme:

@@ -168,6 +168,13 @@ class RepairRun:
             return self.reason
         return next((s.stats.reason for s in self.schemes if s.stats.outcome == RepairOutcome.UNKNOWN), "")
 
+    def ranked(self, repairs: list[Repair]) -> list[Repair]:
+        """``repairs`` of this run (in the order found) in rank order
+        (:class:`~crepair.schemes.ranking.RepairRanking`)."""
+        from crepair.schemes.ranking import RepairRanking
+
+        return RepairRanking(self.program, self.options.entry).rank(repairs)
+
     def __iter__(self) -> "RepairRun":
         return self
 

@@ -7,15 +7,23 @@ variables in scope where it executes (Vars(c)):
   coefficients 12-bit signed: readable repairs, and cheaper bit-vector
   multiplications);
 * conditions: ``k0 + k1·v1 + … + kn·vn OP 0`` with OP a template parameter
-  ranging over ``< <= > >= == !=``.
+  ranging over ``< <= > >= == !=``;
+* refinements of a truth value ``e`` (f1x, TOSEM'18 Fig. 10, ``shape``
+  AND / OR): ``e && b`` or ``e || b`` with ``b`` the condition template
+  with unit coefficients (:mod:`crepair.schemes.template_forms`).  A
+  refinement's constant is bisected over 32 bits, so its loop gets at
+  least 32 refinements.
+
+Variables read uninitialized at the component are not template variables.
 
 The parameters k are found by the loop of Fig. 3: a candidate satisfies
 ``correct'`` on every input of the database I (Eq. 5); it is then checked
 for all inputs up to the unwinding bound (Eq. 6); a counterexample is added
 to I and the loop repeats (at most ``max_refinements`` times).  Heuristics
 of Sect. III-G: *simple* candidates (MaxSAT with soft ``ki = 0`` and
-``|ki| <= M``) and *nasty* counterexamples (soft ``|i| >= N``, then values
-randomized while the input stays a counterexample).  Further repairs of the
+``|ki| <= M``, then soft unit coefficients ``ki ∈ {-1, 0, 1}``) and
+*nasty* counterexamples (soft ``|i| >= N``, then values randomized while
+the input stays a counterexample).  Further repairs of the
 same diagnosis exclude the parameters found before.  Every repair is
 printed as a simplified expression and re-verified from its patched text.
 """
@@ -25,118 +33,36 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from crepair.bmc import check_bound, check_original
 from crepair.encode import encode
-from crepair.encode.formula import Location, LocationKind, ProgramFormula, Unwinding
+from crepair.encode.formula import ProgramFormula, Unwinding
 from crepair.errors import CRepairError
 from crepair.frontend import load_program
 from crepair.localization.diagnosis import Diagnosis, pin
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import BoundedProof, BoundReport, Change, Edit, Repair, Scheme
+from crepair.schemes.template_forms import (
+    COEFFICIENT_BITS,
+    OPERATORS,
+    Shape,
+    Template,
+    instantiate,
+    render,
+    template_for,
+)
 from crepair.solver import Limits, optimizer, smt, smt_solver
 from crepair.solver.smt import Optimizer, Verdict
 
-OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
+__all__ = ["OPERATORS", "Template", "TemplateRepair", "render"]
+
 SMALL = 1000  # M: "small" template parameters
-COEFFICIENT_BITS = 12  # coefficients of variables range over [-2048, 2047]
 LARGE = 1 << 20  # N: "large" counterexample values
 # A candidate check (Eq. 5) that takes longer gives up the diagnosis: such
 # checks are the UNSAT proofs of complex sparsity levels (tens of seconds
 # on TCAS with 12-variable templates), seldom a repair.
 CANDIDATE_SECONDS = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Template:
-    """The template of one component: parameters ``k[0]`` (constant) and
-    ``k[1:]`` (coefficients of ``names``), and ``op`` for conditions."""
-
-    location: Location
-    names: tuple[str, ...]
-    k: tuple[smt.Term, ...]
-    op: smt.Term | None
-
-    def params(self) -> list[smt.Term]:
-        return list(self.k) + ([self.op] if self.op is not None else [])
-
-
-def _template_for(location: Location, formula: ProgramFormula) -> Template:
-    copies = [c for c in formula.copies if c.location == location.index and not c.check]
-    names = tuple(v.name for v in copies[0].scope) if copies else ()
-    k = (smt.BitVec(f"k{location.index}_0", 32),) + tuple(
-        smt.BitVec(f"k{location.index}_{i}", COEFFICIENT_BITS) for i in range(1, len(names) + 1)
-    )
-    op = smt.BitVec(f"op{location.index}", 3) if location.kind == LocationKind.CONDITION else None
-    return Template(location, names, k, op)
-
-
-def _instantiate(t: Template, copy) -> smt.Term:
-    """The template's value at one location copy (its Vals)."""
-    by_name = {v.name: v for v in copy.scope}
-    total = t.k[0]
-    for name, k in zip(t.names, t.k[1:]):
-        v = by_name.get(name)
-        if v is None:
-            continue
-        term = v.term
-        if v.bits < 32:
-            term = (smt.SignExt if v.signed else smt.ZeroExt)(32 - v.bits, term)
-        elif v.bits > 32:
-            term = smt.Extract(31, 0, term)
-        total = total + smt.SignExt(32 - COEFFICIENT_BITS, k) * term
-    if t.op is None:
-        width = smt.width(copy.lhs)
-        if width < 32:
-            return smt.Extract(width - 1, 0, total)
-        if width > 32:
-            return smt.SignExt(width - 32, total)
-        return total
-    zero = smt.BitVecVal(0, 32)
-    result = total != zero
-    for code in reversed(range(len(OPERATORS))):
-        cmp = {
-            "<": total < zero, "<=": total <= zero, ">": total > zero,
-            ">=": total >= zero, "==": total == zero, "!=": total != zero,
-        }[OPERATORS[code]]
-        result = smt.If(t.op == smt.BitVecVal(code, 3), cmp, result)
-    return result
-
-
-def render(t: Template, values: dict[str, int]) -> str:
-    """The instantiated template as readable C (zero terms dropped,
-    ``x + -1`` as ``x - 1``)."""
-    terms = []
-    for name, k in zip(t.names, t.k[1:]):
-        c = values[str(k)]
-        if c:
-            terms.append((c, name))
-    const = values[str(t.k[0])]
-    parts: list[str] = []
-    for c, name in terms:
-        mag = abs(c)
-        body = name if mag == 1 else f"{mag} * {name}"
-        if not parts:
-            parts.append(body if c > 0 else f"-{body}")
-        else:
-            parts.append(f"+ {body}" if c > 0 else f"- {body}")
-    if t.op is None:
-        if const or not parts:
-            if not parts:
-                parts.append(str(const))
-            else:
-                parts.append(f"+ {const}" if const > 0 else f"- {-const}")
-        return " ".join(parts)
-    op = OPERATORS[values[str(t.op)]]
-    if not parts:
-        truth = {"<": const < 0, "<=": const <= 0, ">": const > 0, ">=": const >= 0, "==": const == 0, "!=": const != 0}
-        return "1" if truth[op] else "0"
-    if len(terms) == 2 and const == 0 and {terms[0][0], terms[1][0]} == {1, -1}:
-        pos = next(n for c, n in terms if c == 1)
-        neg = next(n for c, n in terms if c == -1)
-        return f"{pos} {op} {neg}"
-    return f"{' '.join(parts)} {op} {-const}"
+REFINEMENT_CANDIDATE_SECONDS = 30.0  # the same for a refinement (its sparsity levels hold the repair)
 
 
 class TemplateRepair:
@@ -168,6 +94,7 @@ class TemplateRepair:
         limits: Limits = Limits(),
         seed: int = 0,
         reload=None,
+        shape: Shape = Shape.REPLACE,
     ):
         self._f = formula
         self._reload = reload or (lambda text: load_program(path, text=text))  # patched text -> CProgram
@@ -181,17 +108,18 @@ class TemplateRepair:
         self._max_terms = max_terms
         self._limits = limits
         self.unknown = ""
+        self._texts: set[str] = set()  # patched texts tried
         self._random = random.Random(seed)
         self.checks = 0
-        self.templates = [_template_for(loc, formula) for loc in diagnosis.components]
+        self.templates = [template_for(loc, formula, shape) for loc in diagnosis.components]
         by_loc = {t.location.index: t for t in self.templates}
         eqs = []
         for copy in formula.copies:
             t = by_loc.get(copy.location)
-            if t is not None and copy.check:  # the template replaces the operation checked
+            if t is not None and copy.check and shape == Shape.REPLACE:  # the template replaces the operation checked
                 eqs.append(copy.lhs)
                 continue
-            eqs.append(copy.lhs == (copy.alternatives[0] if t is None else _instantiate(t, copy)))
+            eqs.append(copy.lhs == (copy.alternatives[0] if t is None or copy.check else instantiate(t, copy)))
         self._program = smt.conjunction(formula.hard() + eqs)
         self._params = [p for t in self.templates for p in t.params()]
         self._param_names = {str(p) for p in self._params}
@@ -202,11 +130,16 @@ class TemplateRepair:
         deadline = self._limits.deadline
         found: list[dict[str, int]] = []
         candidates = optimizer(self._limits)
+        unit = {str(p): t.unit for t in self.templates for p in t.k}
         coefficients = [p for p in self._params if p.size() != 3]
         constants = [p for p in self._params if p.size() == 32]
         for p in self._params:
             if p.size() == 3:
                 candidates.add(smt.ULT(p, smt.BitVecVal(len(OPERATORS), 3)))
+        for t in self.templates:
+            for p in t.k[1:] if t.unit else ():
+                one = smt.BitVecVal(1, p.size())
+                candidates.add(smt.Or(p == one, p == -one, p == smt.BitVecVal(0, p.size())))
         # simple candidates (Sect. III-G): the most soft constraints k_i = 0 and
         # |k_i| <= M satisfied, exactly (a bound on the number violated, raised
         # when no candidate fits); among those, greedily, the fewest variables
@@ -217,22 +150,35 @@ class TemplateRepair:
         for m in range(min(len(violated), self._max_terms) + 1):
             sparsity.append(smt.Bool(f"at_most_{m}_violated!{id(self)}"))
             candidates.add(smt.Implies(sparsity[m], smt.at_most(violated, m)))
+        # (a refinement's unit coefficients have no soft constraints: the
+        # sparsity level alone bounds them, one check per candidate)
         for p in coefficients:
-            if p.size() == COEFFICIENT_BITS:
+            if p.size() == COEFFICIENT_BITS and not unit[str(p)]:
                 candidates.add_soft(p == smt.BitVecVal(0, p.size()))
+        # then unit coefficients: ``x - 600 > 0`` rather than ``256 * x > 0``, so
+        # that the counterexamples bisect the constant, not the coefficient
+        for p in coefficients:
+            if p.size() == COEFFICIENT_BITS and not unit[str(p)]:
+                candidates.add_soft(smt.Or(p == smt.BitVecVal(1, p.size()), p == smt.BitVecVal(-1, p.size()),
+                                           p == smt.BitVecVal(0, p.size())))
+        # a refinement's constant is bisected over its 32-bit range: allow the
+        # 32 halvings that may take
+        refining = any(t.unit for t in self.templates)
+        refinements = max(self._max_refinements, 32) if refining else self._max_refinements
+        patience = REFINEMENT_CANDIDATE_SECONDS if refining else CANDIDATE_SECONDS
         level = 0
         for j, values in enumerate(self._db):
             self._add_input(candidates, j, values)
         added = len(self._db)
         while len(found) < self._repairs:
-            for _ in range(self._max_refinements):
+            for _ in range(refinements):
                 if self._limits.expired():
                     self.unknown = "time limit of the diagnosis reached"
                     return
                 verdict = Verdict.UNSAT
                 while level < len(sparsity):
                     self.checks += 1
-                    limit = time.monotonic() + CANDIDATE_SECONDS
+                    limit = time.monotonic() + patience
                     verdict = candidates.check([sparsity[level]], limit if deadline is None else min(deadline, limit))
                     if verdict != Verdict.UNSAT:
                         break
@@ -249,8 +195,9 @@ class TemplateRepair:
                     self.unknown = "counterexample check answered unknown"
                     return
                 if cex == "correct":
-                    repair = self._verified_repair(values, time.monotonic() - start)
-                    found.append(values)
+                    repair, fresh = self._verified_repair(values, time.monotonic() - start)
+                    if fresh:  # an equivalent rendering of an earlier repair does not count
+                        found.append(values)
                     candidates.add(smt.disjunction(p != smt.BitVecVal(values[str(p)], p.size()) for p in self._params))
                     if repair is not None:
                         yield repair
@@ -301,8 +248,9 @@ class TemplateRepair:
         opt.add(rename(passing))
 
     def _counterexample(self, values: dict[str, int], deadline: float | None):
-        """Eq. 6 with a nasty counterexample, "correct" if there is none, or
-        None if the solver gave up."""
+        """Eq. 6 with a nasty counterexample (any counterexample for a
+        refinement), "correct" if there is none, or None if the solver
+        gave up."""
         fixed = smt.substitute(
             smt.And(self._program, self._f.violation()),
             {str(p): smt.BitVecVal(values[str(p)], p.size()) for p in self._params},
@@ -315,6 +263,11 @@ class TemplateRepair:
             return "correct"
         if verdict == Verdict.UNKNOWN:
             return None
+        if any(t.unit for t in self.templates):
+            # a refinement's constant is bisected (``_central``): any
+            # counterexample halves its interval, a nasty one is not needed
+            model = solver.model()
+            return {str(i.term): smt.value_of(model, i.term) for i in self._inputs}
         scalars = [i for i in self._inputs if not i.is_array]
         nasty = optimizer(self._limits)
         nasty.add(fixed)
@@ -340,7 +293,11 @@ class TemplateRepair:
                 cex = trial
         return cex
 
-    def _verified_repair(self, values: dict[str, int], seconds: float) -> Repair | None:
+    def _verified_repair(self, values: dict[str, int], seconds: float) -> tuple[Repair | None, bool]:
+        """The repair of parameters ``values`` if it re-verifies from its
+        text, and whether its text is new (an earlier repair may print
+        alike: ``x - 601 >= 0`` and ``-x + 600 < 0`` are both ``x > 600``
+        or ``x >= 601``; a repeated text is not checked again)."""
         changes, edits = [], []
         for t in self.templates:
             loc = t.location
@@ -352,11 +309,14 @@ class TemplateRepair:
             changes.append(Change(loc.span, loc.function, loc.kind.value, loc.text, text, (edit,)))
             edits.append((loc.span.start, loc.span.end, text))
         patched = apply_edits(self._original, edits)
+        if patched in self._texts:
+            return None, False
+        self._texts.add(patched)
         evidence = self._reverify(patched)
         if evidence is None:
-            return None
+            return None, True
         diff = unified_diff(self._path, self._original, patched)
-        return Repair(Scheme.TEMPLATE, tuple(changes), diff, patched, seconds, evidence)
+        return Repair(Scheme.TEMPLATE, tuple(changes), diff, patched, seconds, evidence), True
 
     def _reverify(self, text: str) -> BoundedProof | None:
         """Re-check a patched program from its text with a fresh encoding

@@ -5,7 +5,10 @@ Imperative Programs", FMCAD'11, Sect. III: failing inputs J (Sect. III-C),
 minimal diagnoses as minimal hitting sets of conflicts
 (:mod:`crepair.localization.diagnosis`), and for each diagnosis, smallest
 first, linear templates filled by counterexample-guided refinement
-(:class:`crepair.schemes.template.TemplateRepair`, Sect. III-E..G).
+(:class:`crepair.schemes.template.TemplateRepair`, Sect. III-E..G): first
+replacing the components' expressions, then, for truth values, refining
+them (``e && b``, ``e || b``: f1x, TOSEM'18 Fig. 10;
+:mod:`crepair.schemes.template_forms`).
 
 Every UNKNOWN answer on the way (failing inputs, diagnosis, candidate,
 counterexample, re-verification) is kept as the reason, so that a run that
@@ -17,12 +20,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from crepair.localization.diagnosis import CONDITION_KINDS, VALUE_KINDS, Diagnoser, diagnose, failing_inputs
+from crepair.localization.diagnosis import (
+    CONDITION_KINDS,
+    VALUE_KINDS,
+    Diagnoser,
+    Diagnosis,
+    diagnose,
+    failing_inputs,
+)
 from crepair.mutation.operators import is_specification
 from crepair.options import Component
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
 from crepair.schemes.base import Encoding, Problem, SchemeStats, finish, tracked
 from crepair.schemes.template import TemplateRepair
+from crepair.schemes.template_forms import Shape, is_truth_value
 
 DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
 
@@ -46,6 +57,15 @@ def component_kinds(components: frozenset[Component]) -> frozenset:
     if Component.COND in components:
         kinds |= CONDITION_KINDS
     return frozenset(kinds)
+
+
+def shapes_of(diagnosis: Diagnosis) -> tuple[Shape, ...]:
+    """The template shapes tried for ``diagnosis``, in order: replacement
+    (FMCAD'11), then, when every component is a truth value, the
+    refinements ``e && b`` and ``e || b`` (f1x, TOSEM'18 Fig. 10)."""
+    if all(is_truth_value(c) for c in diagnosis.components):
+        return (Shape.REPLACE, Shape.AND, Shape.OR)
+    return (Shape.REPLACE,)
 
 
 class TemplateScheme:
@@ -84,19 +104,23 @@ class TemplateScheme:
             if p.limits.expired():
                 finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit reached")
                 return
-            search = TemplateRepair(
-                formula, diagnosis, database, path=p.program.path, original=p.program.original,
-                entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
-                max_terms=o.max_terms, limits=p.limits.within(o.diagnosis_timeout), reload=p.program.with_text,
-            )
-            try:
-                for rep in search.repairs(p.start):
-                    stats.repairs += 1
-                    stats.vacuous += rep.vacuous
-                    yield rep
-            finally:
-                stats.checks += search.checks
-            unknown = unknown or search.unknown
+            for shape in shapes_of(diagnosis):
+                search = TemplateRepair(
+                    formula, diagnosis, database, path=p.program.path, original=p.program.original,
+                    entry=o.entry, max_refinements=o.max_refinements, repairs=o.repairs_per_diagnosis,
+                    max_terms=o.max_terms, limits=p.limits.within(o.diagnosis_timeout), reload=p.program.with_text,
+                    shape=shape,
+                )
+                try:
+                    for rep in search.repairs(p.start):
+                        stats.repairs += 1
+                        stats.vacuous += rep.vacuous
+                        yield rep
+                finally:
+                    stats.checks += search.checks
+                unknown = unknown or search.unknown
+                if p.limits.expired():
+                    break
         stats.checks += engine.checks
         if engine.unknown:
             finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, f"diagnosis: {engine.unknown}")
