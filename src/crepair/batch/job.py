@@ -140,6 +140,8 @@ def run_job(job: Job | dict, limits: JobLimits | dict | None = None, running: se
         outcome, code, report, message = _outcome(envelope, proc.returncode)
         if outcome == "crash" and stderr.strip():
             message += ": " + stderr.strip().splitlines()[-1][:300]
+        if outcome == "crash" and limits.memory_mb:  # running out of address space often looks like this
+            message += f" (memory limit {limits.memory_mb} MiB)"
     repairs = report.pop("repairs", []) if report else []
     return {
         **job.as_dict(), "outcome": outcome, "exit_code": code, "seconds": round(seconds, 3),
