@@ -27,7 +27,7 @@ from crepair.records import RepairOutcome
 from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
-_BOUNDED_ONLY = {"scheme": ["mutation"], "level": 1, "unwinding_assumptions": False, "prune": "must",
+_BOUNDED_ONLY = {"scheme": None, "level": None, "unwinding_assumptions": False, "prune": "must",
                  "no_mutate": frozenset(), "mutate_main": False, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
