@@ -9,6 +9,7 @@ from crepair import api
 from crepair.cli import test_driven_cmd
 from crepair.cli.common import (
     ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
+    write_html,
 )
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
@@ -114,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(text.render_summary(run))
+    write_html(args, "repair", json_report.repair_json(run, repairs), run.program.original)
     if args.apply:
         chosen = next((r for r in repairs if not r.vacuous), None)
         if chosen is None:

@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least
+from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least, write_html
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
@@ -125,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(report.render_summary(run))
+    write_html(args, "repair", report.run_json(run, repairs), run.programs[args.file].original
+               if args.file in run.programs else None)
     if args.apply:
         if not repairs:
             print(f"nothing applied to {' '.join(run.stats.files) or args.file}: no plausible patch", file=sys.stderr)
