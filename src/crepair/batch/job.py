@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 
 from crepair.batch.manifest import Job
+from crepair.options import DEFAULT_TIMEOUT
 
 #: outcomes of a job that did not end with the command's own answer
 FAILURES = ("timeout", "out-of-memory", "crash")
@@ -43,7 +44,7 @@ class JobLimits:
     can overrun it), and its processor time is limited likewise;
     ``memory_mb``: address space of the worker in MiB (None: none)."""
 
-    timeout: float | None = 600.0
+    timeout: float | None = DEFAULT_TIMEOUT
     memory_mb: int | None = 4096
     grace: float = 60.0
 

@@ -14,8 +14,9 @@ ITEMS (the argument of ``crepair batch``) is one of
   ``repair``; default: the batch's), ``options`` (an object: option name
   without the dashes, ``_`` or ``-`` alike, to value; ``true`` gives a
   switch, a list repeats the option, ``test_ids`` takes its list at once),
-  ``args`` (further command-line words, as given), and ``id`` (default:
-  the command line).  Relative paths (``program``, and the options
+  ``args`` (further command-line words, as given), ``id`` (default: the
+  command line) and ``meta`` (an object copied into the job's record, e.g.
+  ``{"version": 3, "level": 2}`` for the tables of ``crepair bench``).  Relative paths (``program``, and the options
   ``reference``, ``tests``, ``tests_dir``, ``project``, ``files``) are
   relative to the manifest's folder.
 
@@ -42,23 +43,28 @@ _LIST_AT_ONCE = frozenset({"test_ids", "files"})  # nargs="+" options: one flag,
 class Job:
     """One crepair run: ``command`` on ``program`` with command-line
     ``args`` (options only; the worker adds ``--json``); ``id`` is unique
-    within its batch."""
+    within its batch; ``meta``: (key, value) pairs the record carries."""
 
     id: str
     program: str
     command: str
     args: tuple[str, ...] = ()
+    meta: tuple[tuple[str, object], ...] = ()
 
     def argv(self) -> list[str]:
         """The command line after ``crepair`` (without ``--json``)."""
         return [self.command, self.program, *self.args]
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "program": self.program, "command": self.command, "args": list(self.args)}
+        out = {"id": self.id, "program": self.program, "command": self.command, "args": list(self.args)}
+        if self.meta:
+            out["meta"] = dict(self.meta)
+        return out
 
     @staticmethod
     def of(data: dict) -> "Job":
-        return Job(data["id"], data["program"], data["command"], tuple(data.get("args", ())))
+        return Job(data["id"], data["program"], data["command"], tuple(data.get("args", ())),
+                   tuple(data.get("meta", {}).items()))
 
 
 def _natural(text: str) -> list:
@@ -105,7 +111,10 @@ def _job(data, where: str, base: Path, command: str, extra: tuple[str, ...]) -> 
     program = data["program"] if Path(data["program"]).is_absolute() else str(base / data["program"])
     words = (*option_args(options, base), *args, *extra)
     job_id = data.get("id") or " ".join([cmd, program, *words])
-    return Job(str(job_id), program, cmd, tuple(words))
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise BadInput(f"{where}: \"meta\" is an object")
+    return Job(str(job_id), program, cmd, tuple(words), tuple(meta.items()))
 
 
 def _manifest(path: Path, command: str, extra: tuple[str, ...]) -> list[Job]:

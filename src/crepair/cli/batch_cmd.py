@@ -10,6 +10,7 @@ import sys
 import time
 
 from crepair.cli.common import ExitCode, at_least, seconds
+from crepair.options import DEFAULT_TIMEOUT
 
 
 def add_parser(sub) -> None:
@@ -27,9 +28,9 @@ def add_parser(sub) -> None:
     b.add_argument("--resume", action="store_true", help="keep the results already in FILE, run the other jobs")
     b.add_argument("--jobs", type=at_least(1), default=os.cpu_count() or 1, metavar="N",
                    help="jobs at once (default: all cores)")
-    b.add_argument("--timeout", type=seconds, default=600.0, metavar="S",
+    b.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
                    help="time limit of a job that sets none (its --timeout); the worker is killed at "
-                        "S + max(60, S/2), 0 for none (default: 600)")
+                        f"S + max(60, S/2), 0 for none (default: {DEFAULT_TIMEOUT:g}, as crepair repair)")
     b.add_argument("--memory", type=at_least(64), default=4096, metavar="MB",
                    help="address-space limit of each worker in MiB (default: 4096)")
     b.add_argument("--executor", choices=["process", "ray"], default="process",
