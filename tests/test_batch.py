@@ -106,7 +106,11 @@ def test_yaml_manifest_and_bad_manifests(tmp_path):
 def test_batch_runs_every_job_and_records_its_outcome_and_repairs(tmp_path):
     d = folder(tmp_path)
     out = tmp_path / "r.jsonl"
-    assert main(["batch", str(d), "--jobs", "2", "--options", "--scheme mutation", "-o", str(out), "--quiet"]) == 0
+    page = tmp_path / "batch.html"
+    assert main(["batch", str(d), "--jobs", "2", "--options", "--scheme mutation", "-o", str(out), "--quiet",
+                 "--html", str(page)]) == 0
+    html = page.read_text()
+    assert html.count('<a href="#job-') == 4 and html.count("<section") == 4 and "p3_broken.c:1" in html
     got = {Path(k.split()[1]).name: v for k, v in results(out).items()}
     assert got == {
         "p1_sum.c": ("repaired", [((9, "<", "<="),)]),

@@ -117,3 +117,17 @@ def test_the_tcas_v1_repair_page_renders_in_headless_chromium(tmp_path):
                    capture_output=True, timeout=120)
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a drawn page, not a blank one
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian package chromium)")
+def test_a_batch_page_renders_in_headless_chromium(tmp_path):
+    d = tmp_path / "progs"
+    d.mkdir()
+    write_c(d, SUM, "a.c")
+    write_c(d, "int main(void) { return 0 }\n", "b.c")
+    page = tmp_path / "batch.html"
+    assert main(["batch", str(d), "--jobs", "2", "-o", str(tmp_path / "r.jsonl"), "--quiet", "--html", str(page)]) == 0
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert dom.count('<a href="#job-') == 2 and "bad-input" in dom and "Repair 1: size 1, mutation level 1" in dom
