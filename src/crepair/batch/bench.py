@@ -37,7 +37,7 @@ import itertools
 import re
 from pathlib import Path
 
-from crepair.batch.manifest import Job, _job
+from crepair.batch.manifest import Job, job_of
 from crepair.errors import BadInput
 
 _RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
@@ -81,7 +81,7 @@ def load_suite(path: str | Path) -> tuple[dict, list[Job]]:
             names = dict(zip(keys, combo))
             filled = _fill({k: v for k, v in entry.items() if k != "meta"}, names)
             filled["meta"] = {**names, **(entry.get("meta") or {})}
-            jobs.append(_job(filled, f"{path}: job {i}", path.parent, "repair", ()))
+            jobs.append(job_of(filled, f"{path}: job {i}", path.parent, "repair", ()))
     seen = set()
     for job in jobs:
         if job.id in seen:

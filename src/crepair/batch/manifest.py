@@ -96,7 +96,10 @@ def option_args(options: dict, base: Path | None = None) -> list[str]:
     return out
 
 
-def _job(data, where: str, base: Path, command: str, extra: tuple[str, ...]) -> Job:
+def job_of(data, where: str, base: Path, command: str, extra: tuple[str, ...]) -> Job:
+    """The job of one manifest entry ``data`` (``where`` names it in errors;
+    relative paths are relative to ``base``; ``command`` is the default
+    command, ``extra`` words are appended).  Raises ``BadInput``."""
     if not isinstance(data, dict) or not isinstance(data.get("program"), str):
         raise BadInput(f"{where}: a job is an object with a \"program\" (got {json.dumps(data)[:80]})")
     cmd = data.get("command", command)
@@ -134,7 +137,7 @@ def _manifest(path: Path, command: str, extra: tuple[str, ...]) -> list[Job]:
             data = data.get("jobs")
         if not isinstance(data, list):
             raise BadInput(f"{path}: a YAML manifest is a list of jobs (or an object with a list \"jobs\")")
-        return [_job(d, f"{path}: job {i + 1}", base, command, extra) for i, d in enumerate(data)]
+        return [job_of(d, f"{path}: job {i + 1}", base, command, extra) for i, d in enumerate(data)]
     jobs = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -143,7 +146,7 @@ def _manifest(path: Path, command: str, extra: tuple[str, ...]) -> list[Job]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{path}:{number}: not JSON: {exc.msg}") from None
-        jobs.append(_job(data, f"{path}:{number}", base, command, extra))
+        jobs.append(job_of(data, f"{path}:{number}", base, command, extra))
     return jobs
 
 
