@@ -57,12 +57,17 @@ class JobLimits:
 
 
 def _own_timeout(job: Job) -> float | None:
+    """The job's own ``--timeout`` (None: none given, or not a number, which
+    the job itself reports as a usage error)."""
     args = list(job.args)
     for i, word in enumerate(args):
-        if word == "--timeout" and i + 1 < len(args):
-            return float(args[i + 1])
-        if word.startswith("--timeout="):
-            return float(word.split("=", 1)[1])
+        text = args[i + 1] if word == "--timeout" and i + 1 < len(args) else (
+            word.split("=", 1)[1] if word.startswith("--timeout=") else None)
+        if text is not None:
+            try:
+                return float(text)
+            except ValueError:
+                return None
     return None
 
 
