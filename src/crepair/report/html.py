@@ -214,7 +214,9 @@ def render_batch(records: list[dict], title: str) -> str:
                                 anchor=anchor, title=r["id"], outcome=r["outcome"], seconds=r.get("seconds"),
                                 message=r.get("message", "")))
         rows.append({"anchor": anchor, "id": r["id"], "program": r["program"], "command": r["command"],
-                     "outcome": r["outcome"], "repairs": len(r.get("repairs") or ()), "seconds": r.get("seconds")})
+                     "outcome": r["outcome"], "repairs": len(r.get("repairs") or ()), "seconds": r.get("seconds"),
+                     "found_by": ", ".join(dict.fromkeys(x.get("stage") or x.get("scheme", "")
+                                                         for x in r.get("repairs") or ()))})
     counts = sorted(collections.Counter(r["outcome"] for r in records).items(), key=lambda kv: (-kv[1], kv[0]))
     return _page(title, jobs, rows, counts)
 
