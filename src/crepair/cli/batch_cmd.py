@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     start = time.monotonic()
     try:
-        records = run_batch(jobs, ResultsFile(args.output), lambda todo: execute(todo), resume=args.resume,
+        records = run_batch(jobs, ResultsFile(args.output), execute, resume=args.resume,
                             started=started, finished=lambda r: display[0].finished(r))
     finally:
         if display:
