@@ -31,17 +31,23 @@ def add_parser(sub) -> None:
     b.add_argument("--address", metavar="ADDR", help="with --executor ray: the cluster")
 
 
-def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: float | None) -> list[str]:
-    from importlib.metadata import version
-
-    from crepair.version import __version__
-
+def _commit() -> tuple[str, str]:
+    """(HEAD commit, uncommitted changes of src/) of the repository here ("" if none)."""
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "src"], capture_output=True, text=True,
                                timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        commit, dirty = "", ""
+        return "", ""
+    return commit, dirty
+
+
+def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: float | None,
+            commit: str, dirty: str) -> list[str]:
+    from importlib.metadata import version
+
+    from crepair.version import __version__
+
     finished = "" if wall is None else f", wall time {wall / 60:.1f} min"
     return [
         f"# {title}", "",
@@ -74,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     raw, report = results_dir / f"{path.stem}.jsonl", results_dir / f"{path.stem}.md"
     results = ResultsFile(raw)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    commit, dirty = _commit()  # at the start: the commit of the checkout when the jobs began
     start = time.monotonic()
     if not args.report_only:
         limits = JobLimits(timeout=suite.get("timeout", 600), memory_mb=args.memory)
@@ -94,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     records = {r["id"]: r for r in results.records()}
     done = sum(1 for j in jobs if j.id in records)
     wall = None if args.report_only else time.monotonic() - start
-    lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall) + tables(suite, jobs, records)
+    lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall, commit, dirty) + tables(
+        suite, jobs, records)
     report.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
     print("\n".join(lines))
     print(f"tables: {report}; results: {raw}", file=sys.stderr)
