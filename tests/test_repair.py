@@ -179,7 +179,7 @@ def test_cli_outcomes_and_apply(tmp_path, capsys):
     correct = write_c(tmp_path, TWO_BUGS.replace("if (x > lo)", "if (x < lo)"), "ok.c")
     assert main(["repair", str(correct), "--quiet"]) == ExitCode.ORIGINAL_CORRECT
     hopeless = write_c(tmp_path, TWO_BUGS.replace("r = lo;", "r = 5;"), "no.c")
-    assert main(["repair", str(hopeless), "--quiet", "--max-size", "1"]) == ExitCode.NO_REPAIR
+    assert main(["repair", str(hopeless), "--quiet", "--max-size", "1", "--scheme", "mutation"]) == ExitCode.NO_REPAIR
     buggy = write_c(tmp_path, TWO_BUGS, "bug.c")
     original = buggy.read_text()
     capsys.readouterr()
@@ -285,7 +285,7 @@ def test_only_vacuous_repairs_are_no_repair_and_never_applied(tmp_path, capsys):
     repairs = list(run)
     assert [changes_of(r) for r in repairs] == [frozenset({(6, "+", "-")})] and repairs[0].vacuous
     assert run.outcome == crepair.RepairOutcome.VACUOUS_ONLY
-    code = main(["repair", str(path), "--max-size", "1", "--unwind", "4", "--unwinding-assumptions", "--apply"])
+    code = main(["repair", str(path), "--max-size", "1", "--unwind", "4", "--unwinding-assumptions", "--apply", "--scheme", "mutation"])
     assert code == ExitCode.NO_REPAIR
     assert path.read_bytes() == before and not (tmp_path / "prog.c.orig").exists()
     err = capsys.readouterr().err

@@ -29,6 +29,7 @@ from crepair.options import (
 from crepair.records import BoundReport
 from crepair.schemes.mutation import Progress
 from crepair.schemes.run import RepairRun
+from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import component_kinds
 from crepair.solver import Limits, smt_solver
 from crepair.solver.smt import Verdict
@@ -99,6 +100,7 @@ def repair(
     options: RepairOptions | None = None,
     *,
     progress: Callable[[Progress], None] | None = None,
+    schedule: Schedule | None = None,
     **overrides,
 ) -> RepairRun:
     """All minimal checked repairs of the C file at ``path``, smallest first.
@@ -108,7 +110,10 @@ def repair(
     and limits; ``reference=REF.c`` (with ``init``, ``assume``,
     ``input_bound`` as for :func:`verify`, or a ``ReferenceOptions``)
     repairs towards equivalence with a reference implementation (then
-    ``main`` may change like any function).  Raises
+    ``main`` may change like any function).  ``schedule`` (a
+    :class:`~crepair.schemes.schedule.Schedule`, e.g. ``DEFAULT_SCHEDULE``:
+    mutation level 1, level 2 with must pruning, templates, escalating)
+    replaces ``options.schemes``; its stages share the one ``timeout``.  Raises
     ``BadInput``/``UnsupportedConstruct`` for programs crepair cannot take
     and ``UsageError`` for bad options.  The files are
     only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;
@@ -118,10 +123,13 @@ def repair(
     if extra or isinstance(overrides.get("reference"), (str, Path)):
         overrides["reference"] = ReferenceOptions.of(overrides.get("reference"), **extra)
     options = RepairOptions.of(options, **overrides).check()
+    if schedule is not None:
+        options = dataclasses.replace(options, schemes=tuple(dict.fromkeys(st.scheme for st in schedule.stages)))
     program, run_entry = _load(path, options.entry, options.reference)
     # with a reference, the user's main is code like any other: the specification is the reference
     mutate_main = options.mutate_main or options.reference is not None
-    run = RepairRun(program, dataclasses.replace(options, entry=run_entry, mutate_main=mutate_main), progress)
+    run = RepairRun(program, dataclasses.replace(options, entry=run_entry, mutate_main=mutate_main), progress,
+                    schedule)
     run.options = options  # as given (the schemes hold the encoder's entry: the harness)
     return run
 

@@ -182,7 +182,9 @@ class Repair:
     """A checked repair: its changes (in source order), the unified
     ``diff`` of the user's file, the whole ``patched`` text, ``seconds``
     since the run started, the ``scheme`` that found it and the
-    ``evidence`` of its correctness.  A repair changes one file,
+    ``evidence`` of its correctness; ``stage``: the stage of the default
+    schedule that found it (e.g. ``"mutation level 2, must pruning"``;
+    empty when the schemes were chosen, see ``crepair.schemes.schedule``).  A repair changes one file,
     :attr:`file` (the ``span.file`` of its changes, as the user named it;
     the diff is labelled with it and ``patched`` is its whole text)."""
 
@@ -192,6 +194,7 @@ class Repair:
     patched: str
     seconds: float
     evidence: Evidence
+    stage: str = ""
 
     @property
     def file(self) -> str:

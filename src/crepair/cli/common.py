@@ -73,6 +73,7 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
                     help=f"unwinding bound: a loop body runs at most B times (default: {DEFAULT_UNWIND})")
     sp.add_argument("--timeout", type=seconds, default=timeout_default, metavar="S", help=timeout_help)
     sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sp.add_argument("--html", metavar="FILE", help="also write a report to read in a browser (one self-contained file)")
     add_reference(sp)
 
 
@@ -190,3 +191,17 @@ class StatusLine:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+
+def write_html(args: argparse.Namespace, command: str, report_json: str, source: str | None) -> None:
+    """With ``--html FILE``: write the HTML report of the command's JSON
+    report (:mod:`crepair.report.html`) and say where on standard error."""
+    if not getattr(args, "html", None):
+        return
+    import json
+    import sys
+
+    from crepair.report.html import write_report
+
+    write_report(args.html, command, json.loads(report_json), source)
+    print(f"HTML report: {args.html}", file=sys.stderr)

@@ -10,7 +10,7 @@ from crepair import api
 from crepair.bmc import VerifyOutcome
 from crepair.cli.common import (
     CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, add_checks, add_common, add_specification, add_tests, at_least,
-    checks_of, reference_of,
+    checks_of, reference_of, write_html,
 )
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
@@ -74,6 +74,7 @@ def run_spectrum(args: argparse.Namespace) -> int:
         project=args.project, test_timeout_ms=args.test_timeout, formula=args.formula or Formula.OCHIAI.value,
     )
     print(json_report.spectrum_json(result) if args.json else text.render_spectrum(result))
+    write_html(args, "localize", json_report.spectrum_json(result), result.original)
     if args.sarif:
         from crepair.report.sarif import spectrum_sarif
 
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         print(json_report.localize_json(result))
     else:
         print(text.render_localize(result, result.original))
+    write_html(args, "localize", json_report.localize_json(result), result.original)
     if args.sarif:
         from crepair.report.sarif import localize_sarif
 

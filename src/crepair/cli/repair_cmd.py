@@ -9,6 +9,7 @@ from crepair import api
 from crepair.cli import test_driven_cmd
 from crepair.cli.common import (
     ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
+    write_html,
 )
 from crepair.encode.formula import Unwinding
 from crepair.mutation import MutationLevel
@@ -17,16 +18,20 @@ from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
 from crepair.report import json_report, text
 from crepair.schemes.mutation import Progress
+from crepair.schemes.schedule import DEFAULT_SCHEDULE
 
 
 def add_parser(sub) -> None:
     r = sub.add_parser("repair", help="all minimal repairs, smallest first, as unified diffs")
     add_common(r, DEFAULT_TIMEOUT,
                f"time limit of the whole run in seconds, 0 for none (default: {DEFAULT_TIMEOUT:g})")
-    r.add_argument("--scheme", type=lambda t: [x.strip() for x in t.split(",") if x.strip()], default=["mutation"],
+    r.add_argument("--scheme", type=lambda t: [x.strip() for x in t.split(",") if x.strip()], default=None,
                    metavar="S[,S]", help="repair schemes, run in this order: mutation, template or "
-                   "mutation,template (default: mutation)")
-    r.add_argument("--level", type=int, choices=[1, 2], default=1, help="mutation level (default: 1)")
+                   "mutation,template (default, without --scheme and --level: the schedule mutation level 1, "
+                   "then level 2 with must pruning (size 1), then templates, each only if the ones before "
+                   "found no repair, all within --timeout)")
+    r.add_argument("--level", type=int, choices=[1, 2], default=None,
+                   help="mutation level (default: 1; alone, it selects --scheme mutation)")
     r.add_argument("--max-size", type=at_least(1), default=DEFAULT_MAX_SIZE, metavar="K",
                    help=f"largest repair size, in changed locations (default: {DEFAULT_MAX_SIZE})")
     r.add_argument("--max-repairs", type=at_least(1), default=None, metavar="N", help="stop after N repairs")
@@ -70,14 +75,15 @@ def run(args: argparse.Namespace) -> int:
     test_driven_cmd.check_unused(args)
     if test_driven_cmd.given(args):
         return test_driven_cmd.run(args)
+    schedule = DEFAULT_SCHEDULE if args.scheme is None and args.level is None else None
     options = RepairOptions.of(
-        schemes=args.scheme,
+        schemes=args.scheme or ["mutation"],
         components=args.components,
         inputs=args.inputs,
         max_refinements=args.max_refinements,
         repairs_per_diagnosis=args.repairs_per_diagnosis,
         max_terms=args.max_terms,
-        level=MutationLevel(args.level),
+        level=MutationLevel(args.level or 1),
         unwind=args.unwind,
         unwinding=Unwinding.ASSUMPTIONS if args.unwinding_assumptions else Unwinding.ASSERTIONS,
         entry=args.entry,
@@ -92,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     )
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
     try:
-        run = api.repair(args.file, options, progress=progress)
+        run = api.repair(args.file, options, progress=progress, schedule=schedule)
         repairs = []
         if not args.json:
             print(text.render_header(run), flush=True)
@@ -109,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(text.render_summary(run))
+    write_html(args, "repair", json_report.repair_json(run, repairs), run.program.original)
     if args.apply:
         chosen = next((r for r in repairs if not r.vacuous), None)
         if chosen is None:

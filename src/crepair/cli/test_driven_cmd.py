@@ -20,14 +20,14 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least
+from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least, write_html
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
 from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
-_BOUNDED_ONLY = {"scheme": ["mutation"], "level": 1, "unwinding_assumptions": False, "prune": "must",
+_BOUNDED_ONLY = {"scheme": None, "level": None, "unwinding_assumptions": False, "prune": "must",
                  "no_mutate": frozenset(), "mutate_main": False, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
@@ -125,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(report.render_summary(run))
+    write_html(args, "repair", report.run_json(run, repairs), run.programs[args.file].original
+               if args.file in run.programs else None)
     if args.apply:
         if not repairs:
             print(f"nothing applied to {' '.join(run.stats.files) or args.file}: no plausible patch", file=sys.stderr)

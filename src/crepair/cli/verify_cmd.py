@@ -6,7 +6,7 @@ import argparse
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_checks, add_common, checks_of, reference_of
+from crepair.cli.common import ExitCode, add_checks, add_common, checks_of, reference_of, write_html
 from crepair.report import json_report, text
 
 
@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
         print(json_report.verify_json(result))
     else:
         print(text.render_verify(result, result.original))
+    write_html(args, "verify", json_report.verify_json(result), result.original)
     if result.outcome == VerifyOutcome.VIOLATED:
         return ExitCode.VIOLATED
     if result.outcome == VerifyOutcome.UNKNOWN:

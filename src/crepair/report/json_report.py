@@ -82,6 +82,7 @@ def repair_dict(repair: Repair) -> dict[str, Any]:
     return {
         "size": repair.size,
         "scheme": repair.scheme.value,
+        "stage": repair.stage,
         "seconds": round(repair.seconds, 3),
         "vacuous": repair.vacuous,
         "changes": [
@@ -112,7 +113,8 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
         "bound": bound_dict(run.bound),
         "counterexample": counterexample_dict(run.counterexample),
         "repairs": [repair_dict(r) for r in repairs],
-        "schemes": [s.stats.as_dict() for s in run.schemes],
+        "schemes": [s.stats.as_dict() for s in run.schemes if s not in run.skipped],
+        "schedule": [st.label(o) for st in run.schedule.stages] if run.schedule.escalate else None,
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
         "reason": run.unknown_reason,

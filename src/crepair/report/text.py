@@ -78,7 +78,8 @@ def render_verify(result: VerifyResult, original: str) -> str:
 def render_repair(repair: Repair, index: int) -> str:
     label = ", VACUOUS" if repair.vacuous else ""
     out = [
-        f"repair {index} (size {repair.size}, {repair.scheme.value}{label}, found after {repair.seconds:.2f} s)"
+        f"repair {index} (size {repair.size}, {repair.stage or repair.scheme.value}{label}, "
+        f"found after {repair.seconds:.2f} s)"
     ]
     for ch in repair.changes:
         tokens = "; ".join(f"{e.old} -> {e.new}" for e in ch.edits)
@@ -93,8 +94,10 @@ def render_header(run: RepairRun) -> str:
     o = run.options
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
     lines = [
-        f"crepair repair {run.program.path}: scheme {','.join(x.value for x in o.schemes)}, level {int(o.level)}, "
-        f"max size {o.max_size}, unwinding bound {o.unwind} ({o.unwinding.value}), timeout {timeout}",
+        f"crepair repair {run.program.path}: "
+        + (f"schedule {' / '.join(st.label(o) for st in run.schedule.stages)}, each if the ones before found no "
+           f"repair" if run.schedule.escalate else f"scheme {','.join(x.value for x in o.schemes)}, level {int(o.level)}")
+        + f", max size {o.max_size}, unwinding bound {o.unwind} ({o.unwinding.value}), timeout {timeout}",
     ]
     stats = run.stats
     if isinstance(stats, MutationStats) and stats.space:
@@ -133,7 +136,7 @@ def _outcome_text(run: RepairRun, stats: SchemeStats | None, found: int) -> str:
     if outcome == RepairOutcome.EXHAUSTED:
         return "no repair within the scheme (search space exhausted)"
     if outcome == RepairOutcome.NO_REPAIR:
-        return f"no repair within the scheme up to size {o.max_size}"
+        return f"no repair within the scheme up to size {getattr(stats, 'max_size', None) or o.max_size}"
     text = f"{outcome.value} ({plural(found, 'repair')}"
     stopped = stats.stopped if stats is not None else run.stopped
     if stopped == StopReason.COMPLETE:
@@ -167,7 +170,12 @@ def render_summary(run: RepairRun) -> str:
     if not run.searched:
         return f"outcome: {_outcome_text(run, None, found)}"
     out = []
-    for scheme in run.schemes:
+    for stage, scheme in zip(run.schedule.stages, run.schemes):
+        if scheme in run.skipped:
+            out.append(f"stage {stage.label(run.options)}: not run (a repair was found before it)")
+            continue
+        if run.schedule.escalate:
+            out.append(f"stage {stage.label(run.options)}:")
         stats = scheme.stats
         n = found if len(run.schemes) == 1 else stats.repairs - stats.vacuous
         if isinstance(stats, MutationStats):

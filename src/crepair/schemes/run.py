@@ -7,6 +7,8 @@ whether the bound cuts off its runs, naming the loop.  Only a violated
 original is searched.  Vacuous repairs (possible only with unwinding
 assumptions) are held back until every non-vacuous repair of their size
 has been yielded, are never counted as repaired and never stop the run.
+The schemes run as a :class:`~crepair.schemes.schedule.Schedule` says
+(default: the ``options.schemes`` in order, every one run).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from crepair.options import RepairOptions
 from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReason
 from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
 from crepair.schemes.mutation import MutationScheme, Progress
+from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import TemplateScheme
 from crepair.solver import Limits
 from crepair.solver.smt import Verdict
@@ -58,6 +61,21 @@ def build(scheme: Scheme, problem: Problem, progress: Callable[[Progress], None]
         return _NotEncoded(scheme)
 
 
+class _Deferred:
+    """A scheme of an escalating schedule, built when its stage starts (its
+    encoding costs time that a stage never run should not spend); until
+    then its ``stats`` are the scheme's defaults."""
+
+    def __init__(self, scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None):
+        self._args = (scheme, problem, progress)
+        self.stats = SchemeStats(scheme)
+
+    def repairs(self) -> Iterator[Repair]:
+        built = build(*self._args)
+        self.stats = built.stats
+        return built.repairs()
+
+
 class RepairRun:
     """An iterator of checked :class:`~crepair.records.Repair` records.
 
@@ -65,19 +83,36 @@ class RepairRun:
     ``stopped`` and ``reason`` are final once the iterator is exhausted or
     closed; ``bound`` tells whether the unwinding bound cuts off runs of the
     original program; ``counterexample`` is the original's violation (None
-    if it has none); ``schemes`` hold each scheme's ``stats``.
+    if it has none); ``schemes`` hold each scheme's ``stats``, one per stage of
+    the ``schedule`` (default: ``options.schemes``, all run); ``skipped``
+    are the schemes an escalating schedule did not need to run.
     """
 
     def __init__(
-        self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None = None
+        self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None = None,
+        schedule: Schedule | None = None,
     ):
         self.program = program
         self.options = options.check()
-        self.problem = Problem(program, self.options, Limits.after(options.timeout, options.rlimit))
-        self.schemes: list[RepairScheme] = [build(s, self.problem, progress) for s in self.options.schemes]
+        self.schedule = schedule or Schedule.of_schemes(self.options.schemes)
+        first = self.schedule.stages[0]
+        self.problem = Problem(program, first.options(self.options), Limits.after(options.timeout, options.rlimit))
+        self.problems: list[Problem] = []  # per stage; stages with equal options share one (and its encodings)
+        self.schemes: list[RepairScheme] = []
+        for i, stage in enumerate(self.schedule.stages):
+            stage_options = stage.options(self.options)
+            problem = next((p for p in [self.problem, *self.problems] if p.options == stage_options), None)
+            if problem is None:  # same limits and start: one time budget
+                problem = Problem(program, stage_options, self.problem.limits, self.problem.start)
+            self.problems.append(problem)
+            if i and self.schedule.escalate:
+                self.schemes.append(_Deferred(stage.scheme, problem, progress))
+            else:
+                self.schemes.append(build(stage.scheme, problem, progress))
+        self.skipped: list[RepairScheme] = []
         self.counterexample: Counterexample | None = None
         try:
-            formula, _ = self.problem.encoding(_ENCODING[self.options.schemes[0]])
+            formula, _ = self.problem.encoding(_ENCODING[first.scheme])
         except EncodingTimeout:
             formula = None
             verdict, model, reason = Verdict.UNKNOWN, None, ENCODING_TIMEOUT
@@ -116,11 +151,17 @@ class RepairRun:
         if not self.searched:
             return
         o = self.options
-        for scheme in self.schemes:
+        for i, (stage, scheme) in enumerate(zip(self.schedule.stages, self.schemes)):
+            if self.schedule.escalate and self.found:
+                self.skipped = self.schemes[i:]
+                break
             held: list[Repair] = []  # vacuous repairs wait for the non-vacuous ones of their size
             repairs = scheme.repairs()
+            label = stage.label(self.options) if self.schedule.escalate else ""
             try:
                 for rep in _until_encoding_timeout(repairs, scheme):
+                    if label:
+                        rep = dataclasses.replace(rep, stage=label)
                     if rep.vacuous:
                         held.append(rep)
                         continue
@@ -137,7 +178,7 @@ class RepairRun:
             finally:
                 repairs.close()
         # the run stopped as its schemes did: a time-out or an unknown wins over completion
-        reasons = {s.stats.stopped for s in self.schemes}
+        reasons = {s.stats.stopped for s in self.schemes if s not in self.skipped}
         self.stopped = next((r for r in (StopReason.TIMEOUT, StopReason.UNKNOWN) if r in reasons), StopReason.COMPLETE)
 
     @property

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Benchmark: a `crepair batch` killed half-way and resumed ends as an uninterrupted one.
+
+Runs ``crepair batch ITEMS --jobs N`` twice (the crepair of ``--src``,
+default ``src/`` of this checkout; export a commit with ``git archive`` for a
+fixed one): once uninterrupted (or reuses ``--whole FILE``), once killed with
+SIGKILL when half of the jobs have a record and then run again with
+``--resume``.  Compares, per job, the outcome and the repairs (their edits)
+of the two results files and writes ``bench/results/NAME.md`` and ``.json``.
+
+Usage (from the repository root)::
+
+    python bench/batch_resume.py ../shared/benchmarks/tcas/spec/ --jobs 2 --name tcas-schedule-resume
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def batch(src: str, items: str, out: Path, jobs: int, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=src)
+    return subprocess.Popen([sys.executable, "-m", "crepair.cli", "batch", items, "--jobs", str(jobs), "-o", str(out),
+                             "--quiet", *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def outcomes(path: Path) -> dict:
+    out = {}
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        edits = sorted(tuple((e["span"]["line"], e["old"], e["new"]) for c in x["changes"] for e in c["edits"])
+                       for x in r["repairs"])
+        out[r["id"]] = {"outcome": r["outcome"], "repairs": edits, "seconds": r["seconds"],
+                        "stages": sorted({x.get("stage", "") for x in r["repairs"]})}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("items")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--name", default="batch-resume")
+    ap.add_argument("--src", default=str(REPO / "src"))
+    ap.add_argument("--work", default="/tmp/crepair-batch-resume", help="folder of the results files")
+    ap.add_argument("--whole", help="results of an uninterrupted run already made (skips that run)")
+    a = ap.parse_args()
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    whole = Path(a.whole) if a.whole else work / "whole.jsonl"
+    times = {}
+    if not a.whole:
+        whole.unlink(missing_ok=True)
+        t = time.monotonic()
+        p = batch(a.src, a.items, whole, a.jobs)
+        p.wait()
+        times["whole"] = time.monotonic() - t
+    total = len(outcomes(whole))
+    cut = work / "cut.jsonl"
+    cut.unlink(missing_ok=True)
+    t = time.monotonic()
+    p = batch(a.src, a.items, cut, a.jobs)
+    while p.poll() is None and (not cut.exists() or cut.read_text().count("\n") < total // 2):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    times["until the kill"] = time.monotonic() - t
+    kept = cut.read_text().count("\n")
+    t = time.monotonic()
+    p = batch(a.src, a.items, cut, a.jobs, "--resume")
+    p.communicate()
+    times["resumed"] = time.monotonic() - t
+    w, c = outcomes(whole), outcomes(cut)
+    differ = sorted(k for k in w.keys() | c.keys() if (w.get(k) or {}).get("outcome") != (c.get(k) or {}).get("outcome")
+                    or (w.get(k) or {}).get("repairs") != (c.get(k) or {}).get("repairs"))
+    counts = lambda d: sorted({o: sum(1 for x in d.values() if x["outcome"] == o)  # noqa: E731
+                               for o in {x["outcome"] for x in d.values()}}.items())
+    lines = [
+        f"# `crepair batch` killed half-way and resumed: {a.items}", "",
+        f"* Date: {started}; crepair from `{a.src}`; `--jobs {a.jobs}`; machine: nproc {os.cpu_count()}, load "
+        f"average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)",
+        f"* Uninterrupted: {len(w)} jobs" + (f", {times['whole'] / 60:.1f} min" if "whole" in times else
+                                              f" (results `{whole}`, made before)"),
+        f"* Interrupted: SIGKILL of the batch after {kept} of {total} records ({times['until the kill'] / 60:.1f} min), "
+        f"then `--resume` ran the other {len(c) - kept} ({times['resumed'] / 60:.1f} min)",
+        f"* Results file after the resume: {cut.read_text().count(chr(10))} lines, one per job",
+        "", "Outcomes (uninterrupted / resumed): " + ", ".join(f"{o} {n}" for o, n in counts(w)) + " / "
+        + ", ".join(f"{o} {n}" for o, n in counts(c)), "",
+        f"**Jobs whose outcome or repairs differ: {len(differ)}**" + (":" if differ else "."), "",
+    ]
+    for k in differ:
+        lines.append(f"* {k}: uninterrupted {w.get(k, {}).get('outcome')} {w.get(k, {}).get('repairs')}, "
+                     f"resumed {c.get(k, {}).get('outcome')} {c.get(k, {}).get('repairs')}")
+    lines += ["", "| job | outcome | repairs | stages | seconds (uninterrupted) | seconds (resumed run) |",
+              "|---|---|---|---|---|---|"]
+    for k in sorted(w, key=lambda s: [int(t) if t.isdigit() else t for t in __import__("re").split(r"(\d+)", s)]):
+        lines.append(f"| {Path(k.split()[1]).name} | {w[k]['outcome']} | {len(w[k]['repairs'])} | "
+                     f"{', '.join(x for x in w[k]['stages'] if x) or '—'} | {w[k]['seconds']:.1f} | "
+                     f"{c.get(k, {}).get('seconds', float('nan')):.1f} |")
+    out = REPO / "bench" / "results" / f"{a.name}.md"
+    out.write_text("\n".join(lines) + "\n")
+    out.with_suffix(".json").write_text(json.dumps({"whole": w, "resumed": c, "kept": kept, "differ": differ,
+                                                    "times": times}, indent=1) + "\n")
+    print("\n".join(lines))
+    return 0 if not differ else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""Many crepair runs at once: ``crepair batch`` and ``crepair bench``.
+
+A *job* (:class:`~crepair.batch.manifest.Job`) is one crepair command line
+(``verify``, ``localize`` or ``repair`` of one program, with its options
+and specification).  :func:`~crepair.batch.manifest.read_jobs` reads them
+from a folder, a glob or a JSON-lines/YAML manifest; an executor runs each
+job in its own worker process with a time and memory limit
+(:mod:`crepair.batch.job`: on this machine's cores, or on a Ray cluster,
+:mod:`crepair.batch.executors`); :mod:`crepair.batch.results` appends one
+JSON object per finished job to the results file, which ``--resume``
+reads back.  The worker runs the command exactly as the command line does
+(``crepair COMMAND PROGRAM OPTIONS --json``), so a batch result is the
+command's own JSON report plus the job's outcome and time.
+"""
+
+from crepair.batch.job import JobLimits, run_job
+from crepair.batch.manifest import Job, read_jobs
+from crepair.batch.results import ResultsFile
+
+__all__ = ["Job", "JobLimits", "ResultsFile", "read_jobs", "run_job"]

@@ -1,0 +1,164 @@
+"""One job in its own worker process, and the record of how it ended.
+
+:func:`run_job` starts ``python -m crepair.batch.worker`` (a new process
+group), waits for it at most the job's kill time, and returns the job's
+*record*: the object the results file holds, one per job::
+
+    {"id", "program", "command", "args",   # the job (crepair.batch.manifest.Job)
+     "outcome",      # the command's outcome (repaired, no-repair, verified, violated, ...),
+                     # or timeout / out-of-memory / crash / bad-input / usage / missing-tool / internal
+     "exit_code",    # crepair's exit code (None if the worker died or was killed)
+     "seconds",      # wall time of the worker process
+     "repairs",      # repair: the repairs of the JSON report (scheme, stage, size, diff, ...), else []
+     "report",       # the command's JSON report without "repairs" (None if there is none)
+     "message",      # why the job failed (error, signal), else ""
+     "finished"}     # UTC time, ISO 8601
+
+A crash, a hang or an exhausted memory limit in one job is that job's
+outcome; the caller goes on with the others.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from crepair.batch.manifest import Job
+from crepair.options import DEFAULT_TIMEOUT
+
+#: outcomes of a job that did not end with the command's own answer
+FAILURES = ("timeout", "out-of-memory", "crash")
+
+
+@dataclass(frozen=True, slots=True)
+class JobLimits:
+    """Per-job limits: ``timeout`` seconds is the ``--timeout`` given to a
+    job that sets none (None: none); the worker is killed ``grace`` seconds
+    after it (crepair checks its deadline between steps, so one long step
+    can overrun it), and its processor time is limited likewise;
+    ``memory_mb``: address space of the worker in MiB (None: none)."""
+
+    timeout: float | None = DEFAULT_TIMEOUT
+    memory_mb: int | None = 4096
+    grace: float = 60.0
+
+    def kill_after(self, job: Job) -> float | None:
+        """Seconds after which the worker of ``job`` is killed (None: never)."""
+        timeout = _own_timeout(job)
+        if timeout is None:
+            timeout = self.timeout
+        return None if not timeout else timeout + max(self.grace, timeout / 2)
+
+
+def _own_timeout(job: Job) -> float | None:
+    """The job's own ``--timeout`` (None: none given, or not a number, which
+    the job itself reports as a usage error)."""
+    args = list(job.args)
+    for i, word in enumerate(args):
+        text = args[i + 1] if word == "--timeout" and i + 1 < len(args) else (
+            word.split("=", 1)[1] if word.startswith("--timeout=") else None)
+        if text is not None:
+            try:
+                return float(text)
+            except ValueError:
+                return None
+    return None
+
+
+def command_line(job: Job, limits: JobLimits) -> list[str]:
+    """The worker's command line for ``job``."""
+    argv = job.argv()
+    if _own_timeout(job) is None and limits.timeout:
+        argv += ["--timeout", f"{limits.timeout:g}"]
+    kill = limits.kill_after(job)
+    worker_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": kill}
+    return [sys.executable, "-m", "crepair.batch.worker", json.dumps(worker_limits), *argv, "--json"]
+
+
+def _outcome(envelope: dict | None, returncode: int) -> tuple[str, int | None, dict | None, str]:
+    """(outcome, exit code, report, message) of a finished worker."""
+    if envelope is None:
+        if returncode < 0:
+            name = signal.Signals(-returncode).name
+            if -returncode == signal.SIGXCPU:
+                return "timeout", None, None, f"processor time limit ({name})"
+            return "crash", None, None, f"killed by {name}"
+        return "crash", None, None, f"worker exited with status {returncode} without a result"
+    if "error" in envelope:
+        return envelope["error"], None, None, envelope.get("message", "")
+    report = envelope.get("report")
+    code = envelope.get("exit_code")
+    if report is None:
+        return "internal", code, None, "the command printed no JSON report"
+    if "error" in report:
+        return report["error"]["kind"], code, None, report["error"]["message"]
+    return str(report.get("outcome", "unknown")), code, report, ""
+
+
+def run_job(job: Job | dict, limits: JobLimits | dict | None = None, running: set | None = None) -> dict:
+    """Run ``job`` (a :class:`Job` or its ``as_dict()``) in a new worker
+    process under ``limits`` (a :class:`JobLimits` or its fields as a
+    dict; default: ``JobLimits()``) and return its record (module
+    docstring).  Never raises for a failure of the job; the worker is
+    killed (its whole process group) if it outlives ``limits.kill_after``
+    or if this call is interrupted.  ``running``: a set the live worker
+    (its ``Popen``) is in while it runs, for a caller that must kill it
+    from another thread (:func:`kill`)."""
+    job = job if isinstance(job, Job) else Job.of(job)
+    limits = limits if isinstance(limits, JobLimits) else JobLimits(**(limits or {}))
+    env = dict(os.environ, PYTHONHASHSEED="0")  # deterministic output (STYLE.md, 11)
+    start = time.monotonic()
+    proc = subprocess.Popen(command_line(job, limits), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, errors="surrogateescape", env=env,
+                            start_new_session=True)
+    if running is not None:
+        running.add(proc)
+    try:
+        stdout, stderr = proc.communicate(timeout=limits.kill_after(job))
+        killed = False
+    except subprocess.TimeoutExpired:
+        kill(proc)
+        stdout, stderr = proc.communicate()
+        killed = True
+    except BaseException:
+        kill(proc)
+        raise
+    finally:
+        if running is not None:
+            running.discard(proc)
+    seconds = time.monotonic() - start
+    if killed:
+        outcome, code, report, message = "timeout", None, None, f"killed after {seconds:.0f} s"
+    else:
+        envelope = None
+        for line in reversed(stdout.strip().splitlines()):
+            try:
+                envelope = json.loads(line)
+                break
+            except json.JSONDecodeError:
+                continue
+        outcome, code, report, message = _outcome(envelope, proc.returncode)
+        if outcome == "crash" and stderr.strip():
+            message += ": " + stderr.strip().splitlines()[-1][:300]
+        if outcome == "crash" and limits.memory_mb:  # running out of address space often looks like this
+            message += f" (memory limit {limits.memory_mb} MiB)"
+    repairs = report.pop("repairs", []) if report else []
+    return {
+        **job.as_dict(), "outcome": outcome, "exit_code": code, "seconds": round(seconds, 3),
+        "repairs": repairs, "report": report, "message": message,
+        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def kill(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker ``proc`` and the processes it started."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

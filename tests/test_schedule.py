@@ -1,0 +1,102 @@
+"""The default schedule of `crepair repair` without --scheme: mutation level 1,
+then level 2 with must pruning (size 1), then templates, escalating, under one
+time budget; each repair names the stage that found it."""
+
+import json
+
+import crepair
+from crepair.cli import main
+from crepair.options import Prune
+from crepair.records import Scheme
+from crepair.schemes.schedule import DEFAULT_SCHEDULE, Schedule, Stage
+from cprog import CLAMP_TOO_HIGH, write_c
+
+SUM = """
+    int sum(int n) {
+        __CPROVER_assume(n >= 1 && n <= 5);
+        int s = 0;
+        for (int i = 0; i < n; i++)
+            s += i;
+        assert(s == n * (n + 1) / 2);
+        return s;
+    }
+    int main(void) { return sum(nondet_int()); }
+"""
+# the constant 2 -> 1 is a level-2 mutation; level 1 only turns + into -
+OFF_BY_ONE_CONSTANT = """
+    int f(int x) { return x + 2; }
+    int main(void) {
+        int x = nondet_int();
+        __CPROVER_assume(x >= 0 && x <= 100);
+        assert(f(x) == x + 1);
+        return 0;
+    }
+"""
+
+
+def edits(repair):
+    return tuple((e.span.line, e.old, e.new) for c in repair.changes for e in c.edits)
+
+
+def test_level_1_repairs_and_the_later_stages_do_not_run(tmp_path):
+    run = crepair.repair(write_c(tmp_path, SUM), schedule=DEFAULT_SCHEDULE, timeout=60)
+    repairs = list(run)
+    assert [(edits(r), r.scheme, r.stage) for r in repairs] == [(((4, "<", "<="),), Scheme.MUTATION, "mutation level 1")]
+    assert run.outcome == crepair.RepairOutcome.REPAIRED
+    assert run.skipped == run.schemes[1:] and len(run.schemes) == 3
+
+
+def test_level_2_with_must_pruning_runs_when_level_1_finds_nothing(tmp_path):
+    run = crepair.repair(write_c(tmp_path, OFF_BY_ONE_CONSTANT), schedule=DEFAULT_SCHEDULE, timeout=60)
+    repairs = list(run)
+    assert [(edits(r), r.stage) for r in repairs] == [(((1, "2", "1"),), "mutation level 2, must pruning")]
+    first, second, template = run.schemes
+    assert first.stats.outcome == crepair.RepairOutcome.EXHAUSTED
+    one, two, three = run.problems
+    assert two.options.level == crepair.MutationLevel.LEVEL_2 and two.options.max_size == 1
+    assert two.options.prune == Prune.MUST and one.options.level == crepair.MutationLevel.LEVEL_1
+    assert three is one  # the template stage has the run's options: it shares the first stage's encodings
+    assert run.skipped == [template] and template.stats.stopped == crepair.StopReason.NOT_STARTED
+    # one time budget: every stage works against the run's deadline
+    assert two.limits is one.limits and two.start == one.start
+
+
+def test_templates_run_last_and_every_repair_is_checked(tmp_path):
+    path = write_c(tmp_path, CLAMP_TOO_HIGH)  # size 2 at level 2: beyond the schedule's mutation stages
+    run = crepair.repair(path, schedule=DEFAULT_SCHEDULE, timeout=120)
+    repairs = list(run)
+    assert repairs and {r.stage for r in repairs} == {"template"} and run.skipped == []
+    assert [s.stats.outcome for s in run.schemes[:2]] == [crepair.RepairOutcome.EXHAUSTED,
+                                                         crepair.RepairOutcome.NO_REPAIR]
+    for i, r in enumerate(repairs):
+        fixed = tmp_path / f"fixed{i}.c"
+        fixed.write_text(r.patched)
+        assert crepair.verify(fixed).outcome == crepair.VerifyOutcome.VERIFIED
+
+
+def test_the_command_line_runs_the_schedule_without_scheme_and_one_scheme_with_it(tmp_path, capsys):
+    path = str(write_c(tmp_path, OFF_BY_ONE_CONSTANT))
+    assert main(["repair", path, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["stage"] for r in data["repairs"]] == ["mutation level 2, must pruning"]
+    assert data["schedule"] == ["mutation level 1", "mutation level 2, must pruning", "template"]
+    assert [s["scheme"] for s in data["schemes"]] == ["mutation", "mutation"]  # the template stage did not run
+    assert main(["repair", path]) == 0
+    out = capsys.readouterr().out
+    assert "repair 1 (size 1, mutation level 2, must pruning, found after" in out
+    assert "stage template: not run (a repair was found before it)" in out
+    # --scheme picks one scheme: level 1 only, no stages
+    assert main(["repair", path, "--scheme", "mutation", "--json"]) == 5
+    data = json.loads(capsys.readouterr().out)
+    assert data["repairs"] == [] and data["schedule"] is None and data["outcome"] == "exhausted"
+    # --level alone means the mutation scheme at that level
+    assert main(["repair", path, "--level", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(r["stage"], r["scheme"]) for r in data["repairs"]] == [("", "mutation")]
+
+
+def test_a_schedule_of_chosen_schemes_runs_every_stage():
+    plain = Schedule.of_schemes((Scheme.MUTATION, Scheme.TEMPLATE))
+    assert not plain.escalate and [s.scheme for s in plain.stages] == [Scheme.MUTATION, Scheme.TEMPLATE]
+    assert Stage(Scheme.TEMPLATE).label(crepair.RepairOptions()) == "template"
+    assert DEFAULT_SCHEDULE.escalate
