@@ -175,3 +175,25 @@ def test_a_check_that_ignores_its_time_limit_is_interrupted(monkeypatch):
     assert solver.check() == Verdict.UNKNOWN
     assert time.monotonic() - start < 5
     assert solver.reason_unknown == "interrupted"
+
+
+def test_the_command_line_stops_when_the_solver_outlives_its_time_limit(monkeypatch, capsys, tmp_path):
+    """The last resort of --timeout: HARD_STOP_GRACE seconds after it the
+    process reports UNKNOWN (exit 4) whatever z3 is doing."""
+    import time
+    import crepair.cli as cli
+    from crepair.cli import verify_cmd
+    exits = []
+
+    monkeypatch.setattr(cli, "HARD_STOP_GRACE", 0.1)
+    monkeypatch.setattr(cli.os, "_exit", exits.append)  # the real one would end pytest
+    monkeypatch.setattr(verify_cmd, "run", lambda args: time.sleep(1.5) or 0)
+    path = write_c(tmp_path, BUGGY)
+    assert cli.main(["verify", str(path), "--timeout", "0.2"]) == 0  # the command itself ran on
+    assert exits == [4]
+    assert "the solver did not stop at the time limit (--timeout 0.2 s)" in capsys.readouterr().err
+    exits.clear()
+    monkeypatch.setattr(verify_cmd, "run", lambda args: 0)
+    assert cli.main(["verify", str(path), "--timeout", "0.2"]) == 0
+    time.sleep(0.5)
+    assert exits == []  # a command that ends in time cancels it

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 
 from crepair.cli.common import ExitCode, JsonArgumentParser
 from crepair.cli import batch_cmd, bench_cmd, localize_cmd, repair_cmd, verify_cmd
@@ -53,6 +54,33 @@ def _fail(code: ExitCode, message: str, as_json: bool) -> int:
     return code
 
 
+HARD_STOP_GRACE = 30.0  # seconds past --timeout before the process stops whatever it is doing
+
+
+def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
+    """A last resort for ``--timeout``: z3 does not always stop a check when
+    its time limit passes, nor when it is interrupted (a large formula
+    being simplified or bit-blasted), so ``HARD_STOP_GRACE`` seconds after
+    the limit the process reports UNKNOWN and exits (code 4); what it
+    printed before (repairs are checked when printed) stands."""
+    seconds = getattr(args, "timeout", None)
+    if args.command not in ("verify", "localize", "repair") or not seconds or seconds <= 0:
+        return None
+
+    def expire() -> None:
+        message = (f"unknown: the solver did not stop at the time limit (--timeout {seconds:g} s); "
+                   f"stopped {HARD_STOP_GRACE:g} s later")
+        _fail(ExitCode.UNKNOWN, message, as_json)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(ExitCode.UNKNOWN)
+
+    timer = threading.Timer(seconds + HARD_STOP_GRACE, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
     the exit code."""
@@ -65,7 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run}[args.command]
-        return command(args)
+        timer = _hard_stop(args, as_json)
+        try:
+            return command(args)
+        finally:
+            if timer is not None:
+                timer.cancel()
     except UsageError as exc:
         return _fail(ExitCode.USAGE, f"error: {exc}", as_json)
     except MissingTool as exc:
