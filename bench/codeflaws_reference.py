@@ -183,8 +183,10 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 "stream of tokens, strings up to --input-bound 8 characters), equal outputs as the Codeflaws judge "
                 "compares them (empty lines, blanks at the start and end of a line ignored; a printed number is one "
                 "token) and equal return values of `main` (crepair.encode.stdin, crepair.encode.stdio)",
-                "* *errors*: a traceback, or a run killed 60 s after its time limit (--timeout bounds the whole "
-                "run, the encoding included: a kill would be a bug)", ""]
+                "* *errors*: a traceback, or a run killed 60 s after its time limit: --timeout bounds the "
+                "encoding and each solver check, and a watchdog interrupts z3 2 s past a check's limit, but z3 "
+                "does not always stop (a large formula being simplified or bit-blasted); the command line then "
+                "stops 30 s past --timeout with outcome unknown, the API (which this benchmark calls) does not", ""]
         if meta.get("task") == "repair":
             out[-1:] = ["* Repair schedule within the time limit: mutation level 1, level 2 (max size 2, must "
                         "pruning), then the template scheme, each only if the one before found no repair; "
