@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from crepair.heap.encode import Encoder
-from crepair.heap.ir import Function
+from crepair.heap.ir import Function, atoms
 from crepair.heap.space import Choice, Space
 from crepair.heap.states import Spec
 from crepair.solver import Limits, smt, smt_solver
@@ -52,10 +52,13 @@ class IRChange:
 class IRRepair:
     """What Algorithm 1 ended with: ``outcome``, the ``changes`` (REPAIRED),
     the final bounds ``tau`` (grd, stm, ins), ``widenings``, solver
-    ``checks``, ``seconds`` and the solver's ``reason`` for UNKNOWN."""
+    ``checks``, ``seconds`` and the solver's ``reason`` for UNKNOWN;
+    ``assignment``: the choices of the changed locations and active slots
+    (name -> value), what :func:`repair_ir` takes back in ``block``."""
 
     outcome: HeapOutcome
     changes: list[IRChange] = field(default_factory=list)
+    assignment: dict = field(default_factory=dict)
     tau: tuple[int, int, int] = (0, 0, 0)
     widenings: int = 0
     checks: int = 0
@@ -65,11 +68,11 @@ class IRRepair:
 
 def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] = frozenset(),
               tries: int = 10, limits: Limits | None = None, text: str = "",
-              block: list | None = None) -> IRRepair:
+              block: list[dict] | None = None) -> IRRepair:
     """Algorithm 1 on ``fn`` against ``spec`` with ``slots`` insertion
     slots; ``locked`` locations (1-based) never change.  ``text`` is the
-    original source (for the edits).  ``block``: earlier repairs (lists of
-    IRChange) that must not be returned again.  Never raises for "no
+    original source (for the edits).  ``block``: the ``assignment`` of
+    earlier repairs, never returned again.  Never raises for "no
     repair" or "unknown" (see :class:`HeapOutcome`)."""
     start = time.monotonic()
     limits = limits or Limits()
@@ -83,7 +86,7 @@ def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] =
                        s.lhs_base.term == s.rhs_base.term)
         solver.add(smt.Implies(s.t, smt.Not(same)))
     for old in block or ():
-        solver.add(smt.Not(smt.conjunction(_same_as(space, old))))
+        solver.add(smt.Not(smt.conjunction(_term(name, v) for name, v in sorted(old.items()))))
     groups = {
         "grd": (space.phi_grd(set(locked)), [loc.r for loc in space.locations]),
         "stm": (space.phi_stm(set(locked)), [loc.s for loc in space.locations]),
@@ -102,9 +105,11 @@ def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] =
             result = IRRepair(HeapOutcome.UNKNOWN, reason=solver.reason_unknown)
             break
         if verdict == Verdict.SAT:
-            changes = decode(space, solver.model(), text)
+            model = solver.model()
+            changes = decode(space, model, text)
             outcome = HeapOutcome.REPAIRED if changes else HeapOutcome.ORIGINAL_CORRECT
-            result = IRRepair(outcome, changes, (tau["grd"], tau["stm"], tau["ins"]), attempt)
+            result = IRRepair(outcome, changes, _assignment(space, model, changes),
+                              (tau["grd"], tau["stm"], tau["ins"]), attempt)
             break
         core = _minimal_core(solver, lits)
         if core is None:
@@ -156,7 +161,6 @@ def decode(space: Space, model, text: str) -> list[IRChange]:
                 edits.append((o.name_span.start, o.name_span.end, _value(model, oc.base)))
             if oc.field is not None and _value(model, oc.field) != oc.field.options[oc.field.original]:
                 edits.append((o.field_span.start, o.field_span.end, _value(model, oc.field)))
-        from crepair.heap.ir import atoms
         if ins.cond is not None:
             for a, opc in zip(atoms(ins.cond), loc.ops):
                 if _value(model, opc) != a.op:
@@ -196,15 +200,25 @@ def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _same_as(space: Space, changes: list[IRChange]) -> list:
-    """A formula that holds when P̂ makes the same ``changes`` again (for
-    blocking): every choice as in the earlier model is approximated by the
-    changed locations' selectors."""
-    out = []
-    for ch in changes:
-        if ch.kind == "insert":
-            out += [s.t for s in space.slots]
-            continue
-        loc = space.locations[ch.index - 1]
-        out.append(smt.Or(loc.r, loc.s))
+def _term(name: str, value):
+    return smt.Bool(name) == smt.BoolVal(value) if isinstance(value, bool) else smt.BitVec(name, 8) == smt.BitVecVal(value, 8)
+
+
+def _assignment(space: Space, model, changes: list[IRChange]) -> dict:
+    """The choices (name -> value) that make ``changes``."""
+    out: dict = {}
+    changed = {c.index for c in changes if c.kind != "insert"}
+    for loc in space.locations:
+        if loc.instr.index in changed:
+            for c in loc.guard_choices() + loc.stmt_choices():
+                out[str(c.term)] = model.eval_int(c.term, signed=False)
+            if loc.delete is not None:
+                out[str(loc.delete)] = model.eval_bool(loc.delete)
+    for s in space.slots:
+        active = model.eval_bool(s.t)
+        out[str(s.t)] = active
+        if active:
+            for c in s.choices():
+                out[str(c.term)] = model.eval_int(c.term, signed=False)
+            out[str(s.gap)] = model.eval_int(s.gap, signed=False)
     return out
