@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli import test_driven_cmd
+from crepair.cli import heap_cmd, test_driven_cmd
 from crepair.cli.common import (
     ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
 )
 from crepair.encode.formula import Unwinding
+from crepair.errors import UsageError
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
 from crepair.patch import apply_to_file
@@ -25,7 +26,7 @@ def add_parser(sub) -> None:
                f"time limit of the whole run in seconds, 0 for none (default: {DEFAULT_TIMEOUT:g})")
     r.add_argument("--scheme", type=lambda t: [x.strip() for x in t.split(",") if x.strip()], default=["mutation"],
                    metavar="S[,S]", help="repair schemes, run in this order: mutation, template or "
-                   "mutation,template (default: mutation)")
+                   "mutation,template (default: mutation); heap (alone: programs against --states)")
     r.add_argument("--level", type=int, choices=[1, 2], default=1, help="mutation level (default: 1)")
     r.add_argument("--max-size", type=at_least(1), default=DEFAULT_MAX_SIZE, metavar="K",
                    help=f"largest repair size, in changed locations (default: {DEFAULT_MAX_SIZE})")
@@ -50,6 +51,7 @@ def add_parser(sub) -> None:
                    help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig)")
     add_tests(r)
     test_driven_cmd.add_arguments(r)
+    heap_cmd.add_arguments(r, repair=True)
 
 
 def _describe(p: Progress) -> str:
@@ -67,6 +69,10 @@ _EXIT = {
 
 
 def run(args: argparse.Namespace) -> int:
+    if "heap" in args.scheme:
+        return heap_cmd.run_repair(args)
+    if args.states is not None or args.checkpoints is not None:
+        raise UsageError("--states/--checkpoints: used by --scheme heap only")
     test_driven_cmd.check_unused(args)
     if test_driven_cmd.given(args):
         return test_driven_cmd.run(args)
