@@ -77,7 +77,7 @@ def test_second_call_repairs_condition_and_inserts_head_and_the_result_reverses(
     program = load_program(PROG, real_c=True)
     full = load_spec(SPEC)
     _, (first,) = _session_call(program, full.prefix(4), 0)
-    patched = program.with_text(first.patched)  # hot-patched, the session goes on
+    patched = load_program(PROG, text=first.patched, real_c=True)  # hot-patched, the session goes on
     scheme, repairs = _session_call(patched, full, 1)
     assert len(repairs) == 1
     kinds = {c.kind: c for c in repairs[0].changes}

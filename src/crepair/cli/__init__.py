@@ -22,7 +22,7 @@ import os
 import sys
 
 from crepair.cli.common import ExitCode, JsonArgumentParser
-from crepair.cli import localize_cmd, repair_cmd, verify_cmd
+from crepair.cli import heap_cmd, localize_cmd, repair_cmd, verify_cmd
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.report.json_report import error_json
 
@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     verify_cmd.add_parser(sub)
     localize_cmd.add_parser(sub)
     repair_cmd.add_parser(sub)
+    heap_cmd.add_inject_parser(sub)
     return p
 
 
@@ -61,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             stream.reconfigure(errors="surrogateescape")  # the user's bytes, as they are
     try:
         args = _parser().parse_args(argv)
-        command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run}[args.command]
+        command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
+                   "inject": heap_cmd.run_inject}[args.command]
         return command(args)
     except UsageError as exc:
         return _fail(ExitCode.USAGE, f"error: {exc}", as_json)

@@ -120,3 +120,55 @@ def run_localize(args: argparse.Namespace) -> int:
     else:
         print(result.render())
     return ExitCode.OK
+
+
+def add_inject_parser(sub) -> None:
+    p = sub.add_parser("inject", help="fault injection (Wolverine2 §7.1): buggy versions of a correct heap program")
+    p.add_argument("file", help="the correct C program")
+    p.add_argument("--function", required=True, metavar="F", help="the function to inject faults into")
+    p.add_argument("--mutations", type=at_least(0), default=1, metavar="X",
+                   help="variables or fields replaced by others of the same type (default: 1)")
+    p.add_argument("--deletions", type=at_least(0), default=0, metavar="Y",
+                   help="pointer statements deleted (default: 0)")
+    p.add_argument("-n", type=at_least(1), default=10, metavar="N", help="versions (default: 10)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default: 0)")
+    p.add_argument("--loops", action="store_true",
+                   help="the specification holds the states at every loop head too (not only entry and exit)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for vK.c, vK.json and spec.json")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run_inject(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from crepair.frontend import load_program
+    from crepair.heap.build import build_function
+    from crepair.heap.inject import inject
+    from crepair.heap.states import save_spec
+    from crepair.schemes.heap import reference_spec
+
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"-o {out}: not a folder")
+    program = load_program(args.file, real_c=True)
+    fn = build_function(program, args.function)
+    spec = reference_spec(program, fn, args.file, args.loops)
+    versions = inject(program, fn, spec, args.mutations, args.deletions, args.n, args.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    save_spec(spec, out / "spec.json")
+    stem = Path(args.file).stem
+    records = []
+    for k, v in enumerate(versions, 1):
+        (out / f"{stem}_v{k}.c").write_text(v.text)
+        (out / f"{stem}_v{k}.json").write_text(json.dumps(v.as_json(), indent=1) + "\n")
+        records.append({"file": str(out / f"{stem}_v{k}.c"), **v.as_json()})
+    if args.json:
+        print(json.dumps({"file": args.file, "versions": records}, indent=2))
+    else:
+        print(f"{len(versions)} of {args.n} versions <{args.mutations},{args.deletions}> (seed {args.seed}) in {out}; "
+              f"specification {out / 'spec.json'}")
+        for r in records:
+            what = [f"line {ln}: {a} -> {b}" for ln, a, b in r["mutations"]]
+            what += [f"line {ln}: deleted {s}" for ln, s in r["deletions"]]
+            print(f"  {r['file']}: {'; '.join(what)}")
+    return ExitCode.OK if versions else ExitCode.NO_REPAIR

@@ -154,7 +154,10 @@ def main():
         except gdb.error:
             break
     print("@@CREPAIR-END", flush=True)
-    gdb.execute("kill")
+    try:
+        gdb.execute("kill")
+    except gdb.error:
+        pass  # the program had ended
 
 
 try:

@@ -143,7 +143,7 @@ class HeapScheme:
 
     def recheck(self, patched: str) -> list[str]:
         """Why the patched text fails the specification (empty: it passes)."""
-        prog = self.program.with_text(patched)
+        prog = load_program(self.program.path, text=patched, real_c=True)
         fn = build_function(prog, self.fn.name)
         run: Run = record(prog, fn, force=self.forced(), limit=self.spec.events,
                           lines=[lp.line for lp in self.fn.loops()], calls=len(self.spec.traces))
