@@ -78,6 +78,7 @@ class _Builder:
                     pass  # a global the function never names
         self.params: dict[str, str] = {}
         self.locals: dict[str, str] = {}
+        self.uninit: list[tuple[int, str]] = []
         self.name = name
 
     # -- positions -----------------------------------------------------------
@@ -126,7 +127,7 @@ class _Builder:
             returns = _type(self.p, ret, fdef.decl)
         body = self.seq(fdef.body)
         return Function(self.name, self.p.path, self.instrs, body, self.params, self.locals, self.globals,
-                        self.structs, self.gaps, returns)
+                        self.structs, self.gaps, returns, self.uninit)
 
     def seq(self, stmt: c_ast.Node | None) -> Seq:
         if stmt is None:
@@ -158,6 +159,9 @@ class _Builder:
                     self.reject(s, "a declaration that is not a variable")
                 self.locals[s.name] = _type(self.p, s.type, s)
                 if s.init is None:
+                    at = self.text.find(s.name, self.offset(s))
+                    if at >= 0:
+                        self.uninit.append((at + len(s.name), self.locals[s.name]))
                     return []
                 lhs = Operand("var", self.locals[s.name], s.name)  # the declared name is never changed
                 return [self.instr(s, self.assign(lhs, s.init, s), self.decl_span(s))]
@@ -235,7 +239,7 @@ class _Builder:
         if _is_malloc(r):
             if not lhs.type.startswith("ptr:"):
                 self.reject(where, "malloc into a non-pointer")
-            return Stmt("alloc", lhs)
+            return Stmt("alloc", lhs, op=r.name.name if r.name.name == "calloc" else "")
         if isinstance(r, c_ast.BinaryOp) and r.op in ("+", "-"):
             a, b = self.operand(r.left), self.operand(r.right)
             if a.type != INT or b.type != INT:

@@ -14,7 +14,11 @@ symbolic (path conditions); a branch whose loops the trace visits was taken.
 
 Φ_spec: at each event with a state, every specified variable and node field
 equals the state's value.  A pointer is an 8-bit node number (0 = NULL,
-``dangling`` = an uninitialized pointer), an integer 32 bits.
+``dangling`` = a pointer to no node), an integer 32 bits.  The fields of
+nodes the function allocates hold what the harness's malloc leaves there
+(bytes 0xA5: no node; calloc: zeros), as do locals before their first
+assignment (the harness initializes them so); entities the entry state
+leaves out are unconstrained.
 """
 
 from __future__ import annotations
@@ -88,10 +92,10 @@ class Encoder:
         for v, ty in self.space.vars.items():
             if v in st.vars:
                 vars_[v] = self.value(st.vars[v], ty)
-            elif ty == INT:
-                vars_[v] = self.fresh(ty, v)
+            elif v in self.fn.locals:
+                vars_[v] = self.undefined(ty)
             else:
-                vars_[v] = smt.BitVecVal(self.dangling, 8)
+                vars_[v] = self.fresh(ty, v)  # not specified: any value
         heap = {}
         for tag, fields in self.fn.structs.items():
             for f, ty in fields.items():
@@ -99,9 +103,20 @@ class Encoder:
                 heap[key] = [self.fresh(ty, f"{tag}.{f}@0")]
                 for k in range(1, self.nodes + 1):
                     given = st.nodes.get(f"n{k}", {})
-                    heap[key].append(self.value(given[f], ty) if f in given else self.fresh(ty, f"n{k}.{f}"))
+                    if f in given:
+                        heap[key].append(self.value(given[f], ty))
+                    elif k >= self.first_new:  # allocated later: malloc's memory is uninitialized
+                        heap[key].append(self.undefined(ty))
+                    else:
+                        heap[key].append(self.fresh(ty, f"n{k}.{f}"))
         return SymState(vars_, heap, smt.BitVecVal(self.first_new, 8), smt.BoolVal(False), smt.BoolVal(False),
                         None)
+
+    def undefined(self, ty: str):
+        """The value of malloc'ed memory and of uninitialized locals (the
+        harness fills them with bytes 0xA5): a pointer to no node, the
+        integer 0xA5A5A5A5."""
+        return smt.BitVecVal(self.dangling, 8) if ty != INT else smt.BitVecVal(0xA5A5A5A5, 32)
 
     def value(self, v, ty: str):
         if ty == INT:
@@ -220,6 +235,11 @@ class Encoder:
             new = st.next
             st = replace(st, next=smt.If(active, new + 1, new),
                          err=smt.Or(st.err, smt.And(active, smt.UGT(new, smt.BitVecVal(self.nodes, 8)))))
+            if s.op == "calloc":
+                tag = ops[0].operand.type[4:]
+                for f, ty in self.fn.structs[tag].items():
+                    one = Choice(smt.BitVecVal(0, 8), [f], 0)
+                    st = self.put(st, tag, one, new, active, _bv(0, ty))
             return self.write(st, ops[0], active, new)
         if s.kind == "free":
             base, _ = self.read(st, ops[0])

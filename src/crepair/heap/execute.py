@@ -5,6 +5,8 @@ with allocation wrappers (so nodes can be named n1, n2, … in order of
 allocation) and each loop condition of the function under repair wrapped
 in ``__crepair_loop(LINE, (cond))`` (a loop-head visit; gdb may force its
 decision, as the ``enter``/``leave`` commands of a Wolverine2 session).
+Memory the program allocates and the function's uninitialized locals hold
+bytes 0xA5 (no node, the integer 0xA5A5A5A5), as the encoding assumes.
 gdb runs :mod:`crepair.heap.gdb_helper` (gdb's Python API) and sends back
 the whole memory graph at each event as JSON lines; the solver never runs
 inside gdb.
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from crepair.errors import BadInput, MissingTool
 from crepair.frontend import CProgram
-from crepair.heap.ir import Function, loop_lines
+from crepair.heap.ir import INT, Function, loop_lines
 from crepair.heap.states import Event, Spec, State
 
 _PRELUDE = """#include <stdlib.h>
@@ -37,6 +39,7 @@ int __crepair_loop(int line, int c);
 """
 
 _EPILOGUE = """
+#include <string.h>
 #undef malloc
 #undef calloc
 #undef free
@@ -45,6 +48,7 @@ char __crepair_freed[4096];
 int __crepair_count;
 void *__crepair_malloc(unsigned long n) {
     void *p = malloc(n);
+    if (p) memset(p, 0xA5, n);  /* uninitialized memory, the same on every run */
     if (__crepair_count < 4096) __crepair_nodes[__crepair_count++] = p;
     return p;
 }
@@ -83,6 +87,8 @@ def harness(text: str, fn: Function, path: str, lines: list[int] | None = None) 
     for lp, line in zip(loops, lines):
         edits.append((lp.instr.span.start, f"__crepair_loop({line}, ("))
         edits.append((lp.instr.span.end, "))"))
+    for at, ty in fn.uninit:  # an uninitialized local holds 0xA5 bytes, as malloc'ed memory does
+        edits.append((at, " = (int)0xA5A5A5A5" if ty == INT else " = (void *)0xA5A5A5A5A5A5A5A5UL"))
     for off, new in sorted(edits, reverse=True):
         text = text[:off] + new + text[off:]
     return _PRELUDE.replace("{path}", path.replace("\\", "\\\\").replace('"', '\\"')) + text + _EPILOGUE

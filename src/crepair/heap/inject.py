@@ -63,11 +63,27 @@ def _deletable(fn: Function) -> list:
     """Pointer assignments outside declarations (what an insertion slot can
     put back): ``x = y``, ``x = y->f``, ``x->f = y``, ``... = NULL``."""
     out = []
-    for ins in fn.instrs:
+    for ins in _in_blocks(fn.body):
         s = ins.stmt
         if (s is not None and s.kind == "assign" and not s.op and s.lhs.name_span is not None
                 and s.lhs.type.startswith("ptr:") and len(s.rhs) == 1):
             out.append(ins)
+    return out
+
+
+def _in_blocks(seq) -> list:
+    """Statements of compound statements (a deleted braceless body would
+    make the next statement the body)."""
+    from crepair.heap.ir import Branch, Instr, Loop
+
+    out = []
+    for n in seq.nodes:
+        if isinstance(n, Instr) and seq.gaps:
+            out.append(n)
+        elif isinstance(n, Branch):
+            out += _in_blocks(n.then) + _in_blocks(n.orelse)
+        elif isinstance(n, Loop):
+            out += _in_blocks(n.body)
     return out
 
 

@@ -185,8 +185,10 @@ class Function:
     """The IR of the function under repair: ``instrs`` (location ``i`` is
     ``instrs[i - 1]``), the ``body``, the variables and their types
     (``params``, ``locals``, ``globals``: name -> IR type), the struct
-    fields (tag -> field -> IR type), the ``gaps`` for insertion slots and
-    ``returns``: the IR type of the return value (None for void)."""
+    fields (tag -> field -> IR type), the ``gaps`` for insertion slots,
+    ``returns``: the IR type of the return value (None for void) and
+    ``uninit``: (offset after the name, IR type) of each local declared
+    without an initializer (the harness gives it a known value)."""
 
     name: str
     path: str
@@ -198,6 +200,7 @@ class Function:
     structs: dict[str, dict[str, str]]
     gaps: list[Gap] = field(default_factory=list)
     returns: str | None = None
+    uninit: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def variables(self) -> dict[str, str]:

@@ -19,6 +19,11 @@ when it is *sandwiched* (Definition 3; Case 2 of the proof) or writes a
 field through a pointer the backward state does not know.  Writes to a
 field match every write to the same field (aliases).
 
+An entity that ω_post gives a value ω_pre does not, and that no
+statement of the segment writes (Γ_0 ≠ 0 on it), means a write went to
+another entity (a mutated left-hand side): every statement of the segment
+writing an entity of its type is suspicious.
+
 Conditions never change a state, so the gradient cannot clear them: they
 stay suspicious (the repair may change them), as do locations the traces
 never run.  A location is suspicious when one of its executions is.
@@ -243,6 +248,26 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
         if before != after:
             suspicious.add(ins.index)
         after = before
+    # Γ_0 ≠ 0 for an entity no statement wrote: a write went elsewhere (a
+    # mutated left-hand side); every statement writing its type may be it
+    types = {("var", v): t for v, t in fn.variables.items()}
+    written = set(keys)
+    lost = {types.get(("var", v)) for v, b in bvars.items() if b is not _ALL and ("var", v) not in written
+            and b != pre_vars.get(v, _UNKNOWN)}
+    lost |= {("field", _field_type(fn, f)) for (n, f), b in bcells.items() if b is not _ALL
+             and ("field", f) not in written and b != pre_cells.get((n, f), _UNKNOWN)}
+    for ins, _ in stmts:
+        s = ins.stmt
+        if s.lhs is None:
+            continue
+        if s.lhs.kind == "var" and s.lhs.type in lost:
+            suspicious.add(ins.index)
+        if s.lhs.kind == "field" and ("field", s.lhs.type) in lost:
+            suspicious.add(ins.index)
+
+
+def _field_type(fn: Function, f: str) -> str | None:
+    return next((fs[f] for fs in fn.structs.values() if f in fs), None)
 
 
 def suspicious(fn: Function, spec: Spec) -> set[int]:

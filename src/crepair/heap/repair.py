@@ -212,7 +212,7 @@ def _assignment(space: Space, model, changes: list[IRChange]) -> dict:
         if loc.instr.index in changed:
             for c in loc.guard_choices() + loc.stmt_choices():
                 out[str(c.term)] = model.eval_int(c.term, signed=False)
-            if loc.delete is not None:
+            if loc.delete is not None and not smt.is_false(loc.delete):
                 out[str(loc.delete)] = model.eval_bool(loc.delete)
     for s in space.slots:
         active = model.eval_bool(s.t)

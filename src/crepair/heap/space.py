@@ -134,8 +134,10 @@ class Space:
 
     def _location(self, ins: Instr) -> Location:
         i = ins.index
+        deletable = ins.stmt is not None and not (ins.stmt.lhs is not None and ins.stmt.lhs.kind == "var"
+                                                  and ins.stmt.lhs.name_span is None)  # not a declaration's
         loc = Location(ins, smt.Bool(f"r_{i}"), smt.Bool(f"s_{i}"),
-                       smt.Bool(f"del_{i}") if ins.stmt is not None else None)
+                       smt.Bool(f"del_{i}") if deletable else (smt.BoolVal(False) if ins.stmt is not None else None))
         if ins.stmt is not None:
             ops = ([ins.stmt.lhs] if ins.stmt.lhs is not None else []) + list(ins.stmt.rhs)
             loc.operands = [self._operand(o, f"l{i}_{k}") for k, o in enumerate(ops)]
