@@ -28,18 +28,22 @@ from crepair.patch import apply_edits
 class Injected:
     """One buggy version: its ``text``; ``mutations`` (line, old, new) and
     ``deletions`` (line, statement), 1-based lines; ``faulty_lines``: the
-    lines of the mutated locations; ``failure``: how it fails the
-    specification."""
+    lines of the mutated locations, ``faulty_locations`` the mutated
+    locations of the buggy version's IR (1-based); ``failure``: how it
+    fails the specification."""
 
     text: str
     mutations: tuple[tuple[int, str, str], ...]
     deletions: tuple[tuple[int, str], ...]
     faulty_lines: tuple[int, ...]
     failure: str
+    faulty_locations: tuple[int, ...] = ()
+    run: object = None  # the recorded run of the buggy version (execute.Run)
 
     def as_json(self) -> dict:
         return {"mutations": [list(m) for m in self.mutations], "deletions": [list(d) for d in self.deletions],
-                "faulty_lines": list(self.faulty_lines), "failure": self.failure}
+                "faulty_lines": list(self.faulty_lines), "faulty_locations": list(self.faulty_locations),
+                "failure": self.failure}
 
 
 def _sites(fn: Function) -> list[tuple[int, Operand, str]]:
@@ -136,15 +140,24 @@ def inject(program: CProgram, fn: Function, spec: Spec, mutations: int, deletion
             if buggy in seen:
                 continue
             seen.add(buggy)
-            failure = _fails(program, fn, buggy, spec)
+            failure, located, run = _fails(program, fn, buggy, spec, _moved(edits, len(muts)))
             if failure:
                 out.append(Injected(buggy, tuple(muts), tuple((g.line, text[g.span.start:g.span.end]) for g in gone),
-                                    tuple(sorted(set(lines))), failure))
+                                    tuple(sorted(set(lines))), failure, located, run))
     return out
 
 
-def _fails(program: CProgram, fn: Function, text: str, spec: Spec) -> str:
-    """How ``text`` fails ``spec`` ("" when it passes or does not build)."""
+def _moved(edits: list, mutations: int) -> list[int]:
+    """Where the first ``mutations`` edits start once all are applied."""
+    out = []
+    for start, _, _ in edits[:mutations]:
+        out.append(start + sum(len(new) - (e - s) for s, e, new in edits if s < start))
+    return out
+
+
+def _fails(program: CProgram, fn: Function, text: str, spec: Spec, at: list[int]):
+    """How ``text`` fails ``spec`` ("" when it passes or does not build) and
+    its locations holding the offsets ``at``, and the run."""
     from crepair.heap.build import build_function
 
     try:
@@ -153,6 +166,7 @@ def _fails(program: CProgram, fn: Function, text: str, spec: Spec) -> str:
         run = record(prog, bfn, limit=spec.events, lines=[lp.line for lp in fn.loops()], calls=len(spec.traces),
                      timeout=10)
     except BadInput:
-        return ""
+        return "", (), None
     why = check_against(spec, run)
-    return why[0] if why else ""
+    located = sorted({i.index for i in bfn.instrs for a in at if i.span.start <= a < i.span.end})
+    return (why[0] if why else ""), tuple(located), run

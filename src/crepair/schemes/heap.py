@@ -110,10 +110,15 @@ def reference_spec(program: CProgram, fn: Function, reference: str, loop_states:
 
 
 class HeapScheme:
-    """Checked heap repairs of ``program`` (loaded with ``real_c``)."""
+    """Checked heap repairs of ``program`` (loaded with ``real_c``);
+    ``spec`` given: instead of ``options.states``/``reference``;
+    ``rechecks``: a cache of re-checks (patched text -> failures) the
+    caller may share between runs on the same specification."""
 
-    def __init__(self, program: CProgram, options: HeapOptions, spec: Spec | None = None):
+    def __init__(self, program: CProgram, options: HeapOptions, spec: Spec | None = None,
+                 rechecks: dict | None = None):
         self.program, self.options = program, options.check()
+        self.rechecks = {} if rechecks is None else rechecks  # patched text -> why it fails (the caller's to share)
         self.start = time.monotonic()
         self.fn = build_function(program, options.function)
         if spec is None:
@@ -143,11 +148,13 @@ class HeapScheme:
 
     def recheck(self, patched: str) -> list[str]:
         """Why the patched text fails the specification (empty: it passes)."""
-        prog = load_program(self.program.path, text=patched, real_c=True)
-        fn = build_function(prog, self.fn.name)
-        run: Run = record(prog, fn, force=self.forced(), limit=self.spec.events,
-                          lines=[lp.line for lp in self.fn.loops()], calls=len(self.spec.traces))
-        return check_against(self.spec, run)
+        if patched not in self.rechecks:
+            prog = load_program(self.program.path, text=patched, real_c=True)
+            fn = build_function(prog, self.fn.name)
+            run: Run = record(prog, fn, force=self.forced(), limit=self.spec.events,
+                              lines=[lp.line for lp in self.fn.loops()], calls=len(self.spec.traces))
+            self.rechecks[patched] = check_against(self.spec, run)
+        return self.rechecks[patched]
 
     def repairs(self) -> Iterator[Repair]:
         o, st = self.options, self.stats
