@@ -14,9 +14,12 @@ No solver here: the states go back to crepair as data.
 import json
 import os
 
-import gdb  # noqa: F401  (provided by gdb)
+try:
+    import gdb  # provided by gdb's Python; imported elsewhere this module does nothing
+except ImportError:
+    gdb = None
 
-CFG = json.load(open(os.environ["CREPAIR_HEAP_CONFIG"]))
+CFG = json.load(open(os.environ["CREPAIR_HEAP_CONFIG"])) if gdb is not None else {}
 OUT = []
 DONE = [False]
 INSIDE = [False]  # within a call of the function
@@ -95,7 +98,7 @@ def state(frame, with_locals):
             "freed": dead}
 
 
-class Exit(gdb.FinishBreakpoint):
+class Exit(gdb.FinishBreakpoint if gdb is not None else object):
     def stop(self):
         st = state(None, False)
         try:
@@ -160,7 +163,8 @@ def main():
         pass  # the program had ended
 
 
-try:
-    main()
-except Exception as exc:  # reported to crepair as data, never a gdb prompt
-    print("@@CREPAIR-ERROR " + str(exc), flush=True)
+if gdb is not None:
+    try:
+        main()
+    except Exception as exc:  # reported to crepair as data, never a gdb prompt
+        print("@@CREPAIR-ERROR " + str(exc), flush=True)
