@@ -47,10 +47,9 @@ CLASSES = [(1, 0), (1, 1), (2, 0), (2, 1)]
 PROGRAMS = ROOT / "heap" / "programs"
 
 
-def _repair(path: Path, function: str, spec: Spec, slots: int, localization: bool, timeout: float,
+def _repair(program, function: str, spec: Spec, slots: int, localization: bool, timeout: float,
             rechecks: dict) -> dict:
     t = time.monotonic()
-    program = load_program(path, real_c=True)
     scheme = HeapScheme(program, HeapOptions(function, states="-", insert_slots=slots, localization=localization,
                                              timeout=timeout), spec=spec, rechecks=rechecks)
     reps = list(scheme.repairs())
@@ -122,8 +121,8 @@ def job(params: dict) -> list[dict]:
             if faulty:
                 rec["spectrum"] = _spectrum(bfn, spec, faulty, v.run)
             rechecks: dict = {}
-            rec["on"] = _repair(path, params["function"], spec, y, True, params["timeout"], rechecks)
-            rec["off"] = _repair(path, params["function"], spec, y, False, params["timeout"], rechecks)
+            rec["on"] = _repair(bprog, params["function"], spec, y, True, params["timeout"], rechecks)
+            rec["off"] = _repair(bprog, params["function"], spec, y, False, params["timeout"], rechecks)
             out.append(rec)
     return out
 
@@ -196,8 +195,11 @@ def main() -> None:
     args = ap.parse_args()
     manifest = json.loads((ROOT / "heap" / "programs.json").read_text())
     wanted = [p for p in manifest if not args.programs or any(p["file"].startswith(w) for w in args.programs.split(","))]
+    small = [p for p in wanted if p["size"] == "small"]
+    large = [p for p in wanted if p["size"] != "small"]
+    wanted = [p for pair in zip(small, large) for p in pair] + small[len(large):] + large[len(small):]  # interleaved
     jobs = [{"file": p["file"], "function": p["function"], "cls": c, "n": args.n, "timeout": args.timeout,
-             "seed": 1000 * (CLASSES.index(c) + 1) + i} for i, p in enumerate(wanted) for c in CLASSES]
+             "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p)} for p in wanted for c in CLASSES]
     import subprocess
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
