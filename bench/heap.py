@@ -132,7 +132,7 @@ def _median(xs):
 
 
 def report(runs: list[dict], meta: dict) -> str:
-    lines = [f"# Heap repair (Wolverine2, §7.1 fault injection)", "",
+    lines = ["# Heap repair (Wolverine2, §7.1 fault injection)", "",
              f"{meta['programs']} programs, N = {meta['n']} versions asked per class and program "
              f"(fewer when the injector found fewer distinct failing versions), timeout {meta['timeout']} s per "
              f"repair, specification: the correct program's states at each call's entry, every loop head and "

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from crepair.errors import BadInput
-from crepair.heap.ir import INT, Atom, Branch, Function, Instr, Loop, Seq, loop_lines
+from crepair.heap.ir import INT, Atom, Branch, Instr, Loop, Seq, loop_lines
 from crepair.heap.space import Choice, OperandChoice, Space
 from crepair.heap.states import Event, State, node_number
 from crepair.solver import smt

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crepair.heap.ir import INT, Atom, Function, Instr, Operand, atoms
+from crepair.heap.ir import INT, Function, Instr, Operand, atoms
 from crepair.solver import smt
 
 _PTR_OPS = ["==", "!="]
@@ -198,5 +198,7 @@ class Space:
         return out
 
     def phi_ins(self) -> list:
-        """Φ_ins: ¬t_j ⇒ slot j stays inactive (its guard false)."""
-        return [smt.Implies(smt.Not(s.t), smt.BoolVal(True)) for s in self.slots]
+        """Φ_ins: ¬t_j ⇒ slot j stays inactive.  The encoding already uses
+        t_j as the slot's guard, so the group is only its bound Σ t ≤ τ_ins
+        (added by Algorithm 1)."""
+        return []

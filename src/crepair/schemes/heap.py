@@ -53,8 +53,10 @@ class HeapOptions:
     def check(self) -> "HeapOptions":
         if (self.states is None) == (self.reference is None):
             raise UsageError("the heap scheme needs exactly one of --states SPEC.json and --reference CORRECT.c")
-        if self.insert_slots < 0 or self.tries < 1 or self.candidates < 1 or self.max_repairs < 1:
-            raise UsageError("--insert-slots must be >= 0")
+        if self.insert_slots < 0:
+            raise UsageError("--insert-slots must be at least 0")
+        if self.tries < 1 or self.candidates < 1 or self.max_repairs < 1:
+            raise UsageError("--tries, the candidates and --max-repairs must be at least 1")
         return self
 
 
