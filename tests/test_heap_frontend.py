@@ -107,3 +107,14 @@ def test_inject_is_deterministic_and_every_version_fails(tmp_path, capsys):
         assert (tmp_path / "a" / v).read_text() == (tmp_path / "b" / v).read_text()
         record = json.loads((tmp_path / "a" / v.replace(".c", ".json")).read_text())
         assert len(record["mutations"]) == 1 and record["failure"]
+
+
+def test_a_state_naming_an_unknown_variable_is_bad_input():
+    from crepair.heap.repair import repair_ir
+
+    program = load_program(PROG, real_c=True)
+    spec = spec_of_json({"function": "reverse", "trace": [
+        {"at": "entry", "state": {"vars": {"head": None}, "nodes": {}}},
+        {"at": "loop", "line": 14, "state": {"vars": {"curent": None}, "nodes": {}}}]})
+    with pytest.raises(BadInput, match="'curent' is not a variable of reverse"):
+        repair_ir(build_function(program, "reverse"), spec)

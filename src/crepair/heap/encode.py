@@ -139,6 +139,8 @@ class Encoder:
                 out.append(st.retval == self.value(x, self.fn.returns))
             elif v in st.vars:
                 out.append(st.vars[v] == self.value(x, self.space.vars[v]))
+            else:
+                raise BadInput(f"states: '{v}' is not a variable of {self.fn.name} (nor a global it can see)")
         for n, fields in want.nodes.items():
             k = node_number(n)
             for f, x in fields.items():

@@ -133,7 +133,7 @@ def _minimal_core(solver, lits: dict) -> set[str] | None:
         if name not in core or len(core) == 1:
             continue
         trial = core - {name}
-        verdict = solver.check([lits[n] for n in trial])
+        verdict = solver.check([lits[n] for n in ("grd", "stm", "ins") if n in trial])  # a fixed order
         if verdict == Verdict.UNKNOWN:
             return None
         if verdict == Verdict.UNSAT:
