@@ -346,3 +346,11 @@ def _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms):
     at_least("--test-timeout", timeout_ms, 1)
     spec = load_tests(path, driver=driver, test_ids=test_ids, tests_dir=tests_dir, build=build, project=project)
     return spec, timeout_ms
+
+
+def repair_heap(path: str | Path, **options):
+    """Heap repair (Wolverine2): a :class:`~crepair.schemes.heap.HeapScheme` over ``path``
+    (``options``: the fields of :class:`~crepair.schemes.heap.HeapOptions`); iterate its ``repairs()``."""
+    from crepair.schemes.heap import HeapOptions, HeapScheme
+
+    return HeapScheme(load_program(path, real_c=True), HeapOptions(**options))

@@ -24,6 +24,7 @@ class Scheme(enum.Enum):
     MUTATION = "mutation"  # all minimal mutation repairs (AllRepair, FM'16)
     TEMPLATE = "template"  # diagnosis + linear templates (Könighofer & Bloem, FMCAD'11)
     TEST_DRIVEN = "test-driven"  # search with test-equivalence partitioning (f1x, TOSEM'18)
+    HEAP = "heap"  # proof-guided repair against program states (Wolverine2, Verma & Roy)
 
 
 class RepairOutcome(enum.Enum):

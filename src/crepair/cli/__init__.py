@@ -23,7 +23,7 @@ import sys
 import threading
 
 from crepair.cli.common import ExitCode, JsonArgumentParser
-from crepair.cli import batch_cmd, bench_cmd, localize_cmd, repair_cmd, verify_cmd
+from crepair.cli import batch_cmd, bench_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.report.json_report import error_json
 
@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     repair_cmd.add_parser(sub)
     batch_cmd.add_parser(sub)
     bench_cmd.add_parser(sub)
+    heap_cmd.add_inject_parser(sub)
     return p
 
 
@@ -92,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
-                   "batch": batch_cmd.run, "bench": bench_cmd.run}[args.command]
+                   "batch": batch_cmd.run, "bench": bench_cmd.run,
+                   "inject": heap_cmd.run_inject}[args.command]
         timer = _hard_stop(args, as_json)
         try:
             return command(args)

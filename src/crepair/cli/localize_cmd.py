@@ -8,6 +8,7 @@ from pathlib import Path
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
+from crepair.cli import heap_cmd
 from crepair.cli.common import (
     CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, add_checks, add_common, add_specification, add_tests, at_least,
     checks_of, reference_of, write_html,
@@ -22,8 +23,8 @@ def add_parser(sub) -> None:
     loc = sub.add_parser("localize", help="where the bug can be: the must location set, minimal diagnoses, "
                          "or lines ranked by test coverage (--method spectrum)")
     add_common(loc, None, "solver time limit in seconds, 0 for none (default: none)")
-    loc.add_argument("--method", choices=[m.value for m in Method], default="must",
-                     help="localization method (default: must)")
+    loc.add_argument("--method", choices=[m.value for m in Method] + ["gradient"], default="must",
+                     help="localization method (default: must; gradient: heap programs against --states)")
     add_specification(loc, "diagnosis")
     add_checks(loc)
     loc.add_argument("--sarif", metavar="FILE", help="also write the locations as SARIF 2.1.0 to FILE")
@@ -34,6 +35,7 @@ def add_parser(sub) -> None:
     loc.add_argument("--formula", choices=[f.value for f in Formula],
                      help="spectrum: suspiciousness formula (default: ochiai)")
     add_tests(loc)
+    heap_cmd.add_arguments(loc, repair=False)
 
 
 _TEST_OPTIONS = ("tests", "test_ids", "tests_dir", "build", "test_timeout", "project")
@@ -85,6 +87,10 @@ def run_spectrum(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.method == "gradient":
+        return heap_cmd.run_localize(args)
+    if args.states is not None or args.checkpoints is not None:
+        raise UsageError("--states/--checkpoints: used by --method gradient only")
     if args.method == Method.SPECTRUM.value:
         return run_spectrum(args)
     given = [name for name in _TEST_OPTIONS if getattr(args, name) is not None]

@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli import test_driven_cmd
+from crepair.cli import heap_cmd, test_driven_cmd
 from crepair.cli.common import (
     ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
     write_html,
 )
 from crepair.encode.formula import Unwinding
+from crepair.errors import UsageError
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
 from crepair.patch import apply_to_file
@@ -29,7 +30,7 @@ def add_parser(sub) -> None:
                    metavar="S[,S]", help="repair schemes, run in this order: mutation, template or "
                    "mutation,template (default, without --scheme and --level: the schedule mutation level 1, "
                    "then level 2 with must pruning (size 1), then templates, each only if the ones before "
-                   "found no repair, all within --timeout)")
+                   "found no repair, all within --timeout); heap (alone: heap programs against --states)")
     r.add_argument("--level", type=int, choices=[1, 2], default=None,
                    help="mutation level (default: 1; alone, it selects --scheme mutation)")
     r.add_argument("--max-size", type=at_least(1), default=DEFAULT_MAX_SIZE, metavar="K",
@@ -55,6 +56,7 @@ def add_parser(sub) -> None:
                    help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig)")
     add_tests(r)
     test_driven_cmd.add_arguments(r)
+    heap_cmd.add_arguments(r, repair=True)
 
 
 def _describe(p: Progress) -> str:
@@ -72,6 +74,10 @@ _EXIT = {
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scheme and "heap" in args.scheme:
+        return heap_cmd.run_repair(args)
+    if args.states is not None or args.checkpoints is not None:
+        raise UsageError("--states/--checkpoints: used by --scheme heap only")
     test_driven_cmd.check_unused(args)
     if test_driven_cmd.given(args):
         return test_driven_cmd.run(args)

@@ -1,0 +1,22 @@
+/* Doubly linked lists for the heap benchmark: a global head, push at the front. */
+#include <stdlib.h>
+struct node {
+    int data;
+    struct node *next;
+    struct node *prev;
+};
+struct node *head;
+void push(int data) {
+    struct node *n = malloc(sizeof(struct node));
+    n->data = data;
+    n->prev = NULL;
+    n->next = head;
+    if (head != NULL)
+        head->prev = n;
+    head = n;
+}
+void build(const int *a, int len) {
+    head = NULL;
+    for (int i = len - 1; i >= 0; i--)
+        push(a[i]);
+}

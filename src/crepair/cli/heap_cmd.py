@@ -1,0 +1,174 @@
+"""``crepair repair --scheme heap`` and ``crepair localize --method
+gradient``: Wolverine2's repair and localization against program states
+(``--states SPEC.json``, or ``--reference CORRECT.c --checkpoints F``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from crepair.cli.common import ExitCode, at_least
+from crepair.errors import UsageError
+from crepair.records import RepairOutcome
+
+
+def add_arguments(sp: argparse.ArgumentParser, repair: bool) -> None:
+    g = sp.add_argument_group("heap programs against program states (--scheme heap, --method gradient)")
+    g.add_argument("--states", metavar="SPEC.json",
+                   help="the specification: expected memory graphs at the function's entry, loop heads and exit")
+    g.add_argument("--checkpoints", metavar="F[,loops]",
+                   help="with --reference: the function under repair, whose states the correct program's run "
+                        "gives at each call's entry and exit (with 'loops': at every loop head too)")
+    g.add_argument("--function", metavar="F", help="the function under repair (default: the states file's)")
+    if repair:
+        g.add_argument("--insert-slots", type=at_least(0), default=0, metavar="N",
+                       help="heap: statements a repair may insert (default: 0)")
+        g.add_argument("--no-localization", action="store_true",
+                       help="heap: do not lock the statements Algorithm 2 clears")
+        g.add_argument("--tries", type=at_least(1), default=10, metavar="N",
+                       help="heap: solver calls of Algorithm 1, each after a widening (default: 10)")
+
+
+def heap_options(args: argparse.Namespace, **extra):
+    """The :class:`~crepair.schemes.heap.HeapOptions` of the command line."""
+    from crepair.heap.states import load_spec
+    from crepair.schemes.heap import HeapOptions
+
+    if args.states is None and args.reference is None:
+        raise UsageError("the heap scheme needs --states SPEC.json or --reference CORRECT.c --checkpoints F")
+    if args.states is not None and args.reference is not None:
+        raise UsageError("--states and --reference: give one specification")
+    names = [x.strip() for x in (args.checkpoints or "").split(",") if x.strip()]
+    loops = "loops" in names
+    names = [x for x in names if x != "loops"]
+    if args.checkpoints is not None and args.reference is None:
+        raise UsageError("--checkpoints: used with --reference only")
+    if len(names) > 1:
+        raise UsageError("--checkpoints: one function under repair (and 'loops')")
+    function = args.function or (names[0] if names else None)
+    if function is None and args.states is not None:
+        function = load_spec(args.states).function
+    if function is None:
+        raise UsageError("--reference needs --checkpoints F (the function under repair)")
+    return HeapOptions(function, args.states, args.reference, loops, **extra)
+
+
+def _refuse_bounded(args: argparse.Namespace) -> None:
+    for name in ("init", "assume", "input_bound"):
+        if getattr(args, name, None) is not None:
+            raise UsageError(f"--{name.replace('_', '-')}: not used by the heap scheme")
+
+
+_EXIT = {RepairOutcome.REPAIRED: ExitCode.OK, RepairOutcome.NO_REPAIR: ExitCode.NO_REPAIR,
+         RepairOutcome.ORIGINAL_CORRECT: ExitCode.ORIGINAL_CORRECT}
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    from crepair.frontend import load_program
+    from crepair.patch import apply_to_file
+    from crepair.report import json_report, text
+    from crepair.schemes.heap import HeapScheme
+
+    if args.scheme != ["heap"]:
+        raise UsageError("--scheme heap runs alone")
+    _refuse_bounded(args)
+    options = heap_options(args, insert_slots=args.insert_slots, localization=not args.no_localization,
+                           tries=args.tries, max_repairs=1 if args.first else (args.max_repairs or 1),
+                           timeout=args.timeout)
+    program = load_program(args.file, real_c=True)
+    scheme = HeapScheme(program, options)
+    st = scheme.stats
+    repairs = []
+    if not args.json:
+        print(f"crepair repair {args.file}: scheme heap (Wolverine2), function {options.function}, "
+              f"{len(scheme.spec.traces)} calls, {scheme.spec.events} events, {options.insert_slots} insertion "
+              f"slots, localization {'on' if options.localization else 'off'}", flush=True)
+    for rep in scheme.repairs():
+        repairs.append(rep)
+        if not args.json:
+            print()
+            print(text.render_repair(rep, len(repairs)), flush=True)
+            print(f"  {rep.evidence.describe()}")
+    summary = {"outcome": st.outcome.value, "stopped": st.stopped.value, "reason": st.reason,
+               "locations": st.locations, "suspicious": st.suspicious, "widenings": st.widenings,
+               "tau": {"grd": st.tau[0], "stm": st.tau[1], "ins": st.tau[2]}, "rejected": st.rejected,
+               "checks": st.checks, "seconds": round(st.repair_seconds + st.localize_seconds, 3)}
+    if args.json:
+        print(json.dumps({"file": args.file, "scheme": "heap", **summary,
+                          "repairs": [json_report.repair_dict(r) for r in repairs]}, indent=2))
+    else:
+        sus = "off" if st.suspicious is None else f"{len(st.suspicious)} of {st.locations} locations suspicious"
+        print()
+        print(f"{st.outcome.value}: {len(repairs)} repair(s); localization {sus}; widenings {st.widenings} "
+              f"(τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}); {st.rejected} candidate(s) failed "
+              f"the re-check{'; ' + st.reason if st.reason else ''}")
+    if args.apply and repairs:
+        backup = apply_to_file(args.file, repairs[0].patched, original=program.original)
+        print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+    return _EXIT.get(st.outcome, ExitCode.UNKNOWN)
+
+
+def run_localize(args: argparse.Namespace) -> int:
+    from crepair.localization.gradient import localize_gradient
+
+    _refuse_bounded(args)
+    options = heap_options(args)
+    result = localize_gradient(args.file, options)
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2))
+    else:
+        print(result.render())
+    return ExitCode.OK
+
+
+def add_inject_parser(sub) -> None:
+    p = sub.add_parser("inject", help="fault injection (Wolverine2 §7.1): buggy versions of a correct heap program")
+    p.add_argument("file", help="the correct C program")
+    p.add_argument("--function", required=True, metavar="F", help="the function to inject faults into")
+    p.add_argument("--mutations", type=at_least(0), default=1, metavar="X",
+                   help="variables or fields replaced by others of the same type (default: 1)")
+    p.add_argument("--deletions", type=at_least(0), default=0, metavar="Y",
+                   help="pointer statements deleted (default: 0)")
+    p.add_argument("-n", type=at_least(1), default=10, metavar="N", help="versions (default: 10)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default: 0)")
+    p.add_argument("--loops", action="store_true",
+                   help="the specification holds the states at every loop head too (not only entry and exit)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for vK.c, vK.json and spec.json")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run_inject(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from crepair.frontend import load_program
+    from crepair.heap.build import build_function
+    from crepair.heap.inject import inject
+    from crepair.heap.states import save_spec
+    from crepair.schemes.heap import reference_spec
+
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"-o {out}: not a folder")
+    program = load_program(args.file, real_c=True)
+    fn = build_function(program, args.function)
+    spec = reference_spec(program, fn, args.file, args.loops)
+    versions = inject(program, fn, spec, args.mutations, args.deletions, args.n, args.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    save_spec(spec, out / "spec.json")
+    stem = Path(args.file).stem
+    records = []
+    for k, v in enumerate(versions, 1):
+        (out / f"{stem}_v{k}.c").write_text(v.text)
+        (out / f"{stem}_v{k}.json").write_text(json.dumps(v.as_json(), indent=1) + "\n")
+        records.append({"file": str(out / f"{stem}_v{k}.c"), **v.as_json()})
+    if args.json:
+        print(json.dumps({"file": args.file, "versions": records}, indent=2))
+    else:
+        print(f"{len(versions)} of {args.n} versions <{args.mutations},{args.deletions}> (seed {args.seed}) in {out}; "
+              f"specification {out / 'spec.json'}")
+        for r in records:
+            what = [f"line {ln}: {a} -> {b}" for ln, a, b in r["mutations"]]
+            what += [f"line {ln}: deleted {s}" for ln, s in r["deletions"]]
+            print(f"  {r['file']}: {'; '.join(what)}")
+    return ExitCode.OK if versions else ExitCode.NO_REPAIR

@@ -1,0 +1,193 @@
+"""Real executions: the compiled program run under gdb, its states read.
+
+The program is compiled (``gcc -g -O0``) from a *harness*: the user's text
+with allocation wrappers (so nodes can be named n1, n2, … in order of
+allocation) and each loop condition of the function under repair wrapped
+in ``__crepair_loop(LINE, (cond))`` (a loop-head visit; gdb may force its
+decision, as the ``enter``/``leave`` commands of a Wolverine2 session).
+Memory the program allocates and the function's uninitialized locals hold
+bytes 0xA5 (no node, the integer 0xA5A5A5A5), as the encoding assumes.
+gdb runs :mod:`crepair.heap.gdb_helper` (gdb's Python API) and sends back
+the whole memory graph at each event as JSON lines; the solver never runs
+inside gdb.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool
+from crepair.frontend import CProgram
+from crepair.heap.ir import INT, Function, loop_lines
+from crepair.heap.states import Event, Spec, State
+
+_PRELUDE = """#include <stdlib.h>
+void *__crepair_malloc(unsigned long);
+void *__crepair_calloc(unsigned long, unsigned long);
+void __crepair_free(void *);
+int __crepair_loop(int line, int c);
+#define malloc(n) __crepair_malloc(n)
+#define calloc(n, m) __crepair_calloc(n, m)
+#define free(p) __crepair_free(p)
+#line 1 "{path}"
+"""
+
+_EPILOGUE = """
+#include <string.h>
+#undef malloc
+#undef calloc
+#undef free
+void *__crepair_nodes[4096];
+char __crepair_freed[4096];
+int __crepair_count;
+void *__crepair_malloc(unsigned long n) {
+    void *p = malloc(n);
+    if (p) memset(p, 0xA5, n);  /* uninitialized memory, the same on every run */
+    if (__crepair_count < 4096) __crepair_nodes[__crepair_count++] = p;
+    return p;
+}
+void *__crepair_calloc(unsigned long n, unsigned long m) {
+    void *p = calloc(n, m);
+    if (__crepair_count < 4096) __crepair_nodes[__crepair_count++] = p;
+    return p;
+}
+void __crepair_free(void *p) {
+    for (int i = __crepair_count - 1; i >= 0; i--)
+        if (__crepair_nodes[i] == p && !__crepair_freed[i]) { __crepair_freed[i] = 1; break; }
+    free(p);
+}
+__attribute__((noinline)) int __crepair_loop(int line, int c) { return c; }
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A recorded execution: the ``events`` (as a :class:`Spec` trace),
+    ``crashed`` (the program stopped on a signal inside the function, or
+    gdb failed: ``error``)."""
+
+    spec: Spec
+    crashed: bool
+    error: str = ""
+
+
+def harness(text: str, fn: Function, path: str, lines: list[int] | None = None) -> str:
+    """The harness source of ``text`` (the program whose IR is ``fn``);
+    loop ``k`` of ``fn`` (source order) reports line ``lines[k]`` (default:
+    its own line — the original's lines when ``text`` is a patched copy)."""
+    loops = fn.loops()
+    lines = lines or [lp.line for lp in loops]
+    edits = []
+    for lp, line in zip(loops, lines):
+        edits.append((lp.instr.span.start, f"__crepair_loop({line}, ("))
+        edits.append((lp.instr.span.end, "))"))
+    for at, ty in fn.uninit:  # an uninitialized local holds 0xA5 bytes, as malloc'ed memory does
+        edits.append((at, " = (int)0xA5A5A5A5" if ty == INT else " = (void *)0xA5A5A5A5A5A5A5A5UL"))
+    for off, new in sorted(edits, reverse=True):
+        text = text[:off] + new + text[off:]
+    return _PRELUDE.replace("{path}", path.replace("\\", "\\\\").replace('"', '\\"')) + text + _EPILOGUE
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        raise MissingTool(f"{name} is not installed; the heap scheme runs programs under it "
+                          f"(install it, e.g. apt-get install {name})")
+    return found
+
+
+def record(program: CProgram, fn: Function, text: str | None = None, force: dict[int, int] | None = None,
+           limit: int = 10_000, lines: list[int] | None = None, timeout: float = 30.0, calls: int = 100) -> Run:
+    """Compile ``text`` (default: the program's own) and run it under gdb,
+    recording the first ``calls`` calls of ``fn`` (one trace each):
+    entry, loop-head visits, exit.
+    ``force``: loop event number (0-based) -> forced decision (0 leave, 1
+    enter).  ``limit``: stop after that many events.  Raises
+    ``MissingTool`` (gcc, gdb) and ``BadInput`` when the program does not
+    compile."""
+    gcc, gdb = _tool("gcc"), _tool("gdb")
+    text = program.original if text is None else text
+    tags = {t[4:] for t in fn.variables.values() if t.startswith("ptr:")}
+    tag = next((t for t in fn.structs if t in tags), None)
+    with tempfile.TemporaryDirectory(prefix="crepair-heap-") as tmp:
+        src = Path(tmp) / "harness.c"
+        src.write_text(harness(text, fn, program.path, lines))
+        exe = Path(tmp) / "prog"
+        inc = str(Path(program.path).resolve().parent)
+        cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
+                            capture_output=True, text=True, errors="replace")
+        if cc.returncode != 0:
+            raise BadInput(f"{program.path}: does not compile: {cc.stderr.strip().splitlines()[0] if cc.stderr else ''}")
+        cfg = {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
+               "node_type": f"struct {tag}" if tag else "int",
+               "fields": list(fn.structs.get(tag, {})) if tag else [], "limit": limit,
+               "calls": calls, "force": {str(k): v for k, v in (force or {}).items()}, "stdout": str(Path(tmp) / "out")}
+        (Path(tmp) / "cfg.json").write_text(json.dumps(cfg))
+        helper = Path(__file__).with_name("gdb_helper.py")
+        env = dict(os.environ, CREPAIR_HEAP_CONFIG=str(Path(tmp) / "cfg.json"))
+        try:
+            out = subprocess.run([gdb, "-q", "-nx", "-batch", "-x", str(helper)], capture_output=True, text=True,
+                                 errors="replace", env=env, timeout=timeout, cwd=tmp).stdout
+        except subprocess.TimeoutExpired:
+            return Run(Spec(fn.name, ()), True, "time-out")
+    traces, crashed, error = [], False, ""
+    for line in out.splitlines():
+        if line.startswith("@@CREPAIR-ERROR"):
+            crashed, error = True, line[16:]
+        elif line.startswith("@@CREPAIR "):
+            ev = json.loads(line[10:])
+            if ev["at"] == "crash":
+                crashed, error = True, f"stopped in {ev.get('where')}"
+                continue
+            st = ev.get("state")
+            if ev["at"] == "entry":
+                traces.append([])
+            traces[-1].append(Event(ev["at"], ev.get("line", 0), None if st is None else State.of_json(st)))
+    return Run(Spec(fn.name, tuple(tuple(t) for t in traces)), crashed, error)
+
+
+def decisions(spec: Spec, fn: Function) -> dict[int, int]:
+    """The loop decisions of ``spec``'s trace: loop event number (0-based)
+    -> 1 when the next event visits the same loop or one inside it, else 0
+    (the last event has none)."""
+    inner = {lp.line: loop_lines(lp.body) | {lp.line} for lp in fn.loops()}
+    out, k = {}, 0
+    for trace in spec.traces:
+        for i, ev in enumerate(trace):
+            if ev.at != "loop":
+                continue
+            if i + 1 < len(trace):
+                nxt = trace[i + 1]
+                out[k] = int(nxt.at == "loop" and nxt.line in inner.get(ev.line, {ev.line}))
+            k += 1
+    return out
+
+
+def check_against(spec: Spec, run: Run) -> list[str]:
+    """What ``run`` does differently from ``spec`` (empty: it satisfies
+    it): events missing or of another kind, entities of other values."""
+    out = []
+    for i, trace in enumerate(spec.traces):
+        got_trace = run.spec.traces[i] if i < len(run.spec.traces) else ()
+        for k, want in enumerate(trace):
+            if k >= len(got_trace):
+                why = f": {run.error}" if run.crashed else ""
+                out.append(f"call {i + 1}, event {k} ({want.at}) never happens{why}")
+                break
+            got = got_trace[k]
+            if (got.at, got.line) != (want.at, want.line):
+                out.append(f"call {i + 1}, event {k}: {got.at} {got.line or ''} instead of {want.at} {want.line or ''}")
+                break
+            if want.state is not None:
+                diff = want.state.differences(got.state or State())
+                if diff:
+                    out.append(f"call {i + 1}, event {k} ({want.at}): differs in {', '.join(diff)}")
+        if out:
+            break
+    return out

@@ -1,0 +1,170 @@
+"""Runs inside gdb (``gdb -batch -x gdb_helper.py``): records the memory
+graph of the function under repair at each call's entry, at each loop-head visit
+(the harness's ``__crepair_loop`` calls) and at its exit, one JSON line per
+event (prefix ``@@CREPAIR ``).  Its configuration is the JSON file named by
+the environment variable CREPAIR_HEAP_CONFIG: ``program``, ``function``,
+``globals`` (names), ``node_type`` (e.g. "struct node"), ``fields`` (field
+-> "ptr"/"int"), ``limit`` (events to record), ``calls`` (calls to record), ``force`` (loop event
+number -> 0/1: the loop's decision is forced, the ``enter``/``leave``
+commands), ``stdout`` (file for the program's output).  Nodes are named
+n1, n2, … in order of allocation (the harness's ``__crepair_nodes``).
+No solver here: the states go back to crepair as data.
+"""
+
+import json
+import os
+
+try:
+    import gdb  # provided by gdb's Python; imported elsewhere this module does nothing
+except ImportError:
+    gdb = None
+
+CFG = json.load(open(os.environ["CREPAIR_HEAP_CONFIG"])) if gdb is not None else {}
+OUT = []
+DONE = [False]
+INSIDE = [False]  # within a call of the function
+CALLS = [0]
+SIGNALS = []
+
+
+def on_stop(event):
+    if isinstance(event, gdb.SignalEvent):
+        SIGNALS.append(event.stop_signal)
+
+
+def emit(event):
+    OUT.append(event)
+    print("@@CREPAIR " + json.dumps(event), flush=True)
+    if len(OUT) >= CFG["limit"]:
+        DONE[0] = True
+
+
+def table():
+    count = int(gdb.parse_and_eval("__crepair_count"))
+    nodes = gdb.parse_and_eval("__crepair_nodes")
+    freed = gdb.parse_and_eval("__crepair_freed")
+    names, dead = {}, []
+    for i in range(count):
+        addr = int(nodes[i].cast(gdb.lookup_type("unsigned long")))
+        if int(freed[i]):
+            dead.append("n%d" % (i + 1))
+            if names.get(addr) == "n%d" % (i + 1):
+                del names[addr]
+        else:
+            names[addr] = "n%d" % (i + 1)
+    return names, dead
+
+
+def value(v, names):
+    t = v.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_PTR:
+        addr = int(v.cast(gdb.lookup_type("unsigned long")))
+        if addr == 0:
+            return None
+        return names.get(addr, "?")
+    try:
+        return int(v)
+    except gdb.error:
+        return "?"
+
+
+def state(frame, with_locals):
+    names, dead = table()
+    vars_ = {}
+    for g in CFG["globals"]:
+        try:
+            vars_[g] = value(gdb.parse_and_eval(g), names)
+        except gdb.error:
+            pass
+    if frame is not None:
+        block = frame.block()
+        seen = set()
+        while block is not None:
+            for sym in block:
+                if sym.name in seen or not (sym.is_argument or (with_locals and sym.is_variable)):
+                    continue
+                seen.add(sym.name)
+                vars_[sym.name] = value(sym.value(frame), names)
+            if block.function is not None:
+                break
+            block = block.superblock
+    ntype = gdb.lookup_type(CFG["node_type"]).pointer()
+    nodes = {}
+    for addr, name in names.items():
+        node = gdb.Value(addr).cast(ntype).dereference()
+        nodes[name] = {f: value(node[f], names) for f in CFG["fields"]}
+    clean = lambda d: {k: v for k, v in d.items() if v != "?"}
+    return {"vars": clean(vars_), "nodes": {n: clean(fs) for n, fs in sorted(nodes.items(), key=lambda x: int(x[0][1:]))},
+            "freed": dead}
+
+
+class Exit(gdb.FinishBreakpoint if gdb is not None else object):
+    def stop(self):
+        st = state(None, False)
+        try:
+            rv = self.return_value
+            if rv is not None:
+                st["vars"]["return"] = value(rv, table()[0])
+        except Exception:
+            pass
+        emit({"at": "exit", "state": st})
+        INSIDE[0] = False
+        CALLS[0] += 1
+        if CALLS[0] >= CFG["calls"]:
+            DONE[0] = True
+        return True
+
+    def out_of_scope(self):
+        INSIDE[0] = False
+
+
+def main():
+    gdb.execute("set pagination off")
+    gdb.execute("set confirm off")
+    gdb.events.stop.connect(on_stop)
+    gdb.execute("file " + CFG["program"])
+    gdb.execute("break " + CFG["function"])
+    gdb.execute("break __crepair_loop")
+    loops = [0]
+    gdb.execute("run < /dev/null > %s 2>&1" % CFG["stdout"])
+    while not DONE[0]:
+        try:
+            frame = gdb.selected_frame()
+        except gdb.error:
+            break  # the program ended
+        name = frame.name()
+        if SIGNALS:
+            emit({"at": "crash", "state": None, "where": "%s in %s" % (SIGNALS[0], name)})
+            break
+        if name == CFG["function"] and not INSIDE[0]:
+            INSIDE[0] = True
+            emit({"at": "entry", "state": state(frame, False)})
+            Exit(frame, internal=True)
+        elif name == "__crepair_loop" and INSIDE[0] and frame.older().name() == CFG["function"]:
+            k = loops[0]
+            loops[0] += 1
+            forced = CFG["force"].get(str(k))
+            if forced is not None:
+                gdb.execute("set var c = %d" % forced)
+            emit({"at": "loop", "line": int(frame.read_var("line")), "state": state(frame.older(), True)})
+        elif name not in (CFG["function"], "__crepair_loop") and not DONE[0] and INSIDE[0]:
+            emit({"at": "crash", "state": None, "where": str(name)})
+            break
+        if DONE[0]:
+            break
+        try:
+            gdb.execute("continue")
+        except gdb.error:
+            break
+    print("@@CREPAIR-END", flush=True)
+    try:
+        gdb.execute("kill")
+    except gdb.error:
+        pass  # the program had ended
+
+
+if gdb is not None:
+    try:
+        main()
+    except Exception as exc:  # reported to crepair as data, never a gdb prompt
+        print("@@CREPAIR-ERROR " + str(exc), flush=True)

@@ -1,0 +1,71 @@
+"""``crepair repair --scheme heap`` with --states and with --reference
+--checkpoints, ``crepair localize --method gradient``, --apply."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from crepair.cli import main
+
+DATA = Path(__file__).parent / "data" / "heap"
+PROG = DATA / "fig1_reverse.c"
+SPEC = DATA / "fig2_states.json"
+
+pytestmark = pytest.mark.skipif(not (shutil.which("gdb") and shutil.which("gcc")), reason="needs gcc and gdb")
+
+CORRECT = PROG.read_text().replace("temp1 != NULL", "current != NULL").replace(
+    "temp2 = current->prev", "temp2 = current->next").replace(
+    "        current = current->prev;\n    }\n}", "        current = current->prev;\n    }\n    if (temp1 != NULL)\n"
+    "        head = temp1->prev;\n}")
+
+
+def test_repair_with_states_json(capsys):
+    code = main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--insert-slots", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["outcome"] == "repaired" and out["scheme"] == "heap"
+    (rep,) = out["repairs"]
+    assert sorted(c["replacement"] for c in rep["changes"]) == ["current != NULL", "head = current;",
+                                                                 "temp2 = current->next;"]
+    assert rep["evidence"]["kind"] == "MatchesStates"
+
+
+def test_repair_against_a_reference_and_apply(tmp_path, capsys):
+    buggy = tmp_path / "rev.c"
+    buggy.write_text(CORRECT.replace("temp2 = current->next", "temp2 = current->prev"))
+    ref = tmp_path / "ref.c"
+    ref.write_text(CORRECT)
+    code = main(["repair", str(buggy), "--scheme", "heap", "--reference", str(ref), "--checkpoints", "reverse",
+                 "--apply"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "temp2 = current->prev;  =>  temp2 = current->next;" in out
+    assert buggy.read_text() == CORRECT and (tmp_path / "rev.c.orig").exists()
+
+
+def test_original_correct_and_no_repair_exit_codes(tmp_path, capsys):
+    ref = tmp_path / "ref.c"
+    ref.write_text(CORRECT)
+    assert main(["repair", str(ref), "--scheme", "heap", "--reference", str(ref), "--checkpoints",
+                 "reverse,loops"]) == 6
+    # the missing head = ... needs an insertion slot: none given, no repair
+    assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC)]) == 5
+    capsys.readouterr()
+
+
+def test_localize_gradient(capsys):
+    code = main(["localize", str(PROG), "--method", "gradient", "--states", str(SPEC), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["method"] == "gradient" and out["total"] == 9
+    assert 16 in [loc["line"] for loc in out["locations"]]
+
+
+def test_usage_errors(capsys):
+    assert main(["repair", str(PROG), "--scheme", "heap"]) == 2
+    assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--checkpoints", "f"]) == 2
+    assert main(["repair", str(PROG), "--states", str(SPEC)]) == 2
+    err = capsys.readouterr().err
+    assert "--states SPEC.json or --reference" in err and "used by --scheme heap only" in err
