@@ -22,7 +22,7 @@ import os
 import sys
 
 from crepair.cli.common import ExitCode, JsonArgumentParser
-from crepair.cli import heap_cmd, localize_cmd, repair_cmd, verify_cmd
+from crepair.cli import debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.report.json_report import error_json
 
@@ -36,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     localize_cmd.add_parser(sub)
     repair_cmd.add_parser(sub)
     heap_cmd.add_inject_parser(sub)
+    debug_cmd.add_parser(sub)
     return p
 
 
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
-                   "inject": heap_cmd.run_inject}[args.command]
+                   "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
         return command(args)
     except UsageError as exc:
         return _fail(ExitCode.USAGE, f"error: {exc}", as_json)
