@@ -139,7 +139,6 @@ class Shell:
             out.append(f"resumed checkpoint {args[0]}")
             self._picture(out, ev)
         elif cmd == "repair":
-            out.append("repairing ...")
             rep, note = repair(s, self.max_slots)
             if rep is None:
                 out.append(note)

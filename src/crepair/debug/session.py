@@ -284,6 +284,11 @@ class Session:
                 if want.at == "loop":
                     k += 1
                 if want.state is not None:
+                    for entity in want.state.differences(self.calls[-1][-1].state):  # the user's changes, again
+                        node, _, fld = entity.partition(".")
+                        value = want.state.nodes[node][fld] if fld else want.state.vars[node]
+                        if entity != "return":
+                            self.change(f"{node}->{fld}" if fld else node, value)
                     self.calls[-1][-1].committed = want.state
                     self.watched |= set(want.state.vars) - set(self.fn.globals) - {"return"}
         return self.event
