@@ -114,6 +114,15 @@ def test_the_pictures_of_fig2(paper):
     assert _marked(pics / "13-exit.dot", "blue") == {"var_head"}
 
 
+def test_the_pictures_as_svg(paper):
+    if not shutil.which("dot"):
+        pytest.skip("Graphviz dot is not installed (apt-get install graphviz)")
+    svg = (paper[0] / "pics" / "05-loop.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert all(f">{n}<" in svg for n in ("n1", "n2", "n3", "n4", "current", "head"))
+    assert 'stroke="blue"' in svg and 'stroke="red"' in svg  # the user's changes and the program's
+
+
 def test_continued_over_three_calls_the_repair_reverses_every_list(tmp_path):
     out = _session(tmp_path, "fig1_three_calls.txt")
     second = out.split("repair synthesized")[2].split("checked:")[0]

@@ -62,20 +62,36 @@ def _lines(args: argparse.Namespace):
             print(PROMPT + line.rstrip("\n"), flush=True)
             yield line
         return
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.completion import WordCompleter
-    from prompt_toolkit.history import InMemoryHistory
-
     from crepair.debug.commands import COMMANDS
 
-    ps = PromptSession(history=InMemoryHistory(), completer=WordCompleter(list(COMMANDS) + ["NULL", "--apply"]))
+    try:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import WordCompleter
+        from prompt_toolkit.history import InMemoryHistory
+    except ImportError:  # no prompt-toolkit: readline's history and completion
+        ask = _readline(COMMANDS)
+    else:
+        ps = PromptSession(history=InMemoryHistory(), completer=WordCompleter(list(COMMANDS) + ["NULL", "--apply"]))
+        ask = ps.prompt
     while True:
         try:
-            yield ps.prompt(PROMPT)
+            yield ask(PROMPT)
         except EOFError:
             return
         except KeyboardInterrupt:
+            print()
             continue
+
+
+def _readline(commands):
+    try:
+        import readline
+    except ImportError:
+        return input
+    words = sorted(commands)
+    readline.set_completer(lambda text, k: ([w for w in words if w.startswith(text)] + [None])[k])
+    readline.parse_and_bind("tab: complete")
+    return input
 
 
 def run(args: argparse.Namespace) -> int:
