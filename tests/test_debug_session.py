@@ -181,3 +181,26 @@ def test_the_interactive_shell_in_a_pseudo_terminal(tmp_path):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+@needs_gdb
+def test_step_runs_one_line_and_spec_refuses_a_point_between_events():
+    sh = _shell()
+    try:
+        sh.run("start")
+        assert sh.run("step")[0].splitlines()[0] == "line 13: current = head; (call 1)"
+        out, _ = sh.run("step")
+        assert out.splitlines()[0] == "line 14: while (temp1 != NULL) { (call 1)" and "current* -> n4" in out
+        assert sh.run("spec")[0] == ("error: spec: line 14 is not an observation point; the specification holds "
+                                     "states at reverse's entry, loop heads and exit (use next)")
+        assert sh.run("step")[0].startswith("loop head, line 14")  # the loop hook: an event
+        out, _ = sh.run("enter")  # forced into the body: the first iteration runs, back at the loop head
+        assert out.startswith("loop head, line 14: while (temp1 != NULL) { (call 1, visit 2)")
+        sh.run("start; step; step; step")
+        out, _ = sh.run("step")  # the guard is false: the loop ends at once
+        assert out.splitlines()[0] == "line 21: } (call 1)"
+        assert sh.run("change temp1 n2")[0].splitlines()[1].startswith("  head -> n4   current -> n4   temp1! -> n2")
+        assert sh.run("step")[0].startswith("exit of reverse (call 1)")
+        assert sh.run("step")[0] == "error: step: not inside reverse (use next, or start)"
+    finally:
+        sh.session.close()

@@ -19,7 +19,8 @@ from crepair.heap.states import State, load_spec, save_spec
 
 HELP = """commands (several on a line: separate them with ';'):
   start               compile (gcc -g) and run to the entry of the function under repair
-  next | step         run to the next event: a loop head, the exit, the next call's entry
+  next                run to the next event: a loop head, the exit, the next call's entry
+  step                run one source line of the function (states between events cannot be committed)
   finish              run to the exit of the current call
   break LINE|FUNC     stop at that loop head (or at each entry of the function); continue runs to it
   continue            run to the next breakpoint (or the end of the program)
@@ -78,6 +79,10 @@ class Shell:
             return f"loop head, line {ev['line']}: {src} ({call}, visit {visits})"
         if ev["at"] == "exit":
             return f"exit of {s.function} ({call})"
+        if ev["at"] == "line":
+            lines = s.text.splitlines()
+            src = lines[ev["line"] - 1].strip() if 0 < ev["line"] <= len(lines) else ""
+            return f"line {ev['line']}: {src} ({call})"
         if ev["at"] == "crash":
             return f"the program crashed ({ev.get('where', 'signal')}); 'start' again or 'resume' a checkpoint"
         return "the program ended" + (f"; its output:\n{s.driver.program_output().rstrip()}"
@@ -110,8 +115,10 @@ class Shell:
             out.append(HELP)
         elif cmd == "start":
             self._picture(out, s.start())
-        elif cmd in ("next", "step", "n", "s"):
+        elif cmd in ("next", "n"):
             self._picture(out, s.advance())
+        elif cmd in ("step", "s"):
+            self._picture(out, s.step())
         elif cmd in ("enter", "leave"):
             self._picture(out, s.advance(1 if cmd == "enter" else 0))
         elif cmd == "finish":

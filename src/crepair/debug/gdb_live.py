@@ -13,7 +13,8 @@ three never mix.  Configuration: the JSON file CREPAIR_DEBUG_CONFIG with
 Requests (``cmd``): ``start`` (run to the first entry of the function),
 ``advance`` (with ``force``: 0/1 at a loop head, the ``leave``/``enter``
 commands; runs to the next event: loop head, exit, next call's entry,
-crash or the end of the program), ``change`` (``entity``: a variable or
+crash or the end of the program), ``line`` (one source line of the
+function, gdb's ``next``: a ``line`` event unless an event comes first), ``change`` (``entity``: a variable or
 ``nK->field``; ``value``: a node name, null or an integer), ``quit``.
 Every answer is ``{"ok": true, "event": {...}}`` or ``{"ok": false,
 "error": "..."}``; an event is ``{"at", "line", "call", "state"}`` with the
@@ -197,7 +198,7 @@ def change(entity, new):
     finally:
         top.select()
     old = S["event"]["state"] or {"vars": {}}
-    st = state(S["event"]["at"] == "loop")
+    st = state(S["event"]["at"] in ("loop", "line"))
     if "return" in old["vars"]:
         st["vars"]["return"] = old["vars"]["return"]
     S["event"]["state"] = st
@@ -220,6 +221,22 @@ def handle(req):
             if ev["at"] != "loop":
                 raise ValueError("enter/leave: the program is not at a loop head")
             gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
+        return advance()
+    if cmd == "line":
+        ev = S["event"]
+        if ev is None or ev["at"] in ("end", "crash", "exit"):
+            raise ValueError("step: not inside %s (use next or start)" % CFG["function"])
+        if ev["at"] == "loop":
+            if req.get("force") is not None:
+                gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
+            gdb.execute("finish", to_string=True)
+        gdb.execute("next", to_string=True)
+        found = classify()
+        if found is not None:
+            return found
+        frame = gdb.selected_frame()
+        if frame.name() == CFG["function"]:
+            return event("line", frame.find_sal().line, state(True))
         return advance()
     if cmd == "change":
         return change(req["entity"], req["value"])

@@ -141,18 +141,29 @@ class Session:
         if force is not None and ev["at"] != "loop":
             raise SessionError("enter/leave: the program is not at a loop head (use next)")
         nxt = self._request(cmd="advance", force=force)
-        decision = None
-        if ev["at"] == "loop":
-            decision = int(nxt["at"] == "loop" and nxt["line"] in self.inner.get(ev["line"], {ev["line"]}))
+        decision = self._decision(ev["at"], ev["line"], nxt["at"], nxt["line"]) if ev["at"] == "loop" else None
         self.log.append(("advance", decision))
+        return self._arrive(nxt)
+
+    def step(self, force: int | None = None) -> dict:
+        """Run one source line of the function (gdb's ``next``); the stop
+        is a ``line`` event (not an observation point: ``spec`` refuses
+        it) unless an event comes first.  ``force`` as in :meth:`advance`."""
+        ev = self.event
+        if ev is None or ev["at"] in ("crash", "end", "exit"):
+            raise SessionError("step: not inside " + self.function + " (use next, or start)")
+        if force is not None and ev["at"] != "loop":
+            raise SessionError("enter/leave: the program is not at a loop head (use next)")
+        nxt = self._request(cmd="line", force=force)
+        self.log.append(("line", force))  # replayed on the same text: only the user's forcing matters
         return self._arrive(nxt)
 
     def change(self, entity: str, value) -> dict:
         """Set ``entity`` (a variable or ``nK->field``) to ``value`` (node
         name, None for NULL, or an int); the type must fit."""
         ev = self.event
-        if ev is None or ev["at"] not in ("entry", "loop", "exit"):
-            raise SessionError("change: the program is not stopped at an event of " + self.function)
+        if ev is None or ev["at"] not in ("entry", "loop", "exit", "line"):
+            raise SessionError("change: the program is not stopped in " + self.function)
         st = State.of_json(ev["state"])
         if "->" in entity:
             node, fld = entity.split("->", 1)
@@ -163,7 +174,7 @@ class Session:
             tag = next(t for t, fs in self.fn.structs.items() if fld in fs)
             ty, key = self.fn.structs[tag][fld], f"{node}.{fld}"
         else:
-            visible = st.vars if ev["at"] != "loop" else {**st.vars, **{v: 0 for v in self.fn.locals}}
+            visible = st.vars if ev["at"] not in ("loop", "line") else {**st.vars, **{v: 0 for v in self.fn.locals}}
             if entity not in visible or entity == "return":
                 raise SessionError(f"change: {entity!r} is not a variable of {self.function} here "
                                    f"(variables: {', '.join(v for v in st.vars if v != 'return')})")
@@ -178,9 +189,10 @@ class Session:
         prev, user = self.previous, self.user | {key}
         self.event = self._request(cmd="change", entity=entity, value=value)
         self.previous, self.user = prev, user
-        self.calls[-1][-1].state = State.of_json(self.event["state"])
+        if ev["at"] != "line":
+            self.calls[-1][-1].state = State.of_json(self.event["state"])
         self.log.append(("change", entity, value))
-        if "->" not in entity and ev["at"] == "loop":
+        if "->" not in entity and ev["at"] in ("loop", "line"):
             self.watched.add(entity)
         return self.event
 
@@ -189,8 +201,11 @@ class Session:
         """Commit the current state to the specification; returns the new
         checkpoint's id (1-based)."""
         ev = self.event
+        if ev is not None and ev["at"] == "line":
+            raise SessionError(f"spec: line {ev['line']} is not an observation point; the specification holds "
+                               f"states at {self.function}'s entry, loop heads and exit (use next)")
         if ev is None or ev["at"] not in ("entry", "loop", "exit"):
-            raise SessionError("spec: the program is not stopped at an event of " + self.function)
+            raise SessionError("spec: the program is not stopped in " + self.function)
         visit = self.calls[-1][-1]
         st = visit.state
         if visit.at == "loop":
@@ -227,27 +242,44 @@ class Session:
         return Spec(self.function, tuple(traces))
 
     def replay(self, log: list, changes: bool) -> dict:
-        """Restart the current text and redo ``log`` (loop decisions forced
-        as taken; the user's changes too when ``changes``)."""
+        """Restart the current text and redo ``log``: with ``changes`` (the
+        same text, ``resume``) every step and change as it was made;
+        without (a hot-patch) the visited events, each loop decision forced
+        as it was taken — the run stops at the last event reached."""
+        visits = [v for c in self.calls for v in c]
         self._restart()
-        calls = self.calls
-        self.calls = []
+        calls, self.calls = self.calls, []
         self._arrive(self._request(cmd="start"))
-        for item in log:
-            if item[0] == "advance":
+        if changes:
+            for item in log:
                 ev = self.event
                 if ev is None or ev["at"] in ("crash", "end"):
                     break
-                nxt = self._request(cmd="advance", force=item[1] if ev["at"] == "loop" else None)
-                self._arrive(nxt)
-            elif changes:
-                self.event = self._request(cmd="change", entity=item[1], value=item[2])
-                self.calls[-1][-1].state = State.of_json(self.event["state"])
+                if item[0] == "change":
+                    self.event = self._request(cmd="change", entity=item[1], value=item[2])
+                    if ev["at"] in ("entry", "loop", "exit"):
+                        self.calls[-1][-1].state = State.of_json(self.event["state"])
+                else:
+                    force = item[1] if ev["at"] == "loop" else None
+                    self._arrive(self._request(cmd="advance" if item[0] == "advance" else "line", force=force))
+            self.log = list(log)
+        else:
+            self.log = []
+            for prev, cur in zip(visits, visits[1:]):
+                if self.event is None or self.event["at"] in ("crash", "end"):
+                    break
+                force = self._decision(prev.at, prev.line, cur.at, cur.line) if prev.at == "loop" else None
+                self._arrive(self._request(cmd="advance", force=force))
+                self.log.append(("advance", force))
         for mine, old in zip(self.calls, calls):  # the commits stay
             for v, w in zip(mine, old):
                 v.committed = w.committed
-        self.log = list(log) if changes else [x for x in log if x[0] == "advance"]
         return self.event
+
+    def _decision(self, at: str, line: int, nxt_at: str, nxt_line: int) -> int:
+        """The decision taken at loop head ``line`` when the next event is
+        (``nxt_at``, ``nxt_line``): 1 the body ran again, 0 the loop ended."""
+        return int(nxt_at == "loop" and nxt_line in self.inner.get(line, {line}))
 
     def resume(self, ident: int) -> dict:
         """Checkpoint-based hopping (§6.2): back to checkpoint ``ident``
