@@ -205,3 +205,22 @@ def test_step_runs_one_line_and_spec_refuses_a_point_between_events():
         assert sh.run("step")[0] == "error: step: not inside reverse (use next, or start)"
     finally:
         sh.session.close()
+
+
+@needs_gdb
+def test_break_continue_finish_over_the_calls_of_main():
+    sh = _shell()
+    try:
+        first = lambda line: sh.run(line)[0].splitlines()[0]
+        assert first("start") == "entry of reverse (call 1)"
+        assert first("break reverse") == "breakpoint at reverse"
+        assert first("continue") == "entry of reverse (call 2)"
+        assert first("finish") == "exit of reverse (call 2)"
+        assert first("continue") == "entry of reverse (call 3)"
+        assert first("continue") == "the program ended"
+        assert first("next") == "error: the program is not running: 'start' it"
+        assert first("break 14") == "breakpoint at 14"
+        first("start")
+        assert first("continue") == "loop head, line 14: while (temp1 != NULL) { (call 1, visit 1)"
+    finally:
+        sh.session.close()

@@ -19,6 +19,7 @@ from crepair.heap.states import State, load_spec, save_spec
 
 HELP = """commands (several on a line: separate them with ';'):
   start               compile (gcc -g) and run to the entry of the function under repair
+                      (again: a new run and a new specification; resume ID goes back to a checkpoint)
   next                run to the next event: a loop head, the exit, the next call's entry
   step                run one source line of the function (states between events cannot be committed)
   finish              run to the exit of the current call
