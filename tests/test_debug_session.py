@@ -224,3 +224,20 @@ def test_break_continue_finish_over_the_calls_of_main():
         assert first("continue") == "loop head, line 14: while (temp1 != NULL) { (call 1, visit 1)"
     finally:
         sh.session.close()
+
+
+@needs_gdb
+def test_the_programs_input_and_output_stay_apart_from_the_session(tmp_path):
+    prog = tmp_path / "io.c"
+    text = PROG.read_text().replace("#include <stdlib.h>", "#include <stdlib.h>\n#include <stdio.h>")
+    prog.write_text(text.replace("    return 0;\n}", '    int k = 0;\n    if (scanf("%d", &k) == 1) printf("read %d\\n", k);\n'
+                                 '    return 0;\n}'))
+    (tmp_path / "in.txt").write_text("42\n")
+    sh = _shell(prog, stdin=str(tmp_path / "in.txt"))
+    try:
+        out, _ = sh.run("start; continue")
+        assert out.splitlines()[0] == "entry of reverse (call 1)"
+        assert out.endswith("the program ended; its output:\nread 42")
+        assert "read 42" not in out.split("the program ended")[0]
+    finally:
+        sh.session.close()
