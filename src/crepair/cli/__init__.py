@@ -23,7 +23,7 @@ import sys
 import threading
 
 from crepair.cli.common import ExitCode, JsonArgumentParser
-from crepair.cli import batch_cmd, bench_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.report.json_report import error_json
 
@@ -39,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     batch_cmd.add_parser(sub)
     bench_cmd.add_parser(sub)
     heap_cmd.add_inject_parser(sub)
+    debug_cmd.add_parser(sub)
     return p
 
 
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
-                   "inject": heap_cmd.run_inject}[args.command]
+                   "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
         timer = _hard_stop(args, as_json)
         try:
             return command(args)

@@ -1,0 +1,1 @@
+"""``crepair debug``: the interactive debug-localize-repair shell (Wolverine2 §1-3, §6)."""

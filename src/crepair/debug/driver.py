@@ -1,0 +1,142 @@
+"""The driver (Wolverine2 §3): gdb run from crepair's own process.
+
+gdb runs :mod:`crepair.debug.gdb_live` and talks JSON lines over two pipes
+of their own; gdb's console output is discarded and the program reads and
+writes files, so the program's input/output, gdb's traffic and the
+session's never mix.  Every request has a time limit (seconds); a crash of
+the program is an event, a hang or a dead gdb a :class:`DriverError` — the
+session reports it and goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool
+from crepair.frontend import CProgram
+from crepair.heap.execute import harness
+from crepair.heap.ir import Function
+
+
+class DriverError(Exception):
+    """gdb did not answer in time or died; the message is one line."""
+
+
+def _tool(name: str) -> str:
+    import shutil
+
+    found = shutil.which(name)
+    if not found:
+        raise MissingTool(f"{name} is not installed; crepair debug runs the program under it "
+                          f"(install it, e.g. apt-get install {name})")
+    return found
+
+
+class Driver:
+    """One live run of ``text`` (the program ``program``'s current text,
+    function ``fn``) under gdb.  ``lines``: the loop lines reported for the
+    loops of ``fn`` (source order; default their own).  ``args``: the
+    program's command-line arguments; ``stdin``: a file for its input.
+    Raises ``MissingTool`` (gcc, gdb) and ``BadInput`` (does not
+    compile).  Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, program: CProgram, fn: Function, text: str, lines: list[int] | None = None,
+                 args: list[str] | None = None, stdin: str | None = None, timeout: float = 10.0):
+        gcc, gdb = _tool("gcc"), _tool("gdb")
+        self.timeout = timeout
+        self.tmp = tempfile.TemporaryDirectory(prefix="crepair-debug-")
+        tmp = Path(self.tmp.name)
+        src = tmp / "harness.c"
+        src.write_text(harness(text, fn, program.path, lines))
+        exe = tmp / "prog"
+        inc = str(Path(program.path).resolve().parent)
+        cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
+                            capture_output=True, text=True, errors="replace")
+        if cc.returncode != 0:
+            self.tmp.cleanup()
+            first = cc.stderr.strip().splitlines()[0] if cc.stderr.strip() else ""
+            raise BadInput(f"{program.path}: does not compile: {first}")
+        tags = {t[4:] for t in fn.variables.values() if t.startswith("ptr:")}
+        tag = next((t for t in fn.structs if t in tags), None)
+        self.output = tmp / "out"
+        cfg = {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
+               "node_type": f"struct {tag}" if tag else "int", "fields": list(fn.structs.get(tag, {})) if tag else [],
+               "stdin": stdin or os.devnull, "stdout": str(self.output),
+               "args": " ".join(shlex.quote(a) for a in (args or []))}
+        (tmp / "cfg.json").write_text(json.dumps(cfg))
+        to_gdb_r, self._to_gdb = os.pipe()
+        self._from_gdb, from_gdb_w = os.pipe()
+        env = dict(os.environ, CREPAIR_DEBUG_CONFIG=str(tmp / "cfg.json"), CREPAIR_DEBUG_IN=str(to_gdb_r),
+                   CREPAIR_DEBUG_OUT=str(from_gdb_w))
+        helper = Path(__file__).with_name("gdb_live.py")
+        self.proc = subprocess.Popen([gdb, "-q", "-nx", "-batch", "-x", str(helper)], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp,
+                                     pass_fds=(to_gdb_r, from_gdb_w))
+        os.close(to_gdb_r)
+        os.close(from_gdb_w)
+        self._buf = b""
+
+    def request(self, **req) -> dict:
+        """Send one request, return its event (a dict, see
+        :mod:`crepair.debug.gdb_live`).  Raises ``ValueError`` with gdb's
+        one-line reason for a refused request and ``DriverError`` on a
+        time-out or a dead gdb (the driver is then closed)."""
+        try:
+            os.write(self._to_gdb, (json.dumps(req) + "\n").encode())
+        except OSError:
+            self.close()
+            raise DriverError("gdb has stopped") from None
+        deadline = time.monotonic() + self.timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._from_gdb, selectors.EVENT_READ)
+            while b"\n" not in self._buf:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.close()
+                    raise DriverError(f"no answer from the program within {self.timeout:g} s (it hangs?); "
+                                      "the run was stopped, 'start' again")
+                chunk = os.read(self._from_gdb, 65536)
+                if not chunk:
+                    self.close()
+                    raise DriverError("gdb has stopped")
+                self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        ans = json.loads(line)
+        if not ans["ok"]:
+            raise ValueError(ans["error"])
+        return ans["event"]
+
+    def program_output(self) -> str:
+        """What the program wrote so far (stdout and stderr)."""
+        try:
+            return self.output.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.write(self._to_gdb, b'{"cmd": "quit"}\n')
+                self.proc.wait(2)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for fd in (self._to_gdb, self._from_gdb):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.tmp.cleanup()
+
+    def __enter__(self) -> "Driver":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

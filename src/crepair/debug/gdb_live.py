@@ -1,0 +1,269 @@
+"""Runs inside gdb (``gdb -q -nx -batch -x gdb_live.py``): the live half of
+a ``crepair debug`` session (Wolverine2 §3, the driver).
+
+Unlike :mod:`crepair.heap.gdb_helper` (one batch run), this helper keeps the
+program stopped between requests.  It reads one JSON request per line from
+the file descriptor named by CREPAIR_DEBUG_IN and answers one JSON line on
+CREPAIR_DEBUG_OUT; gdb's own output goes elsewhere, and the program's
+stdin/stdout are files (``stdin``/``stdout`` of the configuration), so the
+three never mix.  Configuration: the JSON file CREPAIR_DEBUG_CONFIG with
+``program``, ``function``, ``globals``, ``node_type``, ``fields``,
+``stdin``, ``stdout``, ``args`` (the program's arguments, a string).
+
+Requests (``cmd``): ``start`` (run to the first entry of the function),
+``advance`` (with ``force``: 0/1 at a loop head, the ``leave``/``enter``
+commands; runs to the next event: loop head, exit, next call's entry,
+crash or the end of the program), ``line`` (one source line of the
+function, gdb's ``next``: a ``line`` event unless an event comes first), ``change`` (``entity``: a variable or
+``nK->field``; ``value``: a node name, null or an integer), ``quit``.
+Every answer is ``{"ok": true, "event": {...}}`` or ``{"ok": false,
+"error": "..."}``; an event is ``{"at", "line", "call", "state"}`` with the
+memory graph as in :mod:`crepair.heap.states` (nodes n1, n2, … in order of
+allocation, via the harness's ``__crepair_nodes``).
+"""
+
+import json
+import os
+
+try:
+    import gdb
+except ImportError:  # imported outside gdb: nothing to do
+    gdb = None
+
+CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
+S = {"inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
+
+
+def on_stop(event):
+    if isinstance(event, gdb.SignalEvent):
+        S["signal"] = event.stop_signal
+
+
+def table():
+    count = int(gdb.parse_and_eval("__crepair_count"))
+    nodes, freed = gdb.parse_and_eval("__crepair_nodes"), gdb.parse_and_eval("__crepair_freed")
+    names, dead = {}, []
+    for i in range(count):
+        addr = int(nodes[i].cast(gdb.lookup_type("unsigned long")))
+        name = "n%d" % (i + 1)
+        if int(freed[i]):
+            dead.append(name)
+            if names.get(addr) == name:
+                del names[addr]
+        else:
+            names[addr] = name
+    return names, dead
+
+
+def value(v, names):
+    t = v.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_PTR:
+        addr = int(v.cast(gdb.lookup_type("unsigned long")))
+        return None if addr == 0 else names.get(addr, "?")
+    try:
+        return int(v)
+    except gdb.error:
+        return "?"
+
+
+def frame_of_function():
+    """The frame of the function under repair (None at its exit)."""
+    try:
+        f = gdb.selected_frame()
+    except gdb.error:
+        return None
+    while f is not None:
+        if f.name() == CFG["function"]:
+            return f
+        f = f.older()
+    return None
+
+
+def state(with_locals):
+    names, dead = table()
+    out = {}
+    for g in CFG["globals"]:
+        try:
+            out[g] = value(gdb.parse_and_eval(g), names)
+        except gdb.error:
+            pass
+    frame = frame_of_function() if S["inside"] else None
+    if frame is not None:
+        block, seen = frame.block(), set()
+        while block is not None:
+            for sym in block:
+                if sym.name in seen or not (sym.is_argument or (with_locals and sym.is_variable)):
+                    continue
+                seen.add(sym.name)
+                out[sym.name] = value(sym.value(frame), names)
+            if block.function is not None:
+                break
+            block = block.superblock
+    ntype = gdb.lookup_type(CFG["node_type"]).pointer() if CFG["fields"] else None
+    nodes = {}
+    for addr, name in names.items():
+        if ntype is None:
+            nodes[name] = {}
+            continue
+        node = gdb.Value(addr).cast(ntype).dereference()
+        nodes[name] = {f: value(node[f], names) for f in CFG["fields"]}
+    clean = lambda d: {k: v for k, v in d.items() if v != "?"}
+    return {"vars": clean(out), "nodes": {n: clean(fs) for n, fs in sorted(nodes.items(), key=lambda x: int(x[0][1:]))},
+            "freed": dead}
+
+
+class Exit(gdb.FinishBreakpoint if gdb is not None else object):
+    def stop(self):
+        rv = None
+        try:
+            if self.return_value is not None:
+                rv = value(self.return_value, table()[0])
+        except Exception:
+            pass
+        S["exit"] = {"return": rv}
+        return True
+
+    def out_of_scope(self):
+        S["inside"] = False
+
+
+def event(at, line=0, st=None):
+    S["event"] = {"at": at, "line": line, "call": S["calls"], "state": st}
+    return S["event"]
+
+
+def advance():
+    """Continue to the next event of the function under repair."""
+    while True:
+        try:
+            gdb.execute("continue", to_string=True)
+        except gdb.error as exc:
+            return event("end", 0, None) if "not being run" in str(exc) else event("crash", 0, None)
+        found = classify()
+        if found is not None:
+            return found
+
+
+def classify():
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error:
+        return event("end")
+    if S["signal"]:
+        S["where"] = "%s in %s" % (S["signal"], frame.name())
+        ev = event("crash")
+        ev["where"] = S["where"]
+        return ev
+    if S["exit"] is not None:
+        st = state(False)
+        if S["exit"]["return"] is not None:
+            st["vars"]["return"] = S["exit"]["return"]
+        S["exit"], S["inside"] = None, False
+        return event("exit", 0, st)
+    name = frame.name()
+    if name == CFG["function"] and not S["inside"]:
+        S["inside"] = True
+        S["calls"] += 1
+        Exit(frame, internal=True)
+        return event("entry", 0, state(False))
+    if name == "__crepair_loop" and S["inside"] and frame.older().name() == CFG["function"]:
+        return event("loop", int(frame.read_var("line")), state(True))
+    return None
+
+
+def change(entity, new):
+    names, _ = table()
+    addrs = {n: a for a, n in names.items()}
+    if new is None:
+        text = "0"
+    elif isinstance(new, str):
+        if new not in addrs:
+            raise ValueError("no node %s (or it was freed)" % new)
+        text = "%d" % addrs[new]
+    else:
+        text = "%d" % int(new)
+    if "->" in entity:
+        node, fld = entity.split("->")
+        if node not in addrs:
+            raise ValueError("no node %s (or it was freed)" % node)
+        target = "((%s *) %d)->%s" % (CFG["node_type"], addrs[node], fld)
+    else:
+        target = entity
+    frame, top = frame_of_function() if S["inside"] else None, gdb.selected_frame()
+    if frame is not None:
+        frame.select()
+    try:
+        t = gdb.parse_and_eval(target).type
+        gdb.execute("set var %s = (%s) %s" % (target, t, text), to_string=True)
+    finally:
+        top.select()
+    old = S["event"]["state"] or {"vars": {}}
+    st = state(S["event"]["at"] in ("loop", "line"))
+    if "return" in old["vars"]:
+        st["vars"]["return"] = old["vars"]["return"]
+    S["event"]["state"] = st
+    return S["event"]
+
+
+def handle(req):
+    cmd = req.get("cmd")
+    if cmd == "start":
+        gdb.execute("file " + CFG["program"], to_string=True)
+        gdb.execute("break " + CFG["function"], to_string=True)
+        gdb.execute("break __crepair_loop", to_string=True)
+        gdb.execute("run %s < %s > %s 2>&1" % (CFG["args"], CFG["stdin"], CFG["stdout"]), to_string=True)
+        return classify() or advance()
+    if cmd == "advance":
+        ev = S["event"]
+        if ev is None or ev["at"] in ("end", "crash"):
+            raise ValueError("the program is not running (start it)")
+        if req.get("force") is not None:
+            if ev["at"] != "loop":
+                raise ValueError("enter/leave: the program is not at a loop head")
+            gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
+        return advance()
+    if cmd == "line":
+        ev = S["event"]
+        if ev is None or ev["at"] in ("end", "crash", "exit"):
+            raise ValueError("step: not inside %s (use next or start)" % CFG["function"])
+        if ev["at"] == "loop":
+            if req.get("force") is not None:
+                gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
+            gdb.execute("finish", to_string=True)
+        gdb.execute("next", to_string=True)
+        found = classify()
+        if found is not None:
+            return found
+        frame = gdb.selected_frame()
+        if frame.name() == CFG["function"]:
+            return event("line", frame.find_sal().line, state(True))
+        return advance()
+    if cmd == "change":
+        return change(req["entity"], req["value"])
+    raise ValueError("unknown request %r" % cmd)
+
+
+def main():
+    gdb.execute("set pagination off")
+    gdb.execute("set confirm off")
+    gdb.events.stop.connect(on_stop)
+    rd = os.fdopen(int(os.environ["CREPAIR_DEBUG_IN"]), "r")
+    wr = os.fdopen(int(os.environ["CREPAIR_DEBUG_OUT"]), "w")
+    for line in rd:
+        req = json.loads(line)
+        if req.get("cmd") == "quit":
+            break
+        try:
+            ans = {"ok": True, "event": handle(req)}
+        except Exception as exc:  # gdb.error and bad requests: an answer, never a gdb prompt
+            ans = {"ok": False, "error": str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}
+        wr.write(json.dumps(ans) + "\n")
+        wr.flush()
+    try:
+        gdb.execute("kill", to_string=True)
+    except gdb.error:
+        pass
+
+
+if gdb is not None:
+    main()

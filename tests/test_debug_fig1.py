@@ -1,0 +1,155 @@
+"""``crepair debug`` on Wolverine2's session of §2.1 (Fig. 1 program, Fig. 2
+pictures) as a script: the paper's commands in order, two ``repair`` calls
+(bug 2, then bugs 1 and 3 with one insertion), ``rewrite``, and the
+pictures of Fig. 2 (a)-(f)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from crepair.cli import main
+
+DATA = Path(__file__).parent / "data"
+PROG = DATA / "heap" / "fig1_reverse.c"
+
+pytestmark = pytest.mark.skipif(not (shutil.which("gdb") and shutil.which("gcc")), reason="needs gcc and gdb")
+
+
+def _session(tmp_path, script: str) -> str:
+    text = (DATA / "debug" / script).read_text().replace("OUT/", f"{tmp_path}/")
+    (tmp_path / "s.txt").write_text(text)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(["debug", str(PROG), "--script", str(tmp_path / "s.txt"), "--pictures", str(tmp_path / "pics")])
+    assert code == 0
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory):
+    """The paper's session, run once: (its folder, its transcript)."""
+    tmp = tmp_path_factory.mktemp("fig1")
+    return tmp, _session(tmp, "fig1_session.txt")
+
+
+def _edges(dot: Path) -> set[tuple[str, str, str]]:
+    """(source, field or 'var', target) of each arrow of a DOT picture; NULL targets as 'NULL'."""
+    out = set()
+    for a, b, attrs in re.findall(r"^\s*(\S+) -> (\S+) \[(.*)\];$", dot.read_text(), re.M):
+        b = "NULL" if b.startswith("null") else b
+        if a.startswith("var_"):
+            out.add((a[4:], "var", b))
+        else:
+            node, field = a.split(":")
+            out.add((node, field, b))
+    return out
+
+
+def _marked(dot: Path, color: str) -> set[str]:
+    return {m for m in re.findall(r"^\s*(\S+) -> \S+ \[.*color=\"" + color + r"\"", dot.read_text(), re.M)}
+
+
+def _diffs(out: str) -> list[str]:
+    return re.findall(r"^(?:\+|-)(?!\+\+|--).*$", out, re.M)
+
+
+def test_the_papers_session_repairs_bug_2_then_bugs_1_and_3(paper):
+    tmp_path, out = paper
+    assert [int(x) for x in re.findall(r"checkpoint (\d+)", out)] == [1, 2, 3, 4, 5]
+    assert out.count("repair synthesized") == 2 and "error:" not in out
+    first, second = out.split("repair synthesized")[1:]
+    assert _diffs(first.split("checked:")[0]) == ["-        temp2 = current->prev;", "+        temp2 = current->next;"]
+    # the paper's FIX1 and FIX3 (Fig. 1): the condition, and head set after the loop (one insertion)
+    assert _diffs(second.split("checked:")[0]) == ["-    while (temp1 != NULL) {", "+    while (current != NULL) {",
+                                                   "+    head = temp1->prev;"]
+    assert "τ_grd 1, τ_stm 0, τ_ins 1" in second
+    fixed = (tmp_path / "fixed.c").read_text()
+    assert "temp2 = current->next;" in fixed and "while (current != NULL)" in fixed
+    assert PROG.read_text().count("temp2 = current->prev;") == 1  # the original is untouched
+    # the list of main's first call, reversed by the rewritten program
+    body = fixed[:fixed.index("int main()")] + """
+#include <stdio.h>
+int main(void) {
+    push(2); push(4); push(8); push(10);
+    reverse();
+    for (struct node *p = head; p; p = p->next) printf("%d%s", p->data, p->prev ? "" : "<");
+    printf("\\n");
+    return 0;
+}
+"""
+    (tmp_path / "main.c").write_text(body)
+    subprocess.run(["gcc", "-o", str(tmp_path / "main"), str(tmp_path / "main.c")], check=True)
+    run = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True)
+    assert (run.returncode, run.stdout) == (0, "2<4810\n")
+
+
+def test_the_pictures_of_fig2(paper):
+    tmp_path, _ = paper
+    pics = tmp_path / "pics"
+    chain = {("n1", "next", "NULL"), ("n1", "prev", "n2"), ("n2", "next", "n1"), ("n2", "prev", "n3"),
+             ("n3", "next", "n2"), ("n3", "prev", "n4"), ("n4", "next", "n3"), ("n4", "prev", "NULL")}
+    a = _edges(pics / "01-entry.dot")  # (a) the list push() built, before reverse
+    assert a == chain | {("head", "var", "n4")}
+    b = _edges(pics / "03-loop.dot")  # (b) after the first iteration, no changes: current and n4's fields NULL
+    assert {("current", "var", "NULL"), ("n4", "next", "NULL"), ("n4", "prev", "NULL")} <= b
+    assert _marked(pics / "03-loop.dot", "red") == {"n4:next", "var_current"}
+    c = _edges(pics / "05-loop.dot")  # (c) the user's changes: current -> n3, n4->prev -> n3
+    assert {("current", "var", "n3"), ("n4", "prev", "n3"), ("n4", "next", "NULL")} <= c
+    assert _marked(pics / "05-loop.dot", "blue") == {"n4:prev", "var_current"}
+    d = _edges(pics / "08-loop.dot")  # (d) after the second iteration and the changes
+    assert {("current", "var", "n2"), ("n3", "prev", "n2"), ("n3", "next", "n4")} <= d
+    e = _edges(pics / "10-loop.dot")  # (e) third iteration with the repair: nothing to change
+    assert {("current", "var", "n1"), ("n2", "prev", "n1"), ("n2", "next", "n3")} <= e
+    f = _edges(pics / "13-exit.dot")  # (f) after leave and change head n1: the reversed list
+    assert f == {("n1", "next", "n2"), ("n1", "prev", "NULL"), ("n2", "next", "n3"), ("n2", "prev", "n1"),
+                 ("n3", "next", "n4"), ("n3", "prev", "n2"), ("n4", "next", "NULL"), ("n4", "prev", "n3"),
+                 ("head", "var", "n1")}
+    assert _marked(pics / "13-exit.dot", "blue") == {"var_head"}
+
+
+def test_the_pictures_as_svg(paper):
+    if not shutil.which("dot"):
+        pytest.skip("Graphviz dot is not installed (apt-get install graphviz)")
+    svg = (paper[0] / "pics" / "05-loop.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert all(f">{n}<" in svg for n in ("n1", "n2", "n3", "n4", "current", "head"))
+    assert 'stroke="blue"' in svg and 'stroke="red"' in svg  # the user's changes and the program's
+
+
+def test_continued_over_three_calls_the_repair_reverses_every_list(tmp_path):
+    out = _session(tmp_path, "fig1_three_calls.txt")
+    second = out.split("repair synthesized")[2].split("checked:")[0]
+    assert _diffs(second) == ["-    while (temp1 != NULL) {", "+    while (current != NULL) {",
+                              "+        head = current;"]
+    assert "(3 calls, 14 events)" in out
+    fixed = (tmp_path / "fixed.c").read_text()
+    body = fixed[:fixed.index("int main()")] + """
+#include <stdio.h>
+int main(void) {
+    for (int len = 0; len <= 6; len++) {
+        head = NULL;
+        for (int k = 1; k <= len; k++) push(k);
+        reverse();
+        struct node *p = head, *last = NULL;
+        for (int k = 1; k <= len; k++) {
+            if (p == NULL || p->data != k || p->prev != last) { printf("bad %d\\n", len); return 1; }
+            last = p;
+            p = p->next;
+        }
+        if (p != NULL) { printf("long %d\\n", len); return 1; }
+    }
+    printf("ok\\n");
+    return 0;
+}
+"""
+    (tmp_path / "main.c").write_text(body)
+    subprocess.run(["gcc", "-o", str(tmp_path / "main"), str(tmp_path / "main.c")], check=True)
+    run = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True)
+    assert (run.returncode, run.stdout) == (0, "ok\n")
