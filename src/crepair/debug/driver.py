@@ -19,24 +19,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool
+from crepair.errors import BadInput
 from crepair.frontend import CProgram
 from crepair.heap.execute import harness
+from crepair.heap.execute import tool
 from crepair.heap.ir import Function
 
 
 class DriverError(Exception):
     """gdb did not answer in time or died; the message is one line."""
-
-
-def _tool(name: str) -> str:
-    import shutil
-
-    found = shutil.which(name)
-    if not found:
-        raise MissingTool(f"{name} is not installed; crepair debug runs the program under it "
-                          f"(install it, e.g. apt-get install {name})")
-    return found
 
 
 class Driver:
@@ -49,7 +40,7 @@ class Driver:
 
     def __init__(self, program: CProgram, fn: Function, text: str, lines: list[int] | None = None,
                  args: list[str] | None = None, stdin: str | None = None, timeout: float = 10.0):
-        gcc, gdb = _tool("gcc"), _tool("gdb")
+        gcc, gdb = tool("gcc", "crepair debug"), tool("gdb", "crepair debug")
         self.timeout = timeout
         self.tmp = tempfile.TemporaryDirectory(prefix="crepair-debug-")
         tmp = Path(self.tmp.name)

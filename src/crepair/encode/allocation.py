@@ -102,7 +102,7 @@ class Allocation(Memory):
                 if isinstance(t, ct.ArrayType) and t.inner:  # a row of a multi-dimensional array
                     return ct.ArrayType(t.elem, c_ast.Constant("int", str(t.inner[0])), t.inner[1:])
                 return self._elem_of(t, node)
-            case c_ast.StructRef(name=e, type=kind, field=f):
+            case c_ast.StructRef(name=e, type=kind):
                 base = self._static_type(e)
                 if kind == "->":
                     base = self._elem_of(base, node)

@@ -75,7 +75,7 @@ class Strings(CharArrays):
         cuts the run off (an UnwindingCut of kind "string")."""
         wide = 128  # |value| <= 2^63 * 10 + 9 fits
         value, negative = _bv(0, wide), smt.BoolVal(False)
-        skipping, going, end = smt.BoolVal(True), smt.BoolVal(True), None
+        skipping, going = smt.BoolVal(True), smt.BoolVal(True)
         limit = self._string_limit()
         at = _bv(limit)
         for j in range(limit):

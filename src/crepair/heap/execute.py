@@ -94,10 +94,12 @@ def harness(text: str, fn: Function, path: str, lines: list[int] | None = None) 
     return _PRELUDE.replace("{path}", path.replace("\\", "\\\\").replace('"', '\\"')) + text + _EPILOGUE
 
 
-def _tool(name: str) -> str:
+def tool(name: str, who: str = "the heap scheme") -> str:
+    """The path of program ``name`` (gcc, gdb); raises ``MissingTool``
+    saying that ``who`` runs programs under it."""
     found = shutil.which(name)
     if not found:
-        raise MissingTool(f"{name} is not installed; the heap scheme runs programs under it "
+        raise MissingTool(f"{name} is not installed; {who} runs programs under it "
                           f"(install it, e.g. apt-get install {name})")
     return found
 
@@ -111,7 +113,7 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
     enter).  ``limit``: stop after that many events.  Raises
     ``MissingTool`` (gcc, gdb) and ``BadInput`` when the program does not
     compile."""
-    gcc, gdb = _tool("gcc"), _tool("gdb")
+    gcc, gdb = tool("gcc"), tool("gdb")
     text = program.original if text is None else text
     tags = {t[4:] for t in fn.variables.values() if t.startswith("ptr:")}
     tag = next((t for t in fn.structs if t in tags), None)
