@@ -69,3 +69,11 @@ def test_usage_errors(capsys):
     assert main(["repair", str(PROG), "--states", str(SPEC)]) == 2
     err = capsys.readouterr().err
     assert "--states SPEC.json or --reference" in err and "used by --scheme heap only" in err
+
+
+def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
+    code = main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--insert-slots", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"{PROG}:19: insert   head = current;" in out
+    assert "temp2 = current->prev;  =>  temp2 = current->next;" in out

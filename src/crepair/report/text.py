@@ -82,6 +82,12 @@ def render_repair(repair: Repair, index: int) -> str:
         f"found after {repair.seconds:.2f} s)"
     ]
     for ch in repair.changes:
+        if not ch.before.strip():  # an inserted statement (heap scheme's insertion slot)
+            out.append(f"  {ch.span.file}:{ch.span.line}: insert   {' '.join(ch.after.split())}")
+            continue
+        if not ch.after.strip():  # a deleted statement
+            out.append(f"  {ch.span.file}:{ch.span.line}: delete   {' '.join(ch.before.split())}")
+            continue
         tokens = "; ".join(f"{e.old} -> {e.new}" for e in ch.edits)
         out.append(f"  {ch.span.file}:{ch.span.line}: {tokens}   in   {ch.before}  =>  {ch.after}")
     if repair.vacuous:
