@@ -43,7 +43,6 @@ def test_repair_against_a_reference_and_apply(tmp_path, capsys):
                  "--apply"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "temp2 = current->prev;  =>  temp2 = current->next;" in out
     assert buggy.read_text() == CORRECT and (tmp_path / "rev.c.orig").exists()
 
 
@@ -77,4 +76,3 @@ def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert re.search(rf"{re.escape(str(PROG))}:\d+: insert   head = current;\n", out), out
-    assert "temp2 = current->prev;  =>  temp2 = current->next;" in out
