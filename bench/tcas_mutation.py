@@ -1,46 +1,55 @@
 #!/usr/bin/env python3
-"""Benchmark: crepair's mutation repair on the 41 faulty TCAS versions (SIR).
+"""The printer of the suite ``bench/suites/tcas-mutation.yaml``: crepair's
+mutation repair on the 41 faulty TCAS versions (SIR).
 
-Runs ``crepair.repair`` on ``SHARED/benchmarks/tcas/spec/tcas_vN.c`` at
-level 1 (max_size 2) and level 2 (max_size 1), checks every repair on the
-SIR program and its test universe (``tcas_universe``), and compares the
-versions repaired with the published AllRepair results (FM'16, Table 2).
+``crepair bench tcas-mutation`` runs ``crepair repair tcas_vN.c --scheme
+mutation`` at level 1 (max_size 2) and level 2 (max_size 1) as a batch,
+then calls :func:`tables`: every repair is mapped onto the SIR program and
+checked on its test universe (``tcas_universe``; the results are kept in
+``bench/results/tcas-mutation.universe.json`` so ``--report-only`` does not
+check again), and the versions repaired are compared with the published
+AllRepair results (FM'16, Table 2).  It also writes
+``bench/results/tcas-mutation.json`` (one run per job, the raw format the
+template benchmark reads).
 
 Usage (from the repository root)::
 
-    python bench/tcas_mutation.py [--versions 1,2,...] [--levels 1,2] [--timeout 600] [--jobs 2]
+    crepair bench tcas-mutation [--jobs 2] [--only 'v1[0-9] '] [--resume] [--report-only]
 
-The markdown report goes to stdout and to ``bench/results/tcas-mutation.md``
-(raw data to ``bench/results/tcas-mutation.json``); progress goes to stderr.
 See bench/README.md.
 """
 
 from __future__ import annotations
 
+import datetime
+import hashlib
+import json
+import os
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness.markdown import fmt_s, header, outcome_text, repairs_cell, table, vs  # noqa: E402
-from harness.records import search_records  # noqa: E402
-from harness.runner import Job, main  # noqa: E402
+from harness.markdown import fmt_s, outcome_text, repairs_cell, table, vs  # noqa: E402
+from harness.runner import Job  # noqa: E402
 from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, baseline_cell, by_universe_result, universe_cell, \
     universe_sections  # noqa: E402
 
 LEVEL_MAX_SIZE = {1: 2, 2: 1}  # level -> max_size
 PUBLISHED_L1 = {1, 3, 6, 9, 10, 12, 20, 25, 31, 32, 39}
 PUBLISHED = {1: PUBLISHED_L1, 2: PUBLISHED_L1 | {16, 17, 28, 35, 36, 40, 41}}  # AllRepair, FM'16
+FAILURES = ("timeout", "out-of-memory", "crash", "bad-input", "usage", "missing-tool", "internal")
 
 
 @dataclass
 class MutationJob(Job):
-    SETUP = ("max_size", "timeout", "unwind")
-    PARAMS = ("path", "level", "max_size", "timeout", "unwind")
+    """One (version, level) run, in the raw format of the bench harness."""
 
-    version: int
-    level: int
-    max_size: int
+    version: int = 0
+    level: int = 1
+    max_size: int = 2
     path: str = ""
     timeout: float = 600
     unwind: int = 8
@@ -67,119 +76,187 @@ def maintainer_note(v: int, r: dict) -> list[str]:
     return [f"Explanation (maintainer): _TODO — suggested: {suggestion}._", ""]
 
 
-class TcasMutation(TcasBench):
-    name = "tcas-mutation"
-    job = MutationJob
 
-    def add_options(self, ap) -> None:
-        super().add_options(ap)
-        ap.add_argument("--levels", type=lambda s: sorted({int(x) for x in s.split(",")}), default=[1, 2],
-                        help="mutation levels to run (default 1,2)")
 
-    def jobs(self) -> dict:
-        a = self.args
-        if any(lv not in LEVEL_MAX_SIZE for lv in a.levels):
-            raise SystemExit("--levels: 1 and/or 2")
-        jobs = [MutationJob(v, lv, LEVEL_MAX_SIZE[lv], str(self.spec(v)), a.timeout, a.unwind)
-                for v in a.versions for lv in a.levels]
-        return {j.key: j for j in jobs}
+def _option(args: list[str], name: str, default):
+    return type(default)(args[args.index(name) + 1]) if name in args else default
 
-    def meta(self) -> dict:
-        return {"versions": self.args.versions, "levels": self.args.levels, "unwind": self.args.unwind}
 
-    @staticmethod
-    def work(p: dict, fh, t0: float) -> None:
-        import crepair
+def _repair(n: int, r: dict) -> dict:
+    """A repair of a batch record in the harness's record format
+    (``harness.records.repair_record``)."""
+    return {
+        "type": "repair", "index": n, "size": r.get("size"), "seconds": r.get("seconds"), "scheme": r.get("scheme"),
+        "vacuous": r.get("vacuous"), "evidence": (r.get("evidence") or {}).get("text", ""), "diff": r.get("diff", ""),
+        "changes": [{"line": c["location"]["line"], "start": c["location"]["start"], "end": c["location"]["end"],
+                     "function": c.get("function"), "kind": c.get("kind"), "before": c.get("original"),
+                     "after": c.get("replacement"),
+                     "edits": [{"start": e["span"]["start"], "end": e["span"]["end"], "old": e["old"], "new": e["new"],
+                                "line": e["span"]["line"]} for e in c.get("edits") or ()]}
+                    for c in r.get("changes") or ()],
+    }
 
-        run = crepair.repair(p["path"], level=p["level"], max_size=p["max_size"], timeout=p["timeout"],
-                             unwind=p["unwind"], entry="main")
-        search_records(fh, t0, run)
 
-    def level_table(self, jobs: dict, level: int, versions: list[int]) -> list[str]:
-        max_size = LEVEL_MAX_SIZE[level]
-        sizes = range(1, max_size + 1)
-        head = (["version", "outcome", "repairs", "first repair (s)"] + [f"covered size {k} (s)" for k in sizes]
-                + ["SMT checks", "wall (s)", "universe results per repair", "unrepaired SIR version"])
-        rows = []
-        for v in versions:
-            job = jobs.get((v, level))
-            name = f"v{v}" + (" †" if v in NOTES else "")
-            base = baseline_cell(self.baseline.get(v))
-            if job is None or job.status in ("pending", "running"):
-                rows.append([name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base])
+def job_of(batch_job, record: dict | None) -> MutationJob:
+    """The harness job of one batch job and its record (None: not run)."""
+    meta = dict(batch_job.meta)
+    args = list(batch_job.args)
+    job = MutationJob(version=int(meta["version"]), level=int(meta["level"]),
+                      max_size=_option(args, "--max-size", LEVEL_MAX_SIZE[int(meta["level"])]),
+                      path=str(batch_job.program), timeout=_option(args, "--timeout", 600.0),
+                      unwind=_option(args, "--unwind", 8))
+    if record is None:
+        return job
+    report = record.get("report") or {}
+    scheme = (report.get("schemes") or [{}])[0]
+    job.status = "done"
+    job.outcome = record["outcome"]
+    job.stopped, job.reason = report.get("stopped", ""), report.get("reason", "")
+    if record["outcome"] in FAILURES:
+        job.error = record.get("message") or record["outcome"]
+    job.stats = {k: scheme.get(k) for k in ("checks", "unknown_checks", "covered") if k in scheme}
+    job.wall = record.get("seconds") or 0.0
+    job.finished = record.get("finished", "")
+    job.repairs = [_repair(n, r) for n, r in enumerate(record.get("repairs") or (), 1)]
+    return job
+
+
+def _key(job: MutationJob, r: dict) -> str:
+    return f"v{job.version} L{job.level} r{r['index']} " + hashlib.sha1(r["diff"].encode()).hexdigest()[:16]
+
+
+def check_on_universe(jobs: list[MutationJob], cache_file: Path) -> dict:
+    """Map every repair onto SIR and run it on the universe
+    (``TcasBench.check_repairs``), and the unrepaired SIR versions
+    (baselines); results already in ``cache_file`` (a JSON file this
+    updates) are reused.  Returns the baselines by version."""
+    cache = json.loads(cache_file.read_text(encoding="utf-8")) if cache_file.exists() else {}
+    checked, baseline = cache.setdefault("repairs", {}), cache.setdefault("baseline", {})
+    spec = Path(jobs[0].path).resolve()
+    bench = TcasBench(__file__)
+    bench.shared = spec.parents[3]  # SHARED/benchmarks/tcas/spec/tcas_vN.c
+    bench.baseline = {int(v): b for v, b in baseline.items()}
+    with tempfile.TemporaryDirectory(prefix="tcas-universe-") as tmp:
+        bench.tmp = Path(tmp)
+        for job in jobs:
+            if job.status != "done":
                 continue
-            st = job.stats
-            checks = "—" if st.get("checks") is None else str(st["checks"])
-            if st.get("unknown_checks"):
-                checks += f" ({st['unknown_checks']} unknown)"
-            first = job.repairs[0]["seconds"] if job.repairs else None
-            rows.append([name, outcome_text(job), repairs_cell(job), fmt_s(first)]
-                        + [fmt_s(st.get("covered", {}).get(str(k))) for k in sizes]
-                        + [checks, f"{job.wall:.0f}", "; ".join(universe_cell(r) for r in job.repairs) or "—", base])
-        return table(head, rows)
+            todo = [r for r in job.repairs if _key(job, r) not in checked]
+            for r in job.repairs:
+                r.update(checked.get(_key(job, r), {}))
+            if todo:
+                fresh = MutationJob(version=job.version, level=job.level, path=job.path)
+                fresh.repairs = todo
+                bench.check_repairs(fresh)
+                for r in todo:
+                    checked[_key(job, r)] = {k: r[k] for k in ("mapping", "universe", "sir_diff", "failures") if k in r}
+            bench.ensure_baseline(job.version)
+    cache["baseline"] = {str(v): b for v, b in sorted(bench.baseline.items())}
+    cache_file.write_text(json.dumps(cache, indent=1) + "\n", encoding="utf-8")
+    return bench.baseline
 
-    def report(self, jobs: dict, meta: dict, final: bool) -> str:
-        versions, levels = meta["versions"], meta["levels"]
-        timeout, unwind = meta["timeout"], meta["unwind"]
-        out = header("TCAS mutation-repair benchmark (crepair)", meta, jobs, final) + [
-            f"* Options: `crepair.repair(spec, level=L, max_size=S, timeout={timeout:g}, unwind={unwind}, "
-            f"entry=\"main\")` with (L, S) in {', '.join(f'({lv}, {LEVEL_MAX_SIZE[lv]})' for lv in levels)}; "
-            f"{meta['jobs']} runs in parallel (one worker process per (version, level)); versions: "
-            f"{'all 41' if versions == ALL_VERSIONS else vs(versions)}",
-            f"* Inputs: `{self.tcas}/spec/tcas_vN.c`; universe check: `bash {self.check_script} PATCHED.c` "
-            "on the SIR version `sir/versions/vN/tcas.c` with each repair's edits mapped onto it",
-            "",
-            "Times are seconds since the start of the search (after parsing and encoding), as reported by "
-            "crepair: *first repair* is the first verified repair, *covered size k* is when every candidate "
-            "of size ≤ k had been explored (— = not reached). *wall* is the whole worker process (parse, "
-            "encode, bound check, search). *SMT checks* counts the re-checks of repairs too. *k vacuous* after "
-            "a repair count: k repairs are correct only because the unwinding bound cuts off their runs. The "
-            "last column is the faulty SIR program itself on the universe. Universe checks ran after each "
-            "search, outside its time budget.",
-            "",
-        ]
-        for level in levels:
-            out += [f"## Level {level} (max_size {LEVEL_MAX_SIZE[level]})", ""]
-            out += self.level_table(jobs, level, versions) + [""]
-        if any(v in NOTES for v in versions):
-            out += ["† " + "; ".join(NOTES[v] for v in versions if v in NOTES) + ".", ""]
 
-        repaired = {lv: {v for v in versions if (v, lv) in jobs and jobs[(v, lv)].repairs} for lv in levels}
-        union = set().union(*repaired.values())
-        out += ["## Totals", ""]
-        out += [f"* Level {lv}: {len(repaired[lv])}/{len(versions)} versions repaired: {vs(repaired[lv])}"
-                for lv in levels]
-        out.append(f"* Union: {len(union)}/{len(versions)} versions repaired: {vs(union)}")
-        out += ["", "Comparison with the published AllRepair results (level 1: v1 v3 v6 v9 v10 v12 v20 v25 v31 "
-                "v32 v39; level 2 additionally v16 v17 v28 v35 v36 v40 v41)"
-                + ("" if versions == ALL_VERSIONS else ", restricted to the versions run") + ":", ""]
-        rows = []
-        pub_union = set().union(*(PUBLISHED[lv] for lv in levels)) & set(versions)
-        for lv, pub, ours in [(str(lv), PUBLISHED[lv] & set(versions), repaired[lv]) for lv in levels] + [
-                ("union", pub_union, union)]:
-            rows.append([lv, str(len(pub)), str(len(ours)), str(len(pub & ours)), vs(ours - pub), vs(pub - ours)])
-        out += table(["level", "published", "crepair", "both", "only crepair", "only published"], rows) + [""]
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
 
-        all_repairs = [(f"v{j.version}, level {j.level}", j.version, r)
-                       for _, j in sorted(jobs.items()) for r in j.repairs]
-        n_pass, failing, unmapped, errors = by_universe_result(all_repairs)
-        out += [f"Universe: {len(all_repairs)} repairs in total; {n_pass} pass all tests, {len(failing)} FAIL, "
-                f"{len(unmapped)} unmapped, {len(errors)} could not be checked.", ""]
-        out += universe_sections(failing, unmapped, errors, maintainer_note, undecided=" (too few arguments)")
-        errs = sorted((j for j in jobs.values() if j.error), key=lambda j: (j.level, j.version))
-        if errs:
-            out += ["## Run errors", ""] + [f"* v{j.version}, level {j.level}: {j.error}" for j in errs] + [""]
-        return "\n".join(out)
 
-    def progress(self, job: MutationJob) -> str:
-        cov = job.stats.get("covered", {})
+def tables(suite: dict, batch_jobs: list, records: dict[str, dict], output: Path) -> list[str]:
+    """The report under ``crepair bench``'s header (the suite printer
+    interface of ``crepair.batch.bench``); writes OUTPUT.json and
+    OUTPUT.universe.json beside the report."""
+    jobs = [job_of(j, records.get(j.id)) for j in batch_jobs]
+    by_key = {j.key: j for j in jobs}
+    baseline = check_on_universe(jobs, output.with_name(output.name + ".universe.json"))
+    versions = sorted({j.version for j in jobs})
+    levels = sorted({j.level for j in jobs})
+    meta = {"versions": versions, "levels": levels, "timeout": jobs[0].timeout, "unwind": jobs[0].unwind,
+            "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "runner": "crepair bench tcas-mutation", "load": os.getloadavg()[0]}
+    output.with_name(output.name + ".json").write_text(
+        json.dumps({"meta": meta, "baseline": {str(v): b for v, b in sorted(baseline.items())},
+                    "runs": [j.record() for j in jobs]}, indent=1) + "\n", encoding="utf-8")
+    return report(by_key, meta, baseline)
+
+
+def level_table(jobs: dict, level: int, versions: list[int], baseline: dict) -> list[str]:
+    max_size = LEVEL_MAX_SIZE[level]
+    sizes = range(1, max_size + 1)
+    head = (["version", "outcome", "repairs", "first repair (s)"] + [f"covered size {k} (s)" for k in sizes]
+            + ["SMT checks", "wall (s)", "universe results per repair", "unrepaired SIR version"])
+    rows = []
+    for v in versions:
+        job = jobs.get((v, level))
+        name = f"v{v}" + (" †" if v in NOTES else "")
+        base = baseline_cell(baseline.get(v))
+        if job is None or job.status in ("pending", "running"):
+            rows.append([name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base])
+            continue
+        st = job.stats
+        checks = "—" if st.get("checks") is None else str(st["checks"])
+        if st.get("unknown_checks"):
+            checks += f" ({st['unknown_checks']} unknown)"
         first = job.repairs[0]["seconds"] if job.repairs else None
-        return (f"v{job.version} L{job.level}: {outcome_text(job) or '?'}, repairs {repairs_cell(job)}, "
-                f"first {fmt_s(first)} s, "
-                + ", ".join(f"covered{k} {fmt_s(cov.get(str(k)))} s" for k in range(1, job.max_size + 1))
-                + f", checks {job.stats.get('checks', '-')}, wall {job.wall:.0f} s | "
-                + ("; ".join(universe_cell(r) for r in job.repairs) or "-"))
+        rows.append([name, outcome_text(job), repairs_cell(job), fmt_s(first)]
+                    + [fmt_s(st.get("covered", {}).get(str(k))) for k in sizes]
+                    + [checks, f"{job.wall:.0f}", "; ".join(universe_cell(r) for r in job.repairs) or "—", base])
+    return table(head, rows)
 
 
-if __name__ == "__main__":
-    sys.exit(main(TcasMutation(__file__), __doc__))
+def report(jobs: dict, meta: dict, baseline: dict) -> list[str]:
+    """The report body: options, a table per level, totals against FM'16
+    Table 2, and the repairs that fail the universe check."""
+    versions, levels = meta["versions"], meta["levels"]
+    timeout, unwind = meta["timeout"], meta["unwind"]
+    tcas = Path(next(iter(jobs.values())).path).resolve().parents[1]
+    out = [
+        f"* Options: `crepair repair tcas_vN.c --scheme mutation --level L --max-size S --timeout {timeout:g} "
+        f"--unwind {unwind}` with (L, S) in {', '.join(f'({lv}, {LEVEL_MAX_SIZE[lv]})' for lv in levels)}, "
+        f"one worker process per (version, level); versions: {'all 41' if versions == ALL_VERSIONS else vs(versions)}",
+        f"* Inputs: `{tcas}/spec/tcas_vN.c`; universe check: `bash {tcas}/sir/check_universe.sh PATCHED.c` "
+        "on the SIR version `sir/versions/vN/tcas.c` with each repair's edits mapped onto it",
+        "",
+        "Times are seconds since the start of the search (after parsing and encoding), as reported by "
+        "crepair: *first repair* is the first verified repair, *covered size k* is when every candidate "
+        "of size ≤ k had been explored (— = not reached). *wall* is the whole worker process (parse, "
+        "encode, bound check, search). *SMT checks* counts the re-checks of repairs too. *k vacuous* after "
+        "a repair count: k repairs are correct only because the unwinding bound cuts off their runs. The "
+        "last column is the faulty SIR program itself on the universe. Universe checks ran after the "
+        "batch, outside the searches' time budget.",
+        "",
+    ]
+    for level in levels:
+        out += [f"## Level {level} (max_size {LEVEL_MAX_SIZE[level]})", ""]
+        out += level_table(jobs, level, versions, baseline) + [""]
+    if any(v in NOTES for v in versions):
+        out += ["† " + "; ".join(NOTES[v] for v in versions if v in NOTES) + ".", ""]
+
+    repaired = {lv: {v for v in versions if (v, lv) in jobs and jobs[(v, lv)].repairs} for lv in levels}
+    union = set().union(*repaired.values())
+    out += ["## Totals", ""]
+    out += [f"* Level {lv}: {len(repaired[lv])}/{len(versions)} versions repaired: {vs(repaired[lv])}"
+            for lv in levels]
+    out.append(f"* Union: {len(union)}/{len(versions)} versions repaired: {vs(union)}")
+    out += ["", "Comparison with the published AllRepair results (level 1: v1 v3 v6 v9 v10 v12 v20 v25 v31 "
+            "v32 v39; level 2 additionally v16 v17 v28 v35 v36 v40 v41)"
+            + ("" if versions == ALL_VERSIONS else ", restricted to the versions run") + ":", ""]
+    rows = []
+    pub_union = set().union(*(PUBLISHED[lv] for lv in levels)) & set(versions)
+    for lv, pub, ours in [(str(lv), PUBLISHED[lv] & set(versions), repaired[lv]) for lv in levels] + [
+            ("union", pub_union, union)]:
+        rows.append([lv, str(len(pub)), str(len(ours)), str(len(pub & ours)), vs(ours - pub), vs(pub - ours)])
+    out += table(["level", "published", "crepair", "both", "only crepair", "only published"], rows) + [""]
+
+    all_repairs = [(f"v{j.version}, level {j.level}", j.version, r)
+                   for _, j in sorted(jobs.items()) for r in j.repairs]
+    n_pass, failing, unmapped, errors = by_universe_result(all_repairs)
+    out += [f"Universe: {len(all_repairs)} repairs in total; {n_pass} pass all tests, {len(failing)} FAIL, "
+            f"{len(unmapped)} unmapped, {len(errors)} could not be checked.", ""]
+    out += universe_sections(failing, unmapped, errors, maintainer_note, undecided=" (too few arguments)")
+    errs = sorted((j for j in jobs.values() if j.error), key=lambda j: (j.level, j.version))
+    if errs:
+        out += ["## Run errors", ""] + [f"* v{j.version}, level {j.level}: {j.error}" for j in errs] + [""]
+    return out
+

@@ -70,6 +70,7 @@ def test_bench_runs_the_suite_and_writes_its_tables(tmp_path, capsys):
     # the tables again, from the results file alone
     assert main(["bench", "tiny", "--suites", str(d), "--results", str(results), "--report-only"]) == 0
     assert "| p1 | repaired | 1 | repaired | 1 |" in (results / "tiny.md").read_text()
+    assert "--report-only" in (results / "tiny.md").read_text()
     assert main(["bench", "nothing", "--suites", str(d)]) == 3
     assert "suites: tiny" in capsys.readouterr().err
 
@@ -90,3 +91,23 @@ def test_the_committed_suites_load():
     for name, n in (("tcas-mutation", 82), ("tcas-template", 41), ("must-pruning", 242)):
         _, jobs = load_suite(REPO / "bench" / "suites" / f"{name}.yaml")
         assert len(jobs) == n
+
+
+PRINTER = """
+def tables(suite, jobs, records, output):
+    (output.parent / (output.name + ".extra")).write_text("seen")
+    return [f"{j.id}: {records[j.id]['outcome']}" for j in jobs if j.id in records]
+"""
+
+
+def test_a_suite_with_its_own_output_and_printer(tmp_path):
+    d = suite_dir(tmp_path)
+    text = SUITE.split("tables:")[0].replace("jobs:", "output: out/tiny\nprinter: tiny_printer.py\njobs:")
+    (d / "own.yaml").write_text(text.replace("each: {n: 1-2, level: [1, 2]}", "each: {n: 1, level: [1]}"))
+    (d / "tiny_printer.py").write_text(PRINTER)
+    assert main(["bench", "own", "--suites", str(d), "--jobs", "1"]) == 0
+    lines = (d / "out" / "tiny.md").read_text().splitlines()
+    assert "p1 L1: repaired" in lines and (d / "out" / "tiny.jsonl").exists()
+    assert (d / "out" / "tiny.extra").read_text() == "seen"
+    (d / "own.yaml").write_text(text.replace("tiny_printer.py", "missing.py"))
+    assert main(["bench", "own", "--suites", str(d), "--report-only"]) == 3

@@ -19,6 +19,14 @@ A suite is a YAML file (``bench/suites/NAME.yaml``)::
       published: {1: [1, 3], 2: [1, 3, 16]}
       source: AllRepair, FM'16, Table 2
 
+A suite may also name ``output: PATH`` (relative to the suite file, without
+extension: the tables go to PATH.md and the batch results to PATH.jsonl
+instead of ``--results``/NAME.*) and ``printer: FILE.py`` (relative to the
+suite file): a module whose ``tables(suite, jobs, records, output)`` returns
+the markdown lines under the header instead of the ``tables`` above (for a
+suite whose report needs more than the records, e.g. TCAS's check of each
+repair on the SIR test universe).
+
 ``each`` values are lists or ranges ``A-B`` (inclusive); ``{name}`` in the
 program, the id and string options is replaced by the value.  A column is
 ``outcome`` (with ``, time-out`` when a scheme stopped at its time limit),
@@ -35,6 +43,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from pathlib import Path
 
 from crepair.batch.manifest import Job, job_of
@@ -88,6 +97,33 @@ def load_suite(path: str | Path) -> tuple[dict, list[Job]]:
             raise BadInput(f"{path}: two jobs have the id {job.id!r}")
         seen.add(job.id)
     return suite, jobs
+
+
+def suite_paths(path: Path, suite: dict, results_dir: Path) -> tuple[Path, Path]:
+    """(the batch results ``.jsonl``, the tables ``.md``) of the suite at
+    ``path``: its ``output`` (relative to the suite) or ``results_dir``/NAME."""
+    stem = (path.parent / suite["output"]) if suite.get("output") else results_dir / path.stem
+    return stem.with_name(stem.name + ".jsonl"), stem.with_name(stem.name + ".md")
+
+
+def printer_tables(path: Path, suite: dict, jobs: list[Job], records: dict[str, dict], output: Path) -> list[str]:
+    """The lines of the suite's ``printer`` module (see the module
+    docstring), or of :func:`tables` when it names none.  Raises
+    ``BadInput`` when the printer cannot be loaded."""
+    if not suite.get("printer"):
+        return tables(suite, jobs, records)
+    import importlib.util
+
+    file = path.parent / suite["printer"]
+    spec = importlib.util.spec_from_file_location(f"crepair_bench_printer_{file.stem}", file)
+    if spec is None or not file.exists():
+        raise BadInput(f"{path}: printer {file}: no such file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    if not hasattr(module, "tables"):
+        raise BadInput(f"{path}: printer {file} defines no tables(suite, jobs, records, output)")
+    return list(module.tables(suite, jobs, records, output))
 
 
 def _s(value) -> str:

@@ -20,7 +20,8 @@ def add_parser(sub) -> None:
     b.add_argument("suite", metavar="SUITE", help="suite name (a file SUITE.yaml in --suites) or a suite file")
     b.add_argument("--suites", default="bench/suites", metavar="DIR", help="folder of the suites (default: bench/suites)")
     b.add_argument("--results", default="bench/results/batch", metavar="DIR",
-                   help="where SUITE.jsonl (the batch results) and SUITE.md (the tables) go (default: bench/results/batch)")
+                   help="where SUITE.jsonl (the batch results) and SUITE.md (the tables) go, unless the suite names its "
+                        "output (default: bench/results/batch)")
     b.add_argument("--jobs", type=at_least(1), default=os.cpu_count() or 1, metavar="N",
                    help="jobs at once (default: all cores)")
     b.add_argument("--resume", action="store_true", help="keep the results already in SUITE.jsonl, run the others")
@@ -48,10 +49,11 @@ def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: f
 
     from crepair.version import __version__
 
-    finished = "" if wall is None else f", wall time {wall / 60:.1f} min"
+    date = f"{started}, wall time {wall / 60:.1f} min" if wall is not None else (
+        f"tables written {started} from the results file (`--report-only`)")
     return [
         f"# {title}", "",
-        f"* Date: {started}{finished}; {done}/{jobs} jobs have results"
+        f"* Date: {date}; {done}/{jobs} jobs have results"
         + ("" if done == jobs else " (**PARTIAL**: `--resume` completes it)"),
         f"* crepair {__version__}, commit {commit or 'unknown'}" + (" (with uncommitted edits in src/)" if dirty else ""),
         f"* Machine: nproc {os.cpu_count()}, {platform.system()} {platform.release()}; Python "
@@ -64,7 +66,7 @@ def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: f
 
 def run(args: argparse.Namespace) -> int:
     from crepair.batch import JobLimits, ResultsFile
-    from crepair.batch.bench import load_suite, tables
+    from crepair.batch.bench import load_suite, printer_tables, suite_paths
     from crepair.batch.display import BatchDisplay
     from crepair.batch.executors import process_pool, ray_pool
     from crepair.batch.run import run_batch
@@ -75,9 +77,8 @@ def run(args: argparse.Namespace) -> int:
         known = sorted(p.stem for p in Path(args.suites).glob("*.yaml")) if Path(args.suites).is_dir() else []
         raise BadInput(f"{path}: no such suite" + (f" (suites: {', '.join(known)})" if known else ""))
     suite, jobs = load_suite(path)
-    results_dir = Path(args.results)
-    results_dir.mkdir(parents=True, exist_ok=True)
-    raw, report = results_dir / f"{path.stem}.jsonl", results_dir / f"{path.stem}.md"
+    raw, report = suite_paths(path, suite, Path(args.results))
+    raw.parent.mkdir(parents=True, exist_ok=True)
     results = ResultsFile(raw)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     commit, dirty = _commit()  # at the start: the commit of the checkout when the jobs began
@@ -101,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
     records = {r["id"]: r for r in results.records()}
     done = sum(1 for j in jobs if j.id in records)
     wall = None if args.report_only else time.monotonic() - start
-    lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall, commit, dirty) + tables(
-        suite, jobs, records)
+    lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall, commit, dirty) + (
+        printer_tables(path, suite, jobs, records, report.with_suffix("")))
     report.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
     print("\n".join(lines))
     print(f"tables: {report}; results: {raw}", file=sys.stderr)
