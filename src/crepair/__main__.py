@@ -1,0 +1,7 @@
+"""``python -m crepair``: the same as the ``crepair`` command."""
+
+import sys
+
+from crepair.cli import main
+
+sys.exit(main())
