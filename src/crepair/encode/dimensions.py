@@ -20,7 +20,6 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.formula import Violation
 from crepair.encode.memory import Memory, pointer
 from crepair.encode.ops import Value, convert, string_bytes
 from crepair.encode.walk import Ctx, Var
@@ -67,13 +66,10 @@ class Dimensions(Memory):
         name = node_name(node)
         for k, sub in enumerate(subs):
             v = self._expr(sub, ctx)
-            wide = convert(v, ct.LONG if v.ctype.signed or v.ctype.bits < 64 else ct.ULONG).term
-            d = dims[k]
-            if d is not None:
-                n = smt.BitVecVal(d, 64) if isinstance(d, int) else smt.SignExt(32, d)
-                ok = smt.And(wide >= smt.BitVecVal(0, 64), wide < n) if v.ctype.signed else smt.ULT(wide, n)
-                self._check(ctx, Violation.ARRAY_BOUNDS, node, ok, subject=name + "[]" * k, operands=(wide, n),
-                            signed=v.ctype.signed)
+            if dims[k] is None:
+                wide = convert(v, ct.LONG if v.ctype.signed or v.ctype.bits < 64 else ct.ULONG).term
+            else:
+                wide = self._check_index_within(ctx, node, v, dims[k], name + "[]" * k)
             index = wide if k == 0 else index * smt.BitVecVal(t.inner[k - 1], 64) + wide
         stride = 1
         for d in t.inner[len(subs) - 1:]:

@@ -22,7 +22,7 @@ from crepair.encode.dimensions import Dimensions
 from crepair.encode.ops import (
     Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
 )
-from crepair.encode.formula import LocationKind, Violation
+from crepair.encode.formula import LocationKind
 from crepair.encode.walk import NEGATE, Ctx, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
@@ -276,9 +276,6 @@ class Expressions(Dimensions):
 
     def _check_member_index(self, ctx: Ctx, node: c_ast.ArrayRef, member: ct.Member, index: Value) -> None:
         """``0 <= index < count`` of an array member (ARRAY_BOUNDS)."""
-        wide = convert(index, ct.LONG if index.ctype.signed or index.ctype.bits < 64 else ct.ULONG).term
-        n = smt.BitVecVal(member.count, 64)
-        ok = smt.And(wide >= smt.BitVecVal(0, 64), wide < n) if index.ctype.signed else smt.ULT(wide, n)
         span = self._p.spans.span(node.name)
         subject = " ".join(self._p.original[span.start : span.end].split())
-        self._check(ctx, Violation.ARRAY_BOUNDS, node, ok, subject=subject, operands=(wide, n), signed=index.ctype.signed)
+        self._check_index_within(ctx, node, index, member.count, subject)

@@ -97,19 +97,26 @@ class UndefinedBehaviour(EncoderCore):
 
     def _check_index(self, ctx: Ctx, node: c_ast.ArrayRef, var: Var, index: Value) -> None:
         """Check ``0 <= index < size`` of the access ``node`` to array
-        ``var`` when its size is known (compared in 64 bits, before the
-        index is converted to the 32-bit index of the array term)."""
+        ``var`` when its size is known."""
         size = self._array_size(var)
-        if size is None:
-            return
+        if size is not None:
+            self._check_index_within(ctx, node, index, size, node.name.name)
+
+    def _check_index_within(self, ctx: Ctx, node: c_ast.Node, index: Value, count: "smt.Term | int",
+                      subject: str) -> smt.Term:
+        """Check ``0 <= index < count`` (ARRAY_BOUNDS) of the access at
+        ``node``, compared in 64 bits before the index is narrowed to an
+        array term's 32 bits; ``count`` is an element count (a 32-bit term
+        for a variable-length array).  Returns the index widened to 64 bits."""
         wide = convert(index, ct.LONG if index.ctype.signed or index.ctype.bits < 64 else ct.ULONG).term
-        n = smt.SignExt(32, size) if isinstance(size, smt.Term) else smt.BitVecVal(size, 64)
+        n = smt.BitVecVal(count, 64) if isinstance(count, int) else smt.SignExt(32, count)
         if index.ctype.signed:
             ok = smt.And(wide >= smt.BitVecVal(0, 64), wide < n)
         else:
             ok = smt.And(n > smt.BitVecVal(0, 64), smt.ULT(wide, n))
-        self._check(ctx, Violation.ARRAY_BOUNDS, node, ok, subject=node.name.name, operands=(wide, n),
+        self._check(ctx, Violation.ARRAY_BOUNDS, node, ok, subject=subject, operands=(wide, n),
                     signed=index.ctype.signed)
+        return wide
 
     def _array_size(self, var: Var) -> "smt.Term | int | None":
         """The (flat) element count of array ``var``: recorded at its declaration
