@@ -7,10 +7,13 @@ fixed one): once uninterrupted (or reuses ``--whole FILE``), once killed with
 SIGKILL when half of the jobs have a record and then run again with
 ``--resume``.  Compares, per job, the outcome and the repairs (their edits)
 of the two results files and writes ``bench/results/NAME.md`` and ``.json``.
+With ``--ray``, the same jobs also run through ``--executor ray`` (a local
+Ray) and are compared with the uninterrupted run; ``--no-cut`` skips the
+interrupted run.
 
 Usage (from the repository root)::
 
-    python bench/batch_resume.py ../shared/benchmarks/tcas/spec/ --jobs 2 --name tcas-schedule-resume
+    python bench/batch_resume.py ../shared/benchmarks/tcas/spec/ --jobs 2 --ray --name tcas-schedule-resume
 """
 
 from __future__ import annotations
@@ -45,6 +48,31 @@ def outcomes(path: Path) -> dict:
     return out
 
 
+def differing(w: dict, c: dict) -> list[str]:
+    """The jobs whose outcome or repairs differ between two results."""
+    return sorted(k for k in w.keys() | c.keys() if (w.get(k) or {}).get("outcome") != (c.get(k) or {}).get("outcome")
+                  or (w.get(k) or {}).get("repairs") != (c.get(k) or {}).get("repairs"))
+
+
+def interrupted(a, cut: Path, total: int, times: dict) -> int:
+    """Run the batch into ``cut``, SIGKILL it once half of the ``total``
+    jobs have a record, and resume it; returns the records kept at the kill."""
+    cut.unlink(missing_ok=True)
+    t = time.monotonic()
+    p = batch(a.src, a.items, cut, a.jobs)
+    while p.poll() is None and (not cut.exists() or cut.read_text().count("\n") < total // 2):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    times["until the kill"] = time.monotonic() - t
+    kept = cut.read_text().count("\n")
+    t = time.monotonic()
+    p = batch(a.src, a.items, cut, a.jobs, "--resume")
+    p.communicate()
+    times["resumed"] = time.monotonic() - t
+    return kept
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("items")
@@ -53,6 +81,8 @@ def main() -> int:
     ap.add_argument("--src", default=str(REPO / "src"))
     ap.add_argument("--work", default="/tmp/crepair-batch-resume", help="folder of the results files")
     ap.add_argument("--whole", help="results of an uninterrupted run already made (skips that run)")
+    ap.add_argument("--ray", action="store_true", help="also run the jobs through --executor ray and compare")
+    ap.add_argument("--no-cut", action="store_true", help="skip the interrupted run (with --ray)")
     a = ap.parse_args()
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -67,22 +97,12 @@ def main() -> int:
         times["whole"] = time.monotonic() - t
     total = len(outcomes(whole))
     cut = work / "cut.jsonl"
-    cut.unlink(missing_ok=True)
-    t = time.monotonic()
-    p = batch(a.src, a.items, cut, a.jobs)
-    while p.poll() is None and (not cut.exists() or cut.read_text().count("\n") < total // 2):
-        time.sleep(0.05)
-    p.send_signal(signal.SIGKILL)
-    p.wait()
-    times["until the kill"] = time.monotonic() - t
-    kept = cut.read_text().count("\n")
-    t = time.monotonic()
-    p = batch(a.src, a.items, cut, a.jobs, "--resume")
-    p.communicate()
-    times["resumed"] = time.monotonic() - t
+    if a.no_cut:
+        cut, kept = whole, total
+    else:
+        kept = interrupted(a, cut, total, times)
     w, c = outcomes(whole), outcomes(cut)
-    differ = sorted(k for k in w.keys() | c.keys() if (w.get(k) or {}).get("outcome") != (c.get(k) or {}).get("outcome")
-                    or (w.get(k) or {}).get("repairs") != (c.get(k) or {}).get("repairs"))
+    differ = differing(w, c)
     counts = lambda d: sorted({o: sum(1 for x in d.values() if x["outcome"] == o)  # noqa: E731
                                for o in {x["outcome"] for x in d.values()}}.items())
     lines = [
@@ -91,8 +111,9 @@ def main() -> int:
         f"average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)",
         f"* Uninterrupted: {len(w)} jobs" + (f", {times['whole'] / 60:.1f} min" if "whole" in times else
                                               f" (results `{whole}`, made before)"),
-        f"* Interrupted: SIGKILL of the batch after {kept} of {total} records ({times['until the kill'] / 60:.1f} min), "
-        f"then `--resume` ran the other {len(c) - kept} ({times['resumed'] / 60:.1f} min)",
+        (f"* Interrupted: SIGKILL of the batch after {kept} of {total} records ({times['until the kill'] / 60:.1f} "
+         f"min), then `--resume` ran the other {len(c) - kept} ({times['resumed'] / 60:.1f} min)") if not a.no_cut
+        else "* Interrupted run: not made this time (`--no-cut`)",
         f"* Results file after the resume: {cut.read_text().count(chr(10))} lines, one per job",
         "", "Outcomes (uninterrupted / resumed): " + ", ".join(f"{o} {n}" for o, n in counts(w)) + " / "
         + ", ".join(f"{o} {n}" for o, n in counts(c)), "",
@@ -107,9 +128,33 @@ def main() -> int:
         lines.append(f"| {Path(k.split()[1]).name} | {w[k]['outcome']} | {len(w[k]['repairs'])} | "
                      f"{', '.join(x for x in w[k]['stages'] if x) or '—'} | {w[k]['seconds']:.1f} | "
                      f"{c.get(k, {}).get('seconds', float('nan')):.1f} |")
+    ray = {}
+    if a.ray:
+        ray_file = work / "ray.jsonl"
+        ray_file.unlink(missing_ok=True)
+        t = time.monotonic()
+        p = batch(a.src, a.items, ray_file, a.jobs, "--executor", "ray")
+        _, err = p.communicate()
+        times["ray"] = time.monotonic() - t
+        ray = outcomes(ray_file) if ray_file.exists() else {}
+        rdiff = differing(w, ray)
+        differ = differ + [f"ray: {k}" for k in rdiff]
+        lines += ["", "## The same batch through `--executor ray` (local Ray)", "",
+                  f"`crepair batch {a.items} --jobs {a.jobs} --executor ray`: {len(ray)} jobs in "
+                  f"{times['ray'] / 60:.1f} min (the process pool: "
+                  + (f"{times['whole'] / 60:.1f} min)" if "whole" in times else "made before)") + "; outcomes "
+                  + ", ".join(f"{o} {n}" for o, n in counts(ray)) + ".", "",
+                  f"**Jobs whose outcome or repairs differ from the process-pool run: {len(rdiff)}**"
+                  + (":" if rdiff else "."), ""]
+        lines += [f"* {k}: process pool {w.get(k, {}).get('outcome')} {w.get(k, {}).get('repairs')} "
+                  f"({w.get(k, {}).get('seconds', float('nan')):.1f} s), Ray {ray.get(k, {}).get('outcome')} "
+                  f"{ray.get(k, {}).get('repairs')} ({ray.get(k, {}).get('seconds', float('nan')):.1f} s)"
+                  for k in rdiff]
+        if not ray:
+            lines.append("Ray run failed: " + " | ".join((err or "").strip().splitlines()[-3:]))
     out = REPO / "bench" / "results" / f"{a.name}.md"
     out.write_text("\n".join(lines) + "\n")
-    out.with_suffix(".json").write_text(json.dumps({"whole": w, "resumed": c, "kept": kept, "differ": differ,
+    out.with_suffix(".json").write_text(json.dumps({"whole": w, "resumed": c, "ray": ray, "kept": kept, "differ": differ,
                                                     "times": times}, indent=1) + "\n")
     print("\n".join(lines))
     return 0 if not differ else 1
