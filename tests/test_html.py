@@ -131,3 +131,28 @@ def test_a_batch_page_renders_in_headless_chromium(tmp_path):
     dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
                          timeout=120).stdout
     assert dom.count('<a href="#job-') == 2 and "bad-input" in dom and "Repair 1: size 1, mutation level 1" in dom
+
+
+HEAP = Path(__file__).resolve().parent / "data" / "heap"
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed (Debian package graphviz)")
+def test_a_heap_repair_page_draws_the_specification_states():
+    spec = json.loads((HEAP / "fig2_states.json").read_text())
+    states = [e for t in spec["traces"] for e in t if e.get("state") is not None]
+    report = {"file": "fig1_reverse.c", "scheme": "heap", "outcome": "repaired", "locations": 9, "repairs": []}
+    page = render_report("repair", report, (HEAP / "fig1_reverse.c").read_text(), states=str(HEAP / "fig2_states.json"))
+    self_contained(page)
+    assert page.count("<svg") == len(states) and "<?xml" not in page
+    captions = re.findall(r'<figcaption class="note">([^<]*)</figcaption>', page)
+    assert captions[0] == "reverse, call 1: entry" and captions[1].startswith("reverse, call 1: loop head, line ")
+    assert captions[-1].startswith("reverse, call 3: ")
+    first = page[page.index("<svg"):page.index("</svg>")]
+    assert all(f">n{k}<" in first for k in (1, 2, 3, 4))  # the four nodes of Fig. 2 (c)
+    assert "Must location set" not in page  # the heap scheme's count of locations is not a must set
+
+
+def test_a_page_with_unreadable_states_says_so(tmp_path):
+    report = {"file": "p.c", "scheme": "heap", "outcome": "no-repair", "repairs": []}
+    page = render_report("repair", report, "int main(void) { return 0; }\n", states=str(tmp_path / "missing.json"))
+    assert "Specification states" in page and "the states could not be read" in page

@@ -193,9 +193,11 @@ class StatusLine:
             self._status = None
 
 
-def write_html(args: argparse.Namespace, command: str, report_json: str, source: str | None) -> None:
+def write_html(args: argparse.Namespace, command: str, report_json: str, source: str | None,
+               states=None) -> None:
     """With ``--html FILE``: write the HTML report of the command's JSON
-    report (:mod:`crepair.report.html`) and say where on standard error."""
+    report (:mod:`crepair.report.html`; ``states``: a heap repair's
+    specification file, drawn) and say where on standard error."""
     if not getattr(args, "html", None):
         return
     import json
@@ -203,5 +205,5 @@ def write_html(args: argparse.Namespace, command: str, report_json: str, source:
 
     from crepair.report.html import write_report
 
-    write_report(args.html, command, json.loads(report_json), source)
+    write_report(args.html, command, json.loads(report_json), source, states)
     print(f"HTML report: {args.html}", file=sys.stderr)

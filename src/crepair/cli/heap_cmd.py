@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from crepair.cli.common import ExitCode, at_least
+from crepair.cli.common import ExitCode, at_least, write_html
 from crepair.errors import UsageError
 from crepair.records import RepairOutcome
 
@@ -94,9 +94,11 @@ def run_repair(args: argparse.Namespace) -> int:
                "locations": st.locations, "suspicious": st.suspicious, "widenings": st.widenings,
                "tau": {"grd": st.tau[0], "stm": st.tau[1], "ins": st.tau[2]}, "rejected": st.rejected,
                "checks": st.checks, "seconds": round(st.repair_seconds + st.localize_seconds, 3)}
+    report = json.dumps({"file": args.file, "scheme": "heap", **summary,
+                         "repairs": [json_report.repair_dict(r) for r in repairs]}, indent=2)
+    write_html(args, "repair", report, program.original, states=scheme.spec)
     if args.json:
-        print(json.dumps({"file": args.file, "scheme": "heap", **summary,
-                          "repairs": [json_report.repair_dict(r) for r in repairs]}, indent=2))
+        print(report)
     else:
         sus = "off" if st.suspicious is None else f"{len(st.suspicious)} of {st.locations} locations suspicious"
         print()

@@ -14,7 +14,9 @@ single run (``--html FILE`` on verify, localize, repair) and a batch
 * the counterexample as a table (violated check, inputs and their values);
 * each repair as a side-by-side diff with its evidence (the bound of a
   bounded proof, the tests a plausible patch passes), its scheme and the
-  stage of the schedule that found it.
+  stage of the schedule that found it;
+* for a heap repair (``--states SPEC.json``), the specification's states
+  as box-and-arrow pictures (:mod:`crepair.report.pictures`).
 
 A batch report starts with the outcome counts and a table of every job
 linking to its section.  The file has its styles inline and loads nothing
@@ -152,11 +154,16 @@ def _value(value) -> str:
 
 
 def job_context(command: str, report: dict | None, repairs: list[dict], source: str | None, *, anchor: str,
-                title: str, outcome: str, seconds: float | None = None, message: str = "") -> dict:
+                title: str, outcome: str, seconds: float | None = None, message: str = "",
+                states=None) -> dict:
     """What the template draws of one job: ``report`` is its JSON report
     (None if the job failed before one), ``repairs`` its repair objects,
-    ``source`` the program's text (None: not readable)."""
-    weights, why = heat(report or {}, command, repairs)
+    ``source`` the program's text (None: not readable), ``states`` the
+    specification file of a heap repair (drawn as pictures)."""
+    report = dict(report or {})
+    if not isinstance(report.get("locations"), list):  # the heap scheme's count of locations, not a must set
+        report.pop("locations", None)
+    weights, why = heat(report, command, repairs)
     lines = []
     if source is not None:
         for number, code in enumerate(highlighted_lines(source), start=1):
@@ -170,7 +177,28 @@ def job_context(command: str, report: dict | None, repairs: list[dict], source: 
         "seconds": seconds, "report": report or {}, "lines": lines, "counterexample": cex, "inputs": inputs,
         "repairs": [dict(r, rows=side_by_side(r.get("diff", "")), number=i)
                     for i, r in enumerate(repairs, start=1)],
+        **_pictures(states),
     }
+
+
+def _pictures(states) -> dict:
+    if states is None or states == "":
+        return {"pictures": [], "pictures_note": ""}
+    from crepair.report.pictures import state_pictures
+
+    pictures, note = state_pictures(states)
+    return {"pictures": pictures, "pictures_note": note}
+
+
+def _states_of(args: list[str], program: str) -> str | None:
+    """The ``--states`` file of a batch job's arguments (relative to the
+    program's folder when the job named it relatively), or None."""
+    for i, word in enumerate(args):
+        value = args[i + 1] if word == "--states" and i + 1 < len(args) else (
+            word.split("=", 1)[1] if word.startswith("--states=") else None)
+        if value:
+            return value if Path(value).exists() else str(Path(program).parent / value)
+    return None
 
 
 def _read(path: str) -> str | None:
@@ -187,20 +215,22 @@ def _page(title: str, jobs: list[dict], batch: list[dict] | None, counts: list) 
                            version=__version__, created=now)
 
 
-def render_report(command: str, report: dict, source: str | None, title: str | None = None) -> str:
+def render_report(command: str, report: dict, source: str | None, title: str | None = None,
+                  states=None) -> str:
     """The HTML page of one run: ``report`` is the command's JSON report
-    (a dict; for repair with its ``repairs``), ``source`` the program."""
+    (a dict; for repair with its ``repairs``), ``source`` the program,
+    ``states`` the specification file of a heap repair."""
     repairs = list(report.get("repairs", ()))
     rest = {k: v for k, v in report.items() if k != "repairs"}
     name = title or f"crepair {command} {report.get('file', '')}"
     job = job_context(command, rest, repairs, source, anchor="job-1", title=name,
-                      outcome=str(report.get("outcome", "")), seconds=report.get("seconds"))
+                      outcome=str(report.get("outcome", "")), seconds=report.get("seconds"), states=states)
     return _page(name, [job], None, [])
 
 
-def write_report(path: str | Path, command: str, report: dict, source: str | None) -> None:
+def write_report(path: str | Path, command: str, report: dict, source: str | None, states=None) -> None:
     """Write :func:`render_report` to ``path`` (UTF-8)."""
-    Path(path).write_text(render_report(command, report, source), encoding="utf-8")
+    Path(path).write_text(render_report(command, report, source, states=states), encoding="utf-8")
 
 
 def render_batch(records: list[dict], title: str) -> str:
@@ -212,7 +242,8 @@ def render_batch(records: list[dict], title: str) -> str:
         anchor = f"job-{i}"
         jobs.append(job_context(r["command"], r.get("report"), list(r.get("repairs") or ()), _read(r["program"]),
                                 anchor=anchor, title=r["id"], outcome=r["outcome"], seconds=r.get("seconds"),
-                                message=r.get("message", "")))
+                                message=r.get("message", ""), states=_states_of(list(r.get("args") or ()),
+                                                                                  r["program"])))
         rows.append({"anchor": anchor, "id": r["id"], "program": r["program"], "command": r["command"],
                      "outcome": r["outcome"], "repairs": len(r.get("repairs") or ()), "seconds": r.get("seconds"),
                      "found_by": ", ".join(dict.fromkeys(x.get("stage") or x.get("scheme", "")
