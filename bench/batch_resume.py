@@ -83,6 +83,7 @@ def main() -> int:
     ap.add_argument("--whole", help="results of an uninterrupted run already made (skips that run)")
     ap.add_argument("--ray", action="store_true", help="also run the jobs through --executor ray and compare")
     ap.add_argument("--no-cut", action="store_true", help="skip the interrupted run (with --ray)")
+    ap.add_argument("--ray-whole", help="with --ray: results of a Ray run already made (skips that run)")
     a = ap.parse_args()
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -130,18 +131,20 @@ def main() -> int:
                      f"{c.get(k, {}).get('seconds', float('nan')):.1f} |")
     ray = {}
     if a.ray:
-        ray_file = work / "ray.jsonl"
-        ray_file.unlink(missing_ok=True)
-        t = time.monotonic()
-        p = batch(a.src, a.items, ray_file, a.jobs, "--executor", "ray")
-        _, err = p.communicate()
-        times["ray"] = time.monotonic() - t
+        ray_file, err = Path(a.ray_whole or work / "ray.jsonl"), ""
+        if not a.ray_whole:
+            ray_file.unlink(missing_ok=True)
+            t = time.monotonic()
+            p = batch(a.src, a.items, ray_file, a.jobs, "--executor", "ray")
+            _, err = p.communicate()
+            times["ray"] = time.monotonic() - t
         ray = outcomes(ray_file) if ray_file.exists() else {}
         rdiff = differing(w, ray)
         differ = differ + [f"ray: {k}" for k in rdiff]
         lines += ["", "## The same batch through `--executor ray` (local Ray)", "",
-                  f"`crepair batch {a.items} --jobs {a.jobs} --executor ray`: {len(ray)} jobs in "
-                  f"{times['ray'] / 60:.1f} min (the process pool: "
+                  f"`crepair batch {a.items} --jobs {a.jobs} --executor ray`: {len(ray)} jobs"
+                  + (f" in {times['ray'] / 60:.1f} min" if "ray" in times else f" (results `{ray_file}`, made before)")
+                  + " (the process pool: "
                   + (f"{times['whole'] / 60:.1f} min)" if "whole" in times else "made before)") + "; outcomes "
                   + ", ".join(f"{o} {n}" for o, n in counts(ray)) + ".", "",
                   f"**Jobs whose outcome or repairs differ from the process-pool run: {len(rdiff)}**"
