@@ -318,3 +318,13 @@ def test_a_different_output_is_named_as_such(tmp_path):
     cex = crepair.verify(student, reference=model).counterexample
     assert (cex.violated, cex.detail) == (crepair.Violation.NOT_EQUIVALENT, "the output")
     assert [i.value for i in cex.inputs if i.label == "scanf %d"][0] == 5
+
+
+def test_the_executed_lines_are_the_users_file_only(tmp_path):
+    # the reference is longer and its branch sits lower: its lines must not show as the user's
+    prog = ("#include <stdio.h>\nint main(void) {\n  int n;\n  scanf(\"%d\", &n);\n  if (n > 3)\n"
+            "    printf(\"%d\\n\", n + 1);\n  else\n    printf(\"%d\\n\", n);\n  return 0;\n}\n")
+    model = prog.replace("scanf(\"%d\", &n);\n", "scanf(\"%d\", &n);\n\n\n\n\n\n").replace("n > 3", "n > 5")
+    student, reference = _pair(tmp_path, prog, model)
+    cex = crepair.verify(student, reference=reference).counterexample
+    assert list(cex.lines) == [3, 4, 5, 6, 9]  # n in 4..5 takes the then-branch (line 6), then return (line 9)

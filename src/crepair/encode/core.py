@@ -89,6 +89,12 @@ class EncoderCore:
     def _point(self, node: c_ast.Node):
         return self._p.spans.point(node)
 
+    def _in_user_file(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` is in the user's file (False for a ``--reference``
+        program's and its harness's nodes, see crepair.reference.program)."""
+        check = getattr(self._p.spans, "in_user_file", None)
+        return check is None or check(node)
+
     def _line(self, node: c_ast.Node) -> int:
         line = self._lines.get(node)
         if line is None:

@@ -42,7 +42,8 @@ class Statements(Initializers):
             raise UnsupportedConstruct(self._point(node), f"statement {type(node).__name__}")
         if not isinstance(node, (c_ast.Compound, c_ast.EmptyStatement)):
             self._check_deadline()
-            self.formula.trace.append(TraceStep(state.guard, self._line(node), self._frames[-1].function))
+            if self._in_user_file(node):  # executed lines name the user's file only (not a --reference's)
+                self.formula.trace.append(TraceStep(state.guard, self._line(node), self._frames[-1].function))
         return method(node, state)
 
     def _exec_Compound(self, node: c_ast.Compound, state: State) -> State:

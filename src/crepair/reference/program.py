@@ -31,8 +31,9 @@ program's result is what it prints and its exit status).
 A violated equality is a NOT_EQUIVALENT violation naming what differs
 (``the value f returns: 3, the reference's: 4``, ``global g``, ``the
 output``); an uninitialized local of the reference is an input labelled
-with the reference's file and line.  Known limit: the counterexample's
-executed lines mix both programs' line numbers.
+with the reference's file and line.  The counterexample's executed lines
+are the user's (the reference's and the harness's statements are not
+listed: their line numbers are another file's).
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ class CombinedSpans:
         self._user, self._ref = user, ref
         self._ref_nodes, self._harness_nodes = ref_nodes, harness_nodes
         self._anchor = anchor
+
+    def in_user_file(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` is the user's (not the reference's or the harness's)."""
+        return id(node) not in self._harness_nodes and id(node) not in self._ref_nodes
 
     def point(self, node: c_ast.Node) -> SourcePoint:
         if id(node) in self._harness_nodes:
