@@ -107,7 +107,8 @@ def main() -> int:
     counts = lambda d: sorted({o: sum(1 for x in d.values() if x["outcome"] == o)  # noqa: E731
                                for o in {x["outcome"] for x in d.values()}}.items())
     lines = [
-        f"# `crepair batch` killed half-way and resumed: {a.items}", "",
+        (f"# `crepair batch` killed half-way and resumed: {a.items}" if not a.no_cut
+         else f"# `crepair batch` through a process pool and through Ray: {a.items}"), "",
         f"* Date: {started}; crepair from `{a.src}`; `--jobs {a.jobs}`; machine: nproc {os.cpu_count()}, load "
         f"average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)",
         f"* Uninterrupted: {len(w)} jobs" + (f", {times['whole'] / 60:.1f} min" if "whole" in times else
