@@ -128,3 +128,16 @@ def test_repair_names_the_loop_before_searching_when_the_bound_cuts_runs(tmp_pat
     header = out.split("\n\n")[0]
     assert "the original program's runs go beyond the bound" in header and "loop at" in header
     assert "try --unwind 13" in header
+
+
+def test_version_from_the_command_and_from_python_m(capsys):
+    import subprocess
+    import sys
+
+    from crepair.version import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"crepair {__version__}"
+    done = subprocess.run([sys.executable, "-m", "crepair", "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == f"crepair {__version__}"

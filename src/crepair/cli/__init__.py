@@ -31,7 +31,10 @@ __all__ = ["ExitCode", "main"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from crepair.version import __version__
+
     p = JsonArgumentParser(prog="crepair", description="Find and fix bugs in C programs.")
+    p.add_argument("--version", action="version", version=f"crepair {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=JsonArgumentParser)
     verify_cmd.add_parser(sub)
     localize_cmd.add_parser(sub)
