@@ -18,17 +18,19 @@ from crepair.errors import CRepairError
 from crepair.heap.states import State, load_spec, save_spec
 
 HELP = """commands (several on a line: separate them with ';'):
-  start               compile (gcc -g) and run to the entry of the function under repair
+  start               compile (gcc -g) and run to the first statement of main
                       (again: a new run and a new specification; resume ID goes back to a checkpoint)
-  next                run to the next event: a loop head, the exit, the next call's entry
-  step                run one source line of the function (states between events cannot be committed)
-  finish              run to the exit of the current call
+  next                execute the next statement (calls run through; the function under repair
+                      is entered, its entry being an event); stops at loop heads before the test
+  step                like next, but enters calls
+  finish              run to the exit of the current call of the function under repair
   break LINE|FUNC     stop at that loop head (or at each entry of the function); continue runs to it
   continue            run to the next breakpoint (or the end of the program)
-  enter | leave       at a loop head: force the loop's body to run once more / the loop to end
+  enter | leave       at a loop head: force the loop's test true / false, and run to the next statement
   change E V          set entity E (a variable, or nK->field) to V (a node nK, NULL or a number)
   watch VAR           commit VAR too in loop-head states (changed variables are watched)
-  spec                commit the current state to the specification; prints the checkpoint id
+  spec                commit the current state (at the entry, a loop head or the exit) to the
+                      specification; prints the checkpoint id
   resume ID           go back to checkpoint ID: its program, specification and position
   repair              localize + repair against the specification; prints the diff, hot-patches
   concrete LINE...    trust the statements on these lines: repairs leave them alone
@@ -83,7 +85,9 @@ class Shell:
         if ev["at"] == "line":
             lines = s.text.splitlines()
             src = lines[ev["line"] - 1].strip() if 0 < ev["line"] <= len(lines) else ""
-            return f"line {ev['line']}: {src} ({call})"
+            fn = ev.get("function") or s.function
+            part = f" (statement {ev['part'][0]} of {ev['part'][1]})" if ev.get("part") else ""
+            return f"line {ev['line']}: {src} ({call})" if fn == s.function else f"line {ev['line']} in {fn}: {src}{part}"
         if ev["at"] == "crash":
             return f"the program crashed ({ev.get('where', 'signal')}); 'start' again or 'resume' a checkpoint"
         return "the program ended" + (f"; its output:\n{s.driver.program_output().rstrip()}"
@@ -117,11 +121,11 @@ class Shell:
         elif cmd == "start":
             self._picture(out, s.start())
         elif cmd in ("next", "n"):
-            self._picture(out, s.advance())
+            self._picture(out, s.next())
         elif cmd in ("step", "s"):
             self._picture(out, s.step())
         elif cmd in ("enter", "leave"):
-            self._picture(out, s.advance(1 if cmd == "enter" else 0))
+            self._picture(out, s.next(1 if cmd == "enter" else 0))
         elif cmd == "finish":
             self._picture(out, self._run_until(lambda ev: ev["at"] == "exit"))
         elif cmd in ("continue", "c"):

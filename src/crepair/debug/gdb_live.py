@@ -10,14 +10,17 @@ three never mix.  Configuration: the JSON file CREPAIR_DEBUG_CONFIG with
 ``program``, ``function``, ``globals``, ``node_type``, ``fields``,
 ``stdin``, ``stdout``, ``args`` (the program's arguments, a string).
 
-Requests (``cmd``): ``start`` (run to the first entry of the function),
-``advance`` (with ``force``: 0/1 at a loop head, the ``leave``/``enter``
-commands; runs to the next event: loop head, exit, next call's entry,
-crash or the end of the program), ``line`` (one source line of the
-function, gdb's ``next``: a ``line`` event unless an event comes first), ``change`` (``entity``: a variable or
+Requests (``cmd``): ``start`` (run to the first statement of ``main``),
+``advance`` (with ``force``: 0/1 at a loop head; runs to the next event:
+loop head, exit, next call's entry, crash or the end of the program),
+``next`` / ``step`` (one statement, see :func:`statement`; ``force`` at a
+loop head: the ``enter``/``leave`` commands), ``change`` (``entity``: a variable or
 ``nK->field``; ``value``: a node name, null or an integer), ``quit``.
 Every answer is ``{"ok": true, "event": {...}}`` or ``{"ok": false,
-"error": "..."}``; an event is ``{"at", "line", "call", "state"}`` with the
+"error": "..."}``; an event is ``{"at", "line", "call", "state"}`` (a
+``line`` stop also ``function`` and, on a line of several calls, ``part``:
+[statement, of]; a stepping answer also ``passed``: the entry events run
+through) with the
 memory graph as in :mod:`crepair.heap.states` (nodes n1, n2, … in order of
 allocation, via the harness's ``__crepair_nodes``).
 """
@@ -31,7 +34,7 @@ except ImportError:  # imported outside gdb: nothing to do
     gdb = None
 
 CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
-S = {"inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
+S = {"done": None, "inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
 
 
 def on_stop(event):
@@ -171,6 +174,83 @@ def classify():
     return None
 
 
+def statement(kind, force):
+    """``next``/``step``: run one statement (Wolverine2 Table 1), gdb's
+    ``next``/``step`` at the current frame except on a line of several
+    calls (one call each, by ``step`` and ``finish``); at a loop head the
+    hook returns first (its decision forced by ``force``: 1 enter, 0
+    leave).  Returns the stop, see :func:`settle`."""
+    ev = S["event"]
+    if ev is None or ev["at"] in ("end", "crash"):
+        raise ValueError("the program is not running (start it)")
+    if force is not None and ev["at"] != "loop":
+        raise ValueError("enter/leave: the program is not at a loop head")
+    if ev["at"] == "loop":
+        if force is not None:
+            gdb.execute("set var c = %d" % int(force), to_string=True)
+        gdb.execute("finish", to_string=True)
+        S["done"] = None
+        gdb.execute("next", to_string=True)
+        return settle([])
+    frame = gdb.selected_frame()
+    line = frame.find_sal().line
+    calls = CFG["multi"].get(str(line), 1)
+    key = (frame.name(), line, str(frame.older().pc() if frame.older() is not None else 0))
+    done = S["done"][1] if S["done"] is not None and S["done"][0] == key else 0
+    if kind == "next" and calls > 1 and done < calls - 1:
+        gdb.execute("step", to_string=True)
+        inner = gdb.selected_frame()
+        if inner != frame and inner.older() == frame and classify_peek(inner):
+            gdb.execute("finish", to_string=True)
+        top = gdb.selected_frame()
+        if top == frame and top.find_sal().line == line:
+            S["done"] = (key, done + 1)
+            ev = event("line", line, state(top.name() == CFG["function"] and S["inside"]))
+            ev["function"], ev["part"] = top.name(), [done + 2, calls]
+            return ev
+        return settle([])
+    S["done"] = None
+    gdb.execute(kind, to_string=True)
+    return settle([])
+
+
+def classify_peek(inner):
+    """Whether the frame a ``step`` entered is an ordinary callee (run it
+    to its end), not the function under repair or the loop hook."""
+    return inner.name() not in (CFG["function"], "__crepair_loop")
+
+
+def settle(passed):
+    """Classify where the program stopped after a stepping command: an
+    event (``entry`` is passed on to the first statement, and kept in the
+    answer's ``passed``), the function's loop line (run on into the hook:
+    a loop event), a line without a statement (run through it), or a
+    ``line`` stop (``function``: the frame's function)."""
+    for _ in range(1000):
+        ev = classify()
+        if ev is not None and ev["at"] == "entry":
+            passed.append(ev)
+            continue
+        if ev is None:
+            frame = gdb.selected_frame()
+            line = frame.find_sal().line
+            mine = frame.name() == CFG["function"] and S["inside"]
+            if mine and line in CFG["loop_lines"]:
+                gdb.execute("continue", to_string=True)
+                continue
+            if frame.name().startswith("__crepair_"):  # the harness's allocation wrappers: not the user's code
+                gdb.execute("finish", to_string=True)
+                continue
+            if mine and line in CFG["skip"]:
+                gdb.execute("next", to_string=True)
+                continue
+            ev = event("line", line, state(mine))
+            ev["function"] = frame.name()
+        ev["passed"] = passed
+        return ev
+    raise ValueError("the run does not settle at a statement")
+
+
 def change(entity, new):
     names, _ = table()
     addrs = {n: a for a, n in names.items()}
@@ -211,33 +291,22 @@ def handle(req):
         gdb.execute("file " + CFG["program"], to_string=True)
         gdb.execute("break " + CFG["function"], to_string=True)
         gdb.execute("break __crepair_loop", to_string=True)
+        if CFG["function"] != "main":
+            gdb.execute("tbreak main", to_string=True)
         gdb.execute("run %s < %s > %s 2>&1" % (CFG["args"], CFG["stdin"], CFG["stdout"]), to_string=True)
-        return classify() or advance()
+        return settle([])
     if cmd == "advance":
         ev = S["event"]
         if ev is None or ev["at"] in ("end", "crash"):
             raise ValueError("the program is not running (start it)")
+        S["done"] = None
         if req.get("force") is not None:
             if ev["at"] != "loop":
                 raise ValueError("enter/leave: the program is not at a loop head")
             gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
         return advance()
-    if cmd == "line":
-        ev = S["event"]
-        if ev is None or ev["at"] in ("end", "crash", "exit"):
-            raise ValueError("step: not inside %s (use next or start)" % CFG["function"])
-        if ev["at"] == "loop":
-            if req.get("force") is not None:
-                gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
-            gdb.execute("finish", to_string=True)
-        gdb.execute("next", to_string=True)
-        found = classify()
-        if found is not None:
-            return found
-        frame = gdb.selected_frame()
-        if frame.name() == CFG["function"]:
-            return event("line", frame.find_sal().line, state(True))
-        return advance()
+    if cmd in ("next", "step"):
+        return statement(cmd, req.get("force"))
     if cmd == "change":
         return change(req["entity"], req["value"])
     raise ValueError("unknown request %r" % cmd)
