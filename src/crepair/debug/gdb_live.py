@@ -193,6 +193,8 @@ def statement(kind, force):
         gdb.execute("next", to_string=True)
         return settle([])
     frame = gdb.selected_frame()
+    if ev["at"] == "exit" and frame.find_sal().pc == frame.pc():
+        return settle([])  # the call returned to the first instruction of the caller's next line: a stop there
     line = frame.find_sal().line
     calls = CFG["multi"].get(str(line), 1)
     key = (frame.name(), line, str(frame.older().pc() if frame.older() is not None else 0))
@@ -212,6 +214,20 @@ def statement(kind, force):
     S["done"] = None
     gdb.execute(kind, to_string=True)
     return settle([])
+
+
+def ours(frame):
+    """Whether ``frame`` runs the program's own source (the harness keeps
+    its lines and file name)."""
+    sal = frame.find_sal()
+    return sal.symtab is not None and sal.symtab.filename == CFG["source"]
+
+
+def older(frame):
+    frame = frame.older()
+    while frame is not None:
+        yield frame
+        frame = frame.older()
 
 
 def classify_peek(inner):
@@ -240,6 +256,12 @@ def settle(passed):
                 continue
             if frame.name().startswith("__crepair_"):  # the harness's allocation wrappers: not the user's code
                 gdb.execute("finish", to_string=True)
+                continue
+            if not ours(frame):  # out of main into the C library, or a library call: run on
+                try:
+                    gdb.execute("finish" if any(ours(f) for f in older(frame)) else "continue", to_string=True)
+                except gdb.error:
+                    pass
                 continue
             if mine and line in CFG["skip"]:
                 gdb.execute("next", to_string=True)
