@@ -77,14 +77,13 @@ class Shell:
         if ev["at"] == "entry":
             return f"entry of {s.function} ({call})"
         if ev["at"] == "loop":
-            src = s.text.splitlines()[ev["line"] - 1].strip() if ev["line"] <= len(s.text.splitlines()) else ""
+            src = s.source(ev)
             visits = sum(1 for v in s.calls[-1] if v.at == "loop" and v.line == ev["line"])
             return f"loop head, line {ev['line']}: {src} ({call}, visit {visits})"
         if ev["at"] == "exit":
             return f"exit of {s.function} ({call})"
         if ev["at"] == "line":
-            lines = s.text.splitlines()
-            src = lines[ev["line"] - 1].strip() if 0 < ev["line"] <= len(lines) else ""
+            src = s.source(ev)
             fn = ev.get("function") or s.function
             part = f" (statement {ev['part'][0]} of {ev['part'][1]})" if ev.get("part") else ""
             return f"line {ev['line']}: {src} ({call})" if fn == s.function else f"line {ev['line']} in {fn}: {src}{part}"
@@ -94,6 +93,8 @@ class Shell:
                                       if s.driver and s.driver.program_output().strip() else "")
 
     def _picture(self, out: list[str], ev: dict) -> None:
+        if ev.get("error"):
+            out.append(f"error: {ev.pop('error')}")
         out.append(self._where(ev))
         if ev.get("state") is None:
             return
@@ -151,14 +152,14 @@ class Shell:
             out.append(f"resumed checkpoint {args[0]}")
             self._picture(out, ev)
         elif cmd == "repair":
-            rep, note = repair(s, self.max_slots)
+            rep, note, how = repair(s, self.max_slots)
             if rep is None:
                 out.append(note)
             else:
                 out.append(f"repair synthesized ({note}):")
                 out.append(rep.diff.rstrip())
                 out.append(rep.evidence.describe())
-                out.append("hot-patched: the session goes on with the repaired program")
+                out.append(how)
                 if s.event is not None:
                     self._picture(out, s.event)
         elif cmd == "concrete":

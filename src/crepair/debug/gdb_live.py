@@ -14,7 +14,9 @@ Requests (``cmd``): ``start`` (run to the first statement of ``main``),
 ``advance`` (with ``force``: 0/1 at a loop head; runs to the next event:
 loop head, exit, next call's entry, crash or the end of the program),
 ``next`` / ``step`` (one statement, see :func:`statement`; ``force`` at a
-loop head: the ``enter``/``leave`` commands), ``change`` (``entity``: a variable or
+loop head: the ``enter``/``leave`` commands), ``screen`` (hot-patching:
+the actions of :func:`crepair.debug.screen.screening`, carried out from
+then on), ``change`` (``entity``: a variable or
 ``nK->field``; ``value``: a node name, null or an integer), ``quit``.
 Every answer is ``{"ok": true, "event": {...}}`` or ``{"ok": false,
 "error": "..."}``; an event is ``{"at", "line", "call", "state"}`` (a
@@ -34,7 +36,8 @@ except ImportError:  # imported outside gdb: nothing to do
     gdb = None
 
 CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
-S = {"done": None, "inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
+NO_SCREEN = {"changed": {}, "deleted": [], "guards": {}, "after": {}, "before": {}}
+S = {"failed": None, "screen": NO_SCREEN, "done": None, "inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
 
 
 def on_stop(event):
@@ -186,8 +189,7 @@ def statement(kind, force):
     if force is not None and ev["at"] != "loop":
         raise ValueError("enter/leave: the program is not at a loop head")
     if ev["at"] == "loop":
-        if force is not None:
-            gdb.execute("set var c = %d" % int(force), to_string=True)
+        decide(ev, force)
         gdb.execute("finish", to_string=True)
         S["done"] = None
         gdb.execute("next", to_string=True)
@@ -212,8 +214,45 @@ def statement(kind, force):
             return ev
         return settle([])
     S["done"] = None
-    gdb.execute(kind, to_string=True)
+    mine = frame.name() == CFG["function"] and S["inside"]
+    if mine and (str(line) in S["screen"]["changed"] or line in S["screen"]["deleted"]):
+        sal = frame.find_sal()  # hot-patching: skip the line, carry out the repair's statement instead
+        if str(line) in S["screen"]["changed"] and not run_inserted([S["screen"]["changed"][str(line)]]):
+            return settle([])
+        gdb.execute("set var $pc = %d" % (sal.last + 1), to_string=True)
+    else:
+        gdb.execute(kind, to_string=True)
+    if mine and str(line) in S["screen"]["after"] and not S["signal"] and gdb.selected_frame() == frame:
+        run_inserted(S["screen"]["after"][str(line)])
     return settle([])
+
+
+def run_inserted(stmts):
+    """Carry out statements a repair inserted or changed (hot-patching,
+    §3), in the frame of the function under repair; a statement gdb cannot
+    carry out (e.g. it dereferences NULL) is noted in S["failed"] and the
+    run stays where it is."""
+    for stmt in stmts:
+        try:
+            gdb.parse_and_eval(stmt)
+        except gdb.error as exc:
+            S["failed"] = "the repaired statement '%s;' fails here: %s" % (stmt, str(exc).strip().splitlines()[0])
+            return False
+    return True
+
+
+def decide(ev, force):
+    """At a loop event: set the hook's decision ``c`` — ``force`` (enter
+    1 / leave 0), else a repaired condition evaluated in the function's
+    frame (hot-patching), else leave it."""
+    guard = S["screen"]["guards"].get(str(ev["line"]))
+    if force is None and guard is not None:
+        hook = gdb.selected_frame()
+        hook.older().select()
+        force = int(bool(int(gdb.parse_and_eval(guard))))
+        hook.select()
+    if force is not None:
+        gdb.execute("set var c = %d" % int(force), to_string=True)
 
 
 def ours(frame):
@@ -237,12 +276,22 @@ def classify_peek(inner):
 
 
 def settle(passed):
+    S["arrived"] = None
+    try:
+        return settle_on(passed)
+    finally:
+        S["failed"] = None
+
+
+def settle_on(passed):
     """Classify where the program stopped after a stepping command: an
     event (``entry`` is passed on to the first statement, and kept in the
     answer's ``passed``), the function's loop line (run on into the hook:
     a loop event), a line without a statement (run through it), or a
     ``line`` stop (``function``: the frame's function)."""
     for _ in range(1000):
+        if S["failed"]:
+            break
         ev = classify()
         if ev is not None and ev["at"] == "entry":
             passed.append(ev)
@@ -251,6 +300,10 @@ def settle(passed):
             frame = gdb.selected_frame()
             line = frame.find_sal().line
             mine = frame.name() == CFG["function"] and S["inside"]
+            if mine and str(line) in S["screen"]["before"] and S["arrived"] != (line, frame.pc()):
+                S["arrived"] = (line, frame.pc())
+                if not run_inserted(S["screen"]["before"][str(line)]):
+                    break
             if mine and line in CFG["loop_lines"]:
                 gdb.execute("continue", to_string=True)
                 continue
@@ -270,7 +323,12 @@ def settle(passed):
             ev["function"] = frame.name()
         ev["passed"] = passed
         return ev
-    raise ValueError("the run does not settle at a statement")
+    if not S["failed"]:
+        raise ValueError("the run does not settle at a statement")
+    frame = gdb.selected_frame()
+    ev = event("line", frame.find_sal().line, state(True))
+    ev["function"], ev["error"], ev["passed"] = frame.name(), S["failed"], passed
+    return ev
 
 
 def change(entity, new):
@@ -322,13 +380,16 @@ def handle(req):
         if ev is None or ev["at"] in ("end", "crash"):
             raise ValueError("the program is not running (start it)")
         S["done"] = None
-        if req.get("force") is not None:
-            if ev["at"] != "loop":
-                raise ValueError("enter/leave: the program is not at a loop head")
-            gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
+        if req.get("force") is not None and ev["at"] != "loop":
+            raise ValueError("enter/leave: the program is not at a loop head")
+        if ev["at"] == "loop":
+            decide(ev, req.get("force"))
         return advance()
     if cmd in ("next", "step"):
         return statement(cmd, req.get("force"))
+    if cmd == "screen":
+        S["screen"] = dict(NO_SCREEN, **req["screen"])
+        return S["event"]
     if cmd == "change":
         return change(req["entity"], req["value"])
     raise ValueError("unknown request %r" % cmd)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from crepair.debug.driver import Driver, DriverError
 from crepair.debug.layout import layout
+from crepair.debug.screen import describe, screening
 from crepair.errors import CRepairError
 from crepair.frontend import load_program
 from crepair.heap.build import build_function
@@ -94,6 +95,8 @@ class Session:
         self.text = self.text or self.original
         self.fn = build_function(self.program, self.function)
         self.lines = [lp.line for lp in self.fn.loops()]
+        self._loops = (self.text, self.lines)
+        self.screen = {"changed": {}}
         self.inner = {lp.line: loop_lines(lp.body) | {lp.line} for lp in self.fn.loops()}
 
     # -- running ---------------------------------------------------------------------------------------------
@@ -110,7 +113,41 @@ class Session:
         except CRepairError as exc:
             raise SessionError(str(exc)) from None
         self.event, self.previous, self.user = None, None, set()
+        self.running, self.screen = self.text, {"changed": {}}
+        self.running_loops = {lp.line: orig for lp, orig in zip(fn.loops(), self.lines)}
 
+    def source(self, ev: dict) -> str:
+        """The source line of the stop ``ev``: for a loop head the
+        condition as the current text has it (loop events report the
+        original's lines), otherwise the line of the running program."""
+        line, text = ev["line"], getattr(self, "running", self.text)
+        if ev["at"] == "loop" and line in self.lines:
+            if self._loops[0] != self.text:
+                prog = load_program(self.path, text=self.text, real_c=True)
+                self._loops = (self.text, [lp.line for lp in build_function(prog, self.function).loops()])
+            line, text = self._loops[1][self.lines.index(line)], self.text
+        if ev["at"] == "line" and ev.get("function") == self.function and str(line) in self.screen["changed"]:
+            return self.screen["changed"][str(line)] + ";   (hot-patched)"
+        rows = text.splitlines()
+        return rows[line - 1].strip() if 0 < line <= len(rows) else ""
+
+    def hot_patch(self) -> str:
+        """Go on with the repaired ``text`` (Wolverine2 §3): by instruction
+        screening on the running program when the repair's edits are
+        statements gdb can carry out (:mod:`crepair.debug.screen`), else by
+        compiling the repaired program and replaying the run to the last
+        event.  Returns one line saying which."""
+        ev = self.event
+        if ev is None or ev["at"] in ("crash", "end"):
+            return "the next 'start' runs the repaired program"
+        screen = screening(self.running, self.text, self.running_loops)
+        if screen is not None:
+            self.screen = screen
+            self.event = {**self._request(cmd="screen", screen=screen), **{k: ev[k] for k in ("function", "part")
+                                                                            if k in ev}}
+            return f"hot-patched by instruction screening: {describe(screen)}"
+        self.replay(self.log, False)
+        return "hot-patched by recompiling and replaying the run to the last event"
     def _request(self, **req) -> dict:
         if self.driver is None:
             raise SessionError("the program is not running: 'start' it")
