@@ -86,7 +86,9 @@ class Shell:
             src = s.source(ev)
             fn = ev.get("function") or s.function
             part = f" (statement {ev['part'][0]} of {ev['part'][1]})" if ev.get("part") else ""
-            return f"line {ev['line']}: {src} ({call})" if fn == s.function else f"line {ev['line']} in {fn}: {src}{part}"
+            if fn == s.function:
+                return f"line {ev['line']}: {src} ({call})"
+            return f"line {ev['line']} in {fn}: {src}{part}"
         if ev["at"] == "crash":
             return f"the program crashed ({ev.get('where', 'signal')}); 'start' again or 'resume' a checkpoint"
         return "the program ended" + (f"; its output:\n{s.driver.program_output().rstrip()}"

@@ -36,7 +36,8 @@ class Driver:
     loops of ``fn`` (source order; default their own).  ``args``: the
     program's command-line arguments; ``stdin``: a file for its input;
     ``timeout``: seconds per request; ``layout``: the statement layout of
-    :func:`crepair.debug.layout.layout` (statement-level ``next``).  Raises ``MissingTool`` (gcc, gdb) and ``BadInput`` (does not
+    :func:`crepair.debug.layout.layout` (statement-level ``next``).
+    Raises ``MissingTool`` (gcc, gdb) and ``BadInput`` (does not
     compile).  Use as a context manager or call :meth:`close`."""
 
     def __init__(self, program: CProgram, fn: Function, text: str, lines: list[int] | None = None,
@@ -63,7 +64,8 @@ class Driver:
                "node_type": f"struct {tag}" if tag else "int", "fields": list(fn.structs.get(tag, {})) if tag else [],
                "stdin": stdin or os.devnull, "stdout": str(self.output),
                "args": " ".join(shlex.quote(a) for a in (args or [])),
-               "source": str(program.path), "loop_lines": [lp.line for lp in fn.loops()], **(layout or {"multi": {}, "skip": []})}
+               "source": str(program.path), "loop_lines": [lp.line for lp in fn.loops()],
+               **(layout or {"multi": {}, "skip": []})}
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         to_gdb_r, self._to_gdb = os.pipe()
         self._from_gdb, from_gdb_w = os.pipe()

@@ -37,7 +37,8 @@ except ImportError:  # imported outside gdb: nothing to do
 
 CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
 NO_SCREEN = {"changed": {}, "deleted": [], "guards": {}, "after": {}, "before": {}}
-S = {"failed": None, "screen": NO_SCREEN, "done": None, "inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
+S = {"failed": None, "screen": NO_SCREEN, "done": None, "inside": False, "calls": 0, "exit": None, "signal": None,
+     "where": None, "event": None}
 
 
 def on_stop(event):
@@ -204,7 +205,7 @@ def statement(kind, force):
     if kind == "next" and calls > 1 and done < calls - 1:
         gdb.execute("step", to_string=True)
         inner = gdb.selected_frame()
-        if inner != frame and inner.older() == frame and classify_peek(inner):
+        if inner != frame and inner.older() == frame and inner.name() not in (CFG["function"], "__crepair_loop"):
             gdb.execute("finish", to_string=True)
         top = gdb.selected_frame()
         if top == frame and top.find_sal().line == line:
@@ -267,12 +268,6 @@ def older(frame):
     while frame is not None:
         yield frame
         frame = frame.older()
-
-
-def classify_peek(inner):
-    """Whether the frame a ``step`` entered is an ordinary callee (run it
-    to its end), not the function under repair or the loop hook."""
-    return inner.name() not in (CFG["function"], "__crepair_loop")
 
 
 def settle(passed):

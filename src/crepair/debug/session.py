@@ -76,7 +76,7 @@ class Session:
     function: str
     args: list[str] = field(default_factory=list)
     stdin: str | None = None
-    timeout: float = 10.0
+    timeout: float = 30.0
     text: str = ""
     driver: Driver | None = None
     event: dict | None = None
