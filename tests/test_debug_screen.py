@@ -6,15 +6,13 @@ statement run where the repaired program has it."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import shutil
 from pathlib import Path
 
 import pytest
 
-from crepair.cli import main
 from crepair.debug.screen import describe, screening
+from test_debug_fig1 import crepair
 
 DATA = Path(__file__).parent / "data"
 PROG = DATA / "heap" / "fig1_reverse.c"
@@ -55,10 +53,7 @@ def test_the_session_goes_on_over_main_s_next_call_with_the_repairs_screened(tmp
              if c and not c.startswith(("#", "rewrite", "quit"))]
     script = paper + ["next; next; next", "step", "next", "next", "next; next; next; next; next", "next", "quit"]
     (tmp_path / "s.txt").write_text("\n".join(script) + "\n")
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        assert main(["debug", str(PROG), "--script", str(tmp_path / "s.txt")]) == 0
-    out = buf.getvalue()
+    out = crepair("debug", str(PROG), "--script", str(tmp_path / "s.txt"))
     first, second = out.split("(crepair) repair\n")[1:]
     assert "hot-patched by instruction screening: line 16 replaced\n" in first
     # the running program was not restarted: the user's changes of the second iteration are still there
