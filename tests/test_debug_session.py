@@ -51,7 +51,7 @@ def test_mistakes_give_one_line_and_the_session_goes_on(tmp_path):
             ("frobnicate", "error: unknown command 'frobnicate' (type help)"),
         ]:
             assert sh.run(line) == (expected, False)
-        assert sh.run("start")[0].startswith("line 34 in main: push(2); push(4); push(8); push(10);")
+        assert sh.run("start")[0].startswith("line 34 in main: push(2); push(4); push(8); push(10); (statement 1 of 4)")
         out, _ = sh.run("change curent n3")
         assert out == "error: change: 'curent' is not a variable of reverse here (variables: head)"
         assert sh.run("enter")[0] == "error: enter/leave: the program is not at a loop head (use next)"
@@ -199,11 +199,18 @@ def test_next_runs_one_statement_and_spec_refuses_a_point_between_events():
     sh = _shell()
     try:
         first = lambda line: sh.run(line)[0].splitlines()[0]
-        assert first("start") == "line 34 in main: push(2); push(4); push(8); push(10);"
+        assert first("start") == "line 34 in main: push(2); push(4); push(8); push(10); (statement 1 of 4)"
         assert first("next") == "line 34 in main: push(2); push(4); push(8); push(10); (statement 2 of 4)"
         assert "[n1| data* = 2 | next* -> NULL | prev* -> NULL ]   <- head" in sh.run("show")[0]
         assert first("next; next; next").startswith("line 34")
         assert first("show") == "line 35 in main: reverse();"
+        sh.run("start")
+        assert first("step") == "line 24 in push: struct node *n = malloc(sizeof(struct node));"
+        assert first("next; next; next; next; next; next") == "line 25 in push: n->data = data;"
+        assert first("show") == "line 31 in push: }"
+        # back in main after push(2): the count goes on from the instructions run on the line
+        assert first("next") == "line 34 in main: push(2); push(4); push(8); push(10); (statement 2 of 4)"
+        assert first("next; next; next").startswith("line 34") and first("show") == "line 35 in main: reverse();"
         assert first("step") == "line 13: current = head; (call 1)"  # the entry passed, the declarations run
         assert [v.at for v in sh.session.calls[0]] == ["entry"]
         assert sh.run("spec")[0] == ("error: spec: line 13 is not an observation point; the heap engine's "
@@ -266,7 +273,7 @@ def test_the_programs_input_and_output_stay_apart_from_the_session(tmp_path):
     sh = _shell(prog, stdin=str(tmp_path / "in.txt"))
     try:
         out, _ = sh.run("start; continue")
-        assert out.splitlines()[0] == "line 35 in main: push(2); push(4); push(8); push(10);"
+        assert out.splitlines()[0] == "line 35 in main: push(2); push(4); push(8); push(10); (statement 1 of 4)"
         assert out.endswith("the program ended; its output:\nread 42")
         assert "read 42" not in out.split("the program ended")[0]
     finally:

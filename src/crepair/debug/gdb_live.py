@@ -37,7 +37,7 @@ except ImportError:  # imported outside gdb: nothing to do
 
 CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
 NO_SCREEN = {"changed": {}, "deleted": [], "guards": {}, "after": {}, "before": {}}
-S = {"failed": None, "screen": NO_SCREEN, "done": None, "inside": False, "calls": 0, "exit": None, "signal": None,
+S = {"failed": None, "screen": NO_SCREEN, "inside": False, "calls": 0, "exit": None, "signal": None,
      "where": None, "event": None}
 
 
@@ -192,7 +192,6 @@ def statement(kind, force):
     if ev["at"] == "loop":
         decide(ev, force)
         gdb.execute("finish", to_string=True)
-        S["done"] = None
         gdb.execute("next", to_string=True)
         return settle([])
     frame = gdb.selected_frame()
@@ -200,21 +199,12 @@ def statement(kind, force):
         return settle([])  # the call returned to the first instruction of the caller's next line: a stop there
     line = frame.find_sal().line
     calls = CFG["multi"].get(str(line), 1)
-    key = (frame.name(), line, str(frame.older().pc() if frame.older() is not None else 0))
-    done = S["done"][1] if S["done"] is not None and S["done"][0] == key else 0
-    if kind == "next" and calls > 1 and done < calls - 1:
+    if kind == "next" and calls > 1 and calls_done(frame) < calls - 1:
         gdb.execute("step", to_string=True)
         inner = gdb.selected_frame()
         if inner != frame and inner.older() == frame and inner.name() not in (CFG["function"], "__crepair_loop"):
             gdb.execute("finish", to_string=True)
-        top = gdb.selected_frame()
-        if top == frame and top.find_sal().line == line:
-            S["done"] = (key, done + 1)
-            ev = event("line", line, state(top.name() == CFG["function"] and S["inside"]))
-            ev["function"], ev["part"] = top.name(), [done + 2, calls]
-            return ev
         return settle([])
-    S["done"] = None
     mine = frame.name() == CFG["function"] and S["inside"]
     if mine and (str(line) in S["screen"]["changed"] or line in S["screen"]["deleted"]):
         sal = frame.find_sal()  # hot-patching: skip the line, carry out the repair's statement instead
@@ -226,6 +216,20 @@ def statement(kind, force):
     if mine and str(line) in S["screen"]["after"] and not S["signal"] and gdb.selected_frame() == frame:
         run_inserted(S["screen"]["after"][str(line)])
     return settle([])
+
+
+def calls_done(frame):
+    """How many calls of the program's own functions the current line has
+    made so far in ``frame`` (the call instructions between the line's
+    start and the pc): the statements done on a line of several calls."""
+    sal, block = frame.find_sal(), frame.block()
+    while block.function is None and block.superblock is not None:
+        block = block.superblock
+    starts = [e.pc for e in sal.symtab.linetable().line(sal.line) or () if block.start <= e.pc <= frame.pc()]
+    if not starts or frame.pc() <= min(starts):
+        return 0
+    code = frame.architecture().disassemble(min(starts), frame.pc() - 1)
+    return sum(1 for insn in code if insn["asm"].startswith("call") and "__crepair" not in insn["asm"])
 
 
 def run_inserted(stmts):
@@ -316,6 +320,8 @@ def settle_on(passed):
                 continue
             ev = event("line", line, state(mine))
             ev["function"] = frame.name()
+            if CFG["multi"].get(str(line), 1) > 1:
+                ev["part"] = [calls_done(frame) + 1, CFG["multi"][str(line)]]
         ev["passed"] = passed
         return ev
     if not S["failed"]:
@@ -374,7 +380,6 @@ def handle(req):
         ev = S["event"]
         if ev is None or ev["at"] in ("end", "crash"):
             raise ValueError("the program is not running (start it)")
-        S["done"] = None
         if req.get("force") is not None and ev["at"] != "loop":
             raise ValueError("enter/leave: the program is not at a loop head")
         if ev["at"] == "loop":
