@@ -180,8 +180,9 @@ class Session:
         return self._arrive(self._request(cmd="start"))
 
     def advance(self, force: int | None = None) -> dict:
-        """Run to the next event; ``force`` (at a loop head): 1 enter the
-        loop body, 0 leave the loop (the ``enter``/``leave`` commands)."""
+        """Run to the next event (``continue``, ``finish``, ``load`` and
+        the replay of a recompiled hot-patch); ``force`` (at a loop head):
+        1 run the loop body once more, 0 end the loop."""
         ev = self.event
         if ev is None or ev["at"] in ("crash", "end"):
             raise SessionError("the program is not running: 'start' it" if ev is None or ev["at"] == "end"
