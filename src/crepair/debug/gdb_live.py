@@ -267,13 +267,6 @@ def ours(frame):
     return sal.symtab is not None and sal.symtab.filename == CFG["source"]
 
 
-def older(frame):
-    frame = frame.older()
-    while frame is not None:
-        yield frame
-        frame = frame.older()
-
-
 def settle(passed):
     S["arrived"] = None
     try:
@@ -311,7 +304,10 @@ def settle_on(passed):
                 continue
             if not ours(frame):  # out of main into the C library, or a library call: run on
                 try:
-                    gdb.execute("finish" if any(ours(f) for f in older(frame)) else "continue", to_string=True)
+                    up, caller = frame.older(), False
+                    while up is not None and not caller:
+                        caller, up = ours(up), up.older()
+                    gdb.execute("finish" if caller else "continue", to_string=True)
                 except gdb.error:
                     pass
                 continue
