@@ -24,6 +24,10 @@ def _shell(path=PROG, **kw) -> Shell:
     return Shell(Session(str(path), "reverse", **kw))
 
 
+TO_LOOP = "start; next; next; next; next; step; next"  # §2.1: through the pushes, into reverse, to its loop head
+ITERATION = "next; next; next; next; next"  # one iteration of the loop body, back at the loop head
+
+
 def test_text_picture_marks_program_and_user_changes():
     before = State({"head": "n2", "current": "n2"}, {"n1": {"data": 1, "next": None}, "n2": {"data": 2, "next": "n1"}})
     after = State({"head": "n2", "current": "n1"}, {"n1": {"data": 1, "next": None}, "n2": {"data": 5, "next": None}})
@@ -47,10 +51,11 @@ def test_mistakes_give_one_line_and_the_session_goes_on(tmp_path):
             ("frobnicate", "error: unknown command 'frobnicate' (type help)"),
         ]:
             assert sh.run(line) == (expected, False)
-        assert sh.run("start")[0].startswith("entry of reverse (call 1)")
+        assert sh.run("start")[0].startswith("line 34 in main: push(2); push(4); push(8); push(10); (statement 1 of 4)")
         out, _ = sh.run("change curent n3")
         assert out == "error: change: 'curent' is not a variable of reverse here (variables: head)"
-        sh.run("next")
+        assert sh.run("enter")[0] == "error: enter/leave: the program is not at a loop head (use next)"
+        sh.run(TO_LOOP.removeprefix("start; "))
         assert sh.run("change current 7")[0] == "error: change: current is a pointer; give a node (n1, n2, ...) or NULL"
         assert sh.run("change n4->data n3")[0] == "error: change: n4->data is an integer; give a number"
         assert sh.run("change n9->next NULL")[0] == "error: change: no node 'n9' (nodes: n1, n2, n3, n4)"
@@ -87,17 +92,18 @@ def test_a_program_that_does_not_compile(tmp_path):
 def test_a_crash_and_a_hang_are_reported(tmp_path):
     sh = _shell()
     try:
-        sh.run("start; next; enter")
-        out, _ = sh.run("enter")  # bug 2 set current to NULL: the forced second iteration dereferences it
+        sh.run(f"{TO_LOOP}; enter; {ITERATION}; enter")
+        out, _ = sh.run("next")  # bug 2 set current to NULL: line 15 of the forced second iteration dereferences it
         assert out.startswith("the program crashed (SIGSEGV in reverse)")
         assert sh.run("next")[0] == "error: the program crashed: 'start' again or 'resume' a checkpoint"
     finally:
         sh.session.close()
     hang = tmp_path / "hang.c"
     hang.write_text(PROG.read_text().replace("int main() {", "int main() {\n    for (volatile int i = 1; i; ) ;"))
-    sh = _shell(hang, timeout=1.0)
-    out, _ = sh.run("start")
-    assert out == "error: no answer from the program within 1 s (it hangs?); the run was stopped, 'start' again"
+    sh = _shell(hang, timeout=3.0)
+    assert sh.run("start")[0].startswith("line 34 in main: for (volatile int i = 1; i; ) ;")
+    out, _ = sh.run("next")
+    assert out == "error: no answer from the program within 3 s (it hangs?); the run was stopped, 'start' again"
     assert sh.run("show")[0] == "error: show: the program is not running: 'start' it"
 
 
@@ -105,8 +111,9 @@ def test_a_crash_and_a_hang_are_reported(tmp_path):
 def test_checkpoint_hopping_save_load_rewrite_and_concrete(tmp_path):
     sh = _shell()
     try:
-        sh.run("start; spec; watch current; next; spec; enter; change current n3; change n4 -> prev n3; spec")
-        sh.run("enter; change current n2; change n3 -> prev n2; spec")
+        sh.run(TO_LOOP)
+        assert sh.run(f"spec; enter; {ITERATION}; change current n3; change n4 -> prev n3; spec")[0].count("checkpoint") == 2
+        sh.run(f"enter; {ITERATION}; change current n2; change n3 -> prev n2; spec")
         assert sh.run(f"save {tmp_path / 'spec.json'}")[0].endswith("(1 calls, 4 events)")
         saved = load_spec(tmp_path / "spec.json")
         assert [e.at for e in saved.traces[0]] == ["entry", "loop", "loop", "loop"]
@@ -120,9 +127,9 @@ def test_checkpoint_hopping_save_load_rewrite_and_concrete(tmp_path):
         sh.session.trusted.clear()
         out, _ = sh.run("repair")
         assert "+        temp2 = current->next;" in out
-        # hop back to checkpoint 2: the program before the repair, at the first loop head
-        out, _ = sh.run("resume 2")
-        assert out.startswith("resumed checkpoint 2\nloop head, line 14")
+        # hop back to checkpoint 1: the program before the repair, at the first loop head
+        out, _ = sh.run("resume 1")
+        assert out.startswith("resumed checkpoint 1\nloop head, line 14: while (temp1 != NULL) { (call 1, visit 1)")
         assert sh.session.text == PROG.read_text()
         assert sh.session.spec().events == 2
         target = tmp_path / "out.c"
@@ -147,7 +154,7 @@ def test_rewrite_over_the_original_needs_apply_and_keeps_a_backup(tmp_path):
     prog.write_text(PROG.read_text())
     sh = _shell(prog)
     try:
-        sh.run("start; spec; watch current; next; spec; enter; change current n3; change n4 -> prev n3; spec; repair")
+        sh.run(f"{TO_LOOP}; spec; enter; {ITERATION}; change current n3; change n4 -> prev n3; spec; repair")
         assert sh.run(f"rewrite {prog}")[0].startswith(f"error: rewrite: {prog} exists")
         assert prog.read_text() == PROG.read_text()
         out, _ = sh.run(f"rewrite {prog} --apply")
@@ -167,9 +174,12 @@ def test_the_interactive_shell_in_a_pseudo_terminal(tmp_path):
                           env={"PYTHONPATH": str(src), "TERM": "dumb", "PATH": "/usr/bin:/bin"},
                           encoding="utf-8", timeout=60, dimensions=(50, 200))
     try:
-        for command, answer in [("start", "entry of reverse"), ("next", "loop head, line 14"),
+        for command, answer in [("start", "line 34 in main: push(2);"), ("next", "(statement 2 of 4)"),
+                                (TO_LOOP.removeprefix("start; next; "), "loop head, line 14"),
                                 ("change currrent n3", "'currrent' is not a variable of reverse here"),
-                                ("spec", "checkpoint 1"), ("enter", "visit 2"), ("change current n3", "current! -> n3"),
+                                ("spec", "checkpoint 1"), ("enter", "line 15: temp1 = current->prev;"),
+                                ("next", "line 16: temp2 = current->prev;"), ("next; next; next; next", "visit 2"),
+                                ("change current n3", "current! -> n3"),
                                 ("change n4->prev n3", "prev! -> n3"), ("spec", "checkpoint 2"),
                                 ("repair", "repair synthesized")]:
             child.expect_exact("(crepair) ")
@@ -185,24 +195,48 @@ def test_the_interactive_shell_in_a_pseudo_terminal(tmp_path):
 
 
 @needs_gdb
-def test_step_runs_one_line_and_spec_refuses_a_point_between_events():
+def test_next_runs_one_statement_and_spec_refuses_a_point_between_events():
     sh = _shell()
     try:
+        first = lambda line: sh.run(line)[0].splitlines()[0]
+        assert first("start") == "line 34 in main: push(2); push(4); push(8); push(10); (statement 1 of 4)"
+        assert first("next") == "line 34 in main: push(2); push(4); push(8); push(10); (statement 2 of 4)"
+        assert "[n1| data* = 2 | next* -> NULL | prev* -> NULL ]   <- head" in sh.run("show")[0]
+        assert first("next; next; next").startswith("line 34")
+        assert first("show") == "line 35 in main: reverse();"
         sh.run("start")
-        assert sh.run("step")[0].splitlines()[0] == "line 13: current = head; (call 1)"
-        out, _ = sh.run("step")
-        assert out.splitlines()[0] == "line 14: while (temp1 != NULL) { (call 1)" and "current* -> n4" in out
-        assert sh.run("spec")[0] == ("error: spec: line 14 is not an observation point; the specification holds "
-                                     "states at reverse's entry, loop heads and exit (use next)")
-        assert sh.run("step")[0].startswith("loop head, line 14")  # the loop hook: an event
-        out, _ = sh.run("enter")  # forced into the body: the first iteration runs, back at the loop head
-        assert out.startswith("loop head, line 14: while (temp1 != NULL) { (call 1, visit 2)")
-        sh.run("start; step; step; step")
-        out, _ = sh.run("step")  # the guard is false: the loop ends at once
-        assert out.splitlines()[0] == "line 21: } (call 1)"
-        assert sh.run("change temp1 n2")[0].splitlines()[1].startswith("  head -> n4   current -> n4   temp1! -> n2")
-        assert sh.run("step")[0].startswith("exit of reverse (call 1)")
-        assert sh.run("step")[0] == "error: step: not inside reverse (use next, or start)"
+        assert first("step") == "line 24 in push: struct node *n = malloc(sizeof(struct node));"
+        assert first("next; next; next; next; next; next") == "line 25 in push: n->data = data;"
+        assert first("show") == "line 31 in push: }"
+        # back in main after push(2): the count goes on from the instructions run on the line
+        assert first("next") == "line 34 in main: push(2); push(4); push(8); push(10); (statement 2 of 4)"
+        assert first("next; next; next").startswith("line 34") and first("show") == "line 35 in main: reverse();"
+        assert first("step") == "line 13: current = head; (call 1)"  # the entry passed, the declarations run
+        assert [v.at for v in sh.session.calls[0]] == ["entry"]
+        assert sh.run("spec")[0] == ("error: spec: line 13 is not an observation point; the heap engine's "
+                                     "specification holds states at reverse's entry, loop heads and exit (next on to one)")
+        out, _ = sh.run("change temp1 n2")  # a change between events: the program's state, not the specification
+        assert out.splitlines()[1].startswith("  head -> n4   temp1! -> n2")
+        out, _ = sh.run("next")
+        assert out.splitlines()[0] == "loop head, line 14: while (temp1 != NULL) { (call 1, visit 1)"
+        assert "current* -> n4   temp1 -> n2" in out
+        assert first("spec") == "program state added to the specification: checkpoint 1"
+        assert first("next") == "line 15: temp1 = current->prev; (call 1)"  # the guard holds (temp1 is n2)
+        assert first("next; next; next; next; next").startswith("line 16")
+        assert first("leave") == "exit of reverse (call 1)"  # the closing brace is no statement
+        assert first("next") == "line 36 in main: head = NULL;"
+        assert first("next; next").startswith("line 37 in main: push(7);")
+        assert first("show") == "line 38 in main: reverse();"
+        assert first("next") == "line 13: current = head; (call 2)"  # the function under repair is always entered
+        assert first("next; leave") == "loop head, line 14: while (temp1 != NULL) { (call 2, visit 1)"
+        assert first("show") == "exit of reverse (call 2)"
+        assert first("next; next; step; next; next") == "line 39 in main: head = NULL;"
+        assert first("show") == "exit of reverse (call 3)"
+        assert first("next; next") == "line 41 in main: return 0;"
+        assert first("show") == "line 42 in main: }"
+        assert first("next") == "the program ended"
+        assert [[v.at for v in c] for c in sh.session.calls] == [["entry", "loop", "loop", "exit"],
+                                                                 ["entry", "loop", "exit"], ["entry", "loop", "exit"]]
     finally:
         sh.session.close()
 
@@ -212,15 +246,18 @@ def test_break_continue_finish_over_the_calls_of_main():
     sh = _shell()
     try:
         first = lambda line: sh.run(line)[0].splitlines()[0]
-        assert first("start") == "entry of reverse (call 1)"
+        assert first("start").startswith("line 34 in main")
         assert first("break reverse") == "breakpoint at reverse"
+        assert first("continue") == "entry of reverse (call 1)"
+        assert first("next") == "line 13: current = head; (call 1)"
+        assert first("finish") == "exit of reverse (call 1)"
         assert first("continue") == "entry of reverse (call 2)"
-        assert first("finish") == "exit of reverse (call 2)"
         assert first("continue") == "entry of reverse (call 3)"
         assert first("continue") == "the program ended"
         assert first("next") == "error: the program is not running: 'start' it"
         assert first("break 14") == "breakpoint at 14"
         first("start")
+        assert first("continue") == "entry of reverse (call 1)"  # the breakpoints stay over a new start
         assert first("continue") == "loop head, line 14: while (temp1 != NULL) { (call 1, visit 1)"
     finally:
         sh.session.close()
@@ -236,7 +273,7 @@ def test_the_programs_input_and_output_stay_apart_from_the_session(tmp_path):
     sh = _shell(prog, stdin=str(tmp_path / "in.txt"))
     try:
         out, _ = sh.run("start; continue")
-        assert out.splitlines()[0] == "entry of reverse (call 1)"
+        assert out.splitlines()[0] == "line 35 in main: push(2); push(4); push(8); push(10); (statement 1 of 4)"
         assert out.endswith("the program ended; its output:\nread 42")
         assert "read 42" not in out.split("the program ended")[0]
     finally:

@@ -28,8 +28,9 @@ def add_parser(sub) -> None:
     p.add_argument("--pictures", metavar="DIR", help="write a Graphviz picture (DOT, and SVG with dot) per state")
     p.add_argument("--insert-slots", type=at_least(0), default=1, metavar="N",
                    help="statements a repair may insert (tried 0 first; default: 1)")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                   help="seconds the program may run between two stops (default: 10)")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                   help="seconds each gdb request may take, e.g. a run between two stops "
+                        "(default: 30, generous for a loaded machine)")
 
 
 def _default_function(program) -> str:

@@ -18,17 +18,19 @@ from crepair.errors import CRepairError
 from crepair.heap.states import State, load_spec, save_spec
 
 HELP = """commands (several on a line: separate them with ';'):
-  start               compile (gcc -g) and run to the entry of the function under repair
+  start               compile (gcc -g) and run to the first statement of main
                       (again: a new run and a new specification; resume ID goes back to a checkpoint)
-  next                run to the next event: a loop head, the exit, the next call's entry
-  step                run one source line of the function (states between events cannot be committed)
-  finish              run to the exit of the current call
+  next                execute the next statement (calls run through; the function under repair
+                      is entered, its entry being an event); stops at loop heads before the test
+  step                like next, but enters calls
+  finish              run to the exit of the current call of the function under repair
   break LINE|FUNC     stop at that loop head (or at each entry of the function); continue runs to it
   continue            run to the next breakpoint (or the end of the program)
-  enter | leave       at a loop head: force the loop's body to run once more / the loop to end
+  enter | leave       at a loop head: force the loop's test true / false, and run to the next statement
   change E V          set entity E (a variable, or nK->field) to V (a node nK, NULL or a number)
   watch VAR           commit VAR too in loop-head states (changed variables are watched)
-  spec                commit the current state to the specification; prints the checkpoint id
+  spec                commit the current state (at the entry, a loop head or the exit) to the
+                      specification; prints the checkpoint id
   resume ID           go back to checkpoint ID: its program, specification and position
   repair              localize + repair against the specification; prints the diff, hot-patches
   concrete LINE...    trust the statements on these lines: repairs leave them alone
@@ -75,21 +77,26 @@ class Shell:
         if ev["at"] == "entry":
             return f"entry of {s.function} ({call})"
         if ev["at"] == "loop":
-            src = s.text.splitlines()[ev["line"] - 1].strip() if ev["line"] <= len(s.text.splitlines()) else ""
+            src = s.source(ev)
             visits = sum(1 for v in s.calls[-1] if v.at == "loop" and v.line == ev["line"])
             return f"loop head, line {ev['line']}: {src} ({call}, visit {visits})"
         if ev["at"] == "exit":
             return f"exit of {s.function} ({call})"
         if ev["at"] == "line":
-            lines = s.text.splitlines()
-            src = lines[ev["line"] - 1].strip() if 0 < ev["line"] <= len(lines) else ""
-            return f"line {ev['line']}: {src} ({call})"
+            src = s.source(ev)
+            fn = ev.get("function") or s.function
+            part = f" (statement {ev['part'][0]} of {ev['part'][1]})" if ev.get("part") else ""
+            if fn == s.function:
+                return f"line {ev['line']}: {src} ({call})"
+            return f"line {ev['line']} in {fn}: {src}{part}"
         if ev["at"] == "crash":
             return f"the program crashed ({ev.get('where', 'signal')}); 'start' again or 'resume' a checkpoint"
         return "the program ended" + (f"; its output:\n{s.driver.program_output().rstrip()}"
                                       if s.driver and s.driver.program_output().strip() else "")
 
     def _picture(self, out: list[str], ev: dict) -> None:
+        if ev.get("error"):
+            out.append(f"error: {ev.pop('error')}")
         out.append(self._where(ev))
         if ev.get("state") is None:
             return
@@ -117,11 +124,11 @@ class Shell:
         elif cmd == "start":
             self._picture(out, s.start())
         elif cmd in ("next", "n"):
-            self._picture(out, s.advance())
+            self._picture(out, s.next())
         elif cmd in ("step", "s"):
             self._picture(out, s.step())
         elif cmd in ("enter", "leave"):
-            self._picture(out, s.advance(1 if cmd == "enter" else 0))
+            self._picture(out, s.next(1 if cmd == "enter" else 0))
         elif cmd == "finish":
             self._picture(out, self._run_until(lambda ev: ev["at"] == "exit"))
         elif cmd in ("continue", "c"):
@@ -147,14 +154,14 @@ class Shell:
             out.append(f"resumed checkpoint {args[0]}")
             self._picture(out, ev)
         elif cmd == "repair":
-            rep, note = repair(s, self.max_slots)
+            rep, note, how = repair(s, self.max_slots)
             if rep is None:
                 out.append(note)
             else:
                 out.append(f"repair synthesized ({note}):")
                 out.append(rep.diff.rstrip())
                 out.append(rep.evidence.describe())
-                out.append("hot-patched: the session goes on with the repaired program")
+                out.append(how)
                 if s.event is not None:
                     self._picture(out, s.event)
         elif cmd == "concrete":

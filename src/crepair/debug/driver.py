@@ -34,12 +34,15 @@ class Driver:
     """One live run of ``text`` (the program ``program``'s current text,
     function ``fn``) under gdb.  ``lines``: the loop lines reported for the
     loops of ``fn`` (source order; default their own).  ``args``: the
-    program's command-line arguments; ``stdin``: a file for its input.
+    program's command-line arguments; ``stdin``: a file for its input;
+    ``timeout``: seconds per request; ``layout``: the statement layout of
+    :func:`crepair.debug.layout.layout` (statement-level ``next``).
     Raises ``MissingTool`` (gcc, gdb) and ``BadInput`` (does not
     compile).  Use as a context manager or call :meth:`close`."""
 
     def __init__(self, program: CProgram, fn: Function, text: str, lines: list[int] | None = None,
-                 args: list[str] | None = None, stdin: str | None = None, timeout: float = 10.0):
+                 args: list[str] | None = None, stdin: str | None = None, timeout: float = 30.0,
+                 layout: dict | None = None):
         gcc, gdb = tool("gcc", "crepair debug"), tool("gdb", "crepair debug")
         self.timeout = timeout
         self.tmp = tempfile.TemporaryDirectory(prefix="crepair-debug-")
@@ -60,7 +63,9 @@ class Driver:
         cfg = {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
                "node_type": f"struct {tag}" if tag else "int", "fields": list(fn.structs.get(tag, {})) if tag else [],
                "stdin": stdin or os.devnull, "stdout": str(self.output),
-               "args": " ".join(shlex.quote(a) for a in (args or []))}
+               "args": " ".join(shlex.quote(a) for a in (args or [])),
+               "source": str(program.path), "loop_lines": [lp.line for lp in fn.loops()],
+               **(layout or {"multi": {}, "skip": []})}
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         to_gdb_r, self._to_gdb = os.pipe()
         self._from_gdb, from_gdb_w = os.pipe()

@@ -10,14 +10,19 @@ three never mix.  Configuration: the JSON file CREPAIR_DEBUG_CONFIG with
 ``program``, ``function``, ``globals``, ``node_type``, ``fields``,
 ``stdin``, ``stdout``, ``args`` (the program's arguments, a string).
 
-Requests (``cmd``): ``start`` (run to the first entry of the function),
-``advance`` (with ``force``: 0/1 at a loop head, the ``leave``/``enter``
-commands; runs to the next event: loop head, exit, next call's entry,
-crash or the end of the program), ``line`` (one source line of the
-function, gdb's ``next``: a ``line`` event unless an event comes first), ``change`` (``entity``: a variable or
+Requests (``cmd``): ``start`` (run to the first statement of ``main``),
+``advance`` (with ``force``: 0/1 at a loop head; runs to the next event:
+loop head, exit, next call's entry, crash or the end of the program),
+``next`` / ``step`` (one statement, see :func:`statement`; ``force`` at a
+loop head: the ``enter``/``leave`` commands), ``screen`` (hot-patching:
+the actions of :func:`crepair.debug.screen.screening`, carried out from
+then on), ``change`` (``entity``: a variable or
 ``nK->field``; ``value``: a node name, null or an integer), ``quit``.
 Every answer is ``{"ok": true, "event": {...}}`` or ``{"ok": false,
-"error": "..."}``; an event is ``{"at", "line", "call", "state"}`` with the
+"error": "..."}``; an event is ``{"at", "line", "call", "state"}`` (a
+``line`` stop also ``function`` and, on a line of several calls, ``part``:
+[statement, of]; a stepping answer also ``passed``: the entry events run
+through) with the
 memory graph as in :mod:`crepair.heap.states` (nodes n1, n2, … in order of
 allocation, via the harness's ``__crepair_nodes``).
 """
@@ -31,7 +36,9 @@ except ImportError:  # imported outside gdb: nothing to do
     gdb = None
 
 CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
-S = {"inside": False, "calls": 0, "exit": None, "signal": None, "where": None, "event": None}
+NO_SCREEN = {"changed": {}, "deleted": [], "guards": {}, "after": {}, "before": {}}
+S = {"failed": None, "screen": NO_SCREEN, "inside": False, "calls": 0, "exit": None, "signal": None,
+     "where": None, "event": None}
 
 
 def on_stop(event):
@@ -171,6 +178,156 @@ def classify():
     return None
 
 
+def statement(kind, force):
+    """``next``/``step``: run one statement (Wolverine2 Table 1), gdb's
+    ``next``/``step`` at the current frame except on a line of several
+    calls (one call each, by ``step`` and ``finish``); at a loop head the
+    hook returns first (its decision forced by ``force``: 1 enter, 0
+    leave).  Returns the stop, see :func:`settle`."""
+    ev = S["event"]
+    if ev is None or ev["at"] in ("end", "crash"):
+        raise ValueError("the program is not running (start it)")
+    if force is not None and ev["at"] != "loop":
+        raise ValueError("enter/leave: the program is not at a loop head")
+    if ev["at"] == "loop":
+        decide(ev, force)
+        gdb.execute("finish", to_string=True)
+        gdb.execute("next", to_string=True)
+        return settle([])
+    frame = gdb.selected_frame()
+    if ev["at"] == "exit" and frame.find_sal().pc == frame.pc():
+        return settle([])  # the call returned to the first instruction of the caller's next line: a stop there
+    line = frame.find_sal().line
+    calls = CFG["multi"].get(str(line), 1)
+    if kind == "next" and calls > 1 and calls_done(frame) < calls - 1:
+        gdb.execute("step", to_string=True)
+        inner = gdb.selected_frame()
+        if inner != frame and inner.older() == frame and inner.name() not in (CFG["function"], "__crepair_loop"):
+            gdb.execute("finish", to_string=True)
+        return settle([])
+    mine = frame.name() == CFG["function"] and S["inside"]
+    if mine and (str(line) in S["screen"]["changed"] or line in S["screen"]["deleted"]):
+        sal = frame.find_sal()  # hot-patching: skip the line, carry out the repair's statement instead
+        if str(line) in S["screen"]["changed"] and not run_inserted([S["screen"]["changed"][str(line)]]):
+            return settle([])
+        gdb.execute("set var $pc = %d" % (sal.last + 1), to_string=True)
+    else:
+        gdb.execute(kind, to_string=True)
+    if mine and str(line) in S["screen"]["after"] and not S["signal"] and gdb.selected_frame() == frame:
+        run_inserted(S["screen"]["after"][str(line)])
+    return settle([])
+
+
+def calls_done(frame):
+    """How many calls of the program's own functions the current line has
+    made so far in ``frame`` (the call instructions between the line's
+    start and the pc): the statements done on a line of several calls."""
+    sal, block = frame.find_sal(), frame.block()
+    while block.function is None and block.superblock is not None:
+        block = block.superblock
+    starts = [e.pc for e in sal.symtab.linetable().line(sal.line) or () if block.start <= e.pc <= frame.pc()]
+    if not starts or frame.pc() <= min(starts):
+        return 0
+    code = frame.architecture().disassemble(min(starts), frame.pc() - 1)
+    return sum(1 for insn in code if insn["asm"].startswith("call") and "__crepair" not in insn["asm"])
+
+
+def run_inserted(stmts):
+    """Carry out statements a repair inserted or changed (hot-patching,
+    §3), in the frame of the function under repair; a statement gdb cannot
+    carry out (e.g. it dereferences NULL) is noted in S["failed"] and the
+    run stays where it is."""
+    for stmt in stmts:
+        try:
+            gdb.parse_and_eval(stmt)
+        except gdb.error as exc:
+            S["failed"] = "the repaired statement '%s;' fails here: %s" % (stmt, str(exc).strip().splitlines()[0])
+            return False
+    return True
+
+
+def decide(ev, force):
+    """At a loop event: set the hook's decision ``c`` — ``force`` (enter
+    1 / leave 0), else a repaired condition evaluated in the function's
+    frame (hot-patching), else leave it."""
+    guard = S["screen"]["guards"].get(str(ev["line"]))
+    if force is None and guard is not None:
+        hook = gdb.selected_frame()
+        hook.older().select()
+        force = int(bool(int(gdb.parse_and_eval(guard))))
+        hook.select()
+    if force is not None:
+        gdb.execute("set var c = %d" % int(force), to_string=True)
+
+
+def ours(frame):
+    """Whether ``frame`` runs the program's own source (the harness keeps
+    its lines and file name)."""
+    sal = frame.find_sal()
+    return sal.symtab is not None and sal.symtab.filename == CFG["source"]
+
+
+def settle(passed):
+    S["arrived"] = None
+    try:
+        return settle_on(passed)
+    finally:
+        S["failed"] = None
+
+
+def settle_on(passed):
+    """Classify where the program stopped after a stepping command: an
+    event (``entry`` is passed on to the first statement, and kept in the
+    answer's ``passed``), the function's loop line (run on into the hook:
+    a loop event), a line without a statement (run through it), or a
+    ``line`` stop (``function``: the frame's function)."""
+    for _ in range(1000):
+        if S["failed"]:
+            break
+        ev = classify()
+        if ev is not None and ev["at"] == "entry":
+            passed.append(ev)
+            continue
+        if ev is None:
+            frame = gdb.selected_frame()
+            line = frame.find_sal().line
+            mine = frame.name() == CFG["function"] and S["inside"]
+            if mine and str(line) in S["screen"]["before"] and S["arrived"] != (line, frame.pc()):
+                S["arrived"] = (line, frame.pc())
+                if not run_inserted(S["screen"]["before"][str(line)]):
+                    break
+            if mine and line in CFG["loop_lines"]:
+                gdb.execute("continue", to_string=True)
+                continue
+            if frame.name().startswith("__crepair_"):  # the harness's allocation wrappers: not the user's code
+                gdb.execute("finish", to_string=True)
+                continue
+            if not ours(frame):  # out of main into the C library, or a library call: run on
+                try:
+                    up, caller = frame.older(), False
+                    while up is not None and not caller:
+                        caller, up = ours(up), up.older()
+                    gdb.execute("finish" if caller else "continue", to_string=True)
+                except gdb.error:
+                    pass
+                continue
+            if mine and line in CFG["skip"]:
+                gdb.execute("next", to_string=True)
+                continue
+            ev = event("line", line, state(mine))
+            ev["function"] = frame.name()
+            if CFG["multi"].get(str(line), 1) > 1:
+                ev["part"] = [calls_done(frame) + 1, CFG["multi"][str(line)]]
+        ev["passed"] = passed
+        return ev
+    if not S["failed"]:
+        raise ValueError("the run does not settle at a statement")
+    frame = gdb.selected_frame()
+    ev = event("line", frame.find_sal().line, state(True))
+    ev["function"], ev["error"], ev["passed"] = frame.name(), S["failed"], passed
+    return ev
+
+
 def change(entity, new):
     names, _ = table()
     addrs = {n: a for a, n in names.items()}
@@ -211,33 +368,24 @@ def handle(req):
         gdb.execute("file " + CFG["program"], to_string=True)
         gdb.execute("break " + CFG["function"], to_string=True)
         gdb.execute("break __crepair_loop", to_string=True)
+        if CFG["function"] != "main":
+            gdb.execute("tbreak main", to_string=True)
         gdb.execute("run %s < %s > %s 2>&1" % (CFG["args"], CFG["stdin"], CFG["stdout"]), to_string=True)
-        return classify() or advance()
+        return settle([])
     if cmd == "advance":
         ev = S["event"]
         if ev is None or ev["at"] in ("end", "crash"):
             raise ValueError("the program is not running (start it)")
-        if req.get("force") is not None:
-            if ev["at"] != "loop":
-                raise ValueError("enter/leave: the program is not at a loop head")
-            gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
-        return advance()
-    if cmd == "line":
-        ev = S["event"]
-        if ev is None or ev["at"] in ("end", "crash", "exit"):
-            raise ValueError("step: not inside %s (use next or start)" % CFG["function"])
+        if req.get("force") is not None and ev["at"] != "loop":
+            raise ValueError("enter/leave: the program is not at a loop head")
         if ev["at"] == "loop":
-            if req.get("force") is not None:
-                gdb.execute("set var c = %d" % int(req["force"]), to_string=True)
-            gdb.execute("finish", to_string=True)
-        gdb.execute("next", to_string=True)
-        found = classify()
-        if found is not None:
-            return found
-        frame = gdb.selected_frame()
-        if frame.name() == CFG["function"]:
-            return event("line", frame.find_sal().line, state(True))
+            decide(ev, req.get("force"))
         return advance()
+    if cmd in ("next", "step"):
+        return statement(cmd, req.get("force"))
+    if cmd == "screen":
+        S["screen"] = dict(NO_SCREEN, **req["screen"])
+        return S["event"]
     if cmd == "change":
         return change(req["entity"], req["value"])
     raise ValueError("unknown request %r" % cmd)

@@ -8,9 +8,9 @@ on the session's specification; statements marked ``concrete`` are
 trusted: locked like those Algorithm 2 clears (specification refinement).
 Insertion slots are tried 0 first, then up to ``max_slots`` (the paper's
 bounded number of additional statements).  A repair replaces the session's
-program text and the run is replayed to the same point, loop decisions
-forced as they were taken: the session goes on as if the patched program
-had run all along.
+program text and the running program is hot-patched
+(:meth:`~crepair.debug.session.Session.hot_patch`): the session goes on
+from the same point as if the patched program had run all along.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ class _TrustingScheme(HeapScheme):
         return locked | {i.index for i in self.fn.instrs if i.span.line in self.trusted}
 
 
-def repair(session: Session, max_slots: int = 1, timeout: float = 120.0) -> tuple[Repair | None, str]:
+def repair(session: Session, max_slots: int = 1, timeout: float = 120.0) -> tuple[Repair | None, str, str]:
     """Repair the session's program against its specification.  Returns
-    the repair (None: none found) and a one-line account (suspicious
-    locations, τ, time).  Raises :class:`SessionError` for an empty
+    the repair (None: none found), a one-line account (suspicious
+    locations, τ, time) and one saying how the session was hot-patched.  Raises :class:`SessionError` for an empty
     specification.  On success the session is hot-patched."""
     spec = session.spec()
     if spec is None:
@@ -55,16 +55,14 @@ def repair(session: Session, max_slots: int = 1, timeout: float = 120.0) -> tupl
         note = (f"{sus}{slots} insertion slot(s); τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}; "
                 f"{st.repair_seconds + st.localize_seconds:.2f} s")
         if st.outcome == RepairOutcome.ORIGINAL_CORRECT:
-            return None, "the program already meets the specification: nothing to repair"
+            return None, "the program already meets the specification: nothing to repair", ""
         if st.outcome == RepairOutcome.UNKNOWN:
-            return None, f"no answer: {st.reason} ({note})"
+            return None, f"no answer: {st.reason} ({note})", ""
         if found:
             rep = found[0]
             session.text = rep.patched
-            if session.event is not None:
-                session.replay(session.log, False)
-            return rep, note
-    return None, f"no repair found ({note})"
+            return rep, note, session.hot_patch()
+    return None, f"no repair found ({note})", ""
 
 
 def concrete(session: Session, lines: list[int]) -> list[int]:

@@ -11,8 +11,8 @@ statements of ``concrete`` (specification refinement, §6.1).
 What a ``spec`` commits: every node; at the entry the globals and the
 parameters (the precondition); at a loop head the variables the user
 ``watch`` es or changed; at the exit the globals and the return value.
-Stepping moves from event to event (the observation points of the
-specification), not from statement to statement.  Mistakes raise
+``next`` runs one statement; the events (the observation points of the
+specification) are recorded as the run passes them.  Mistakes raise
 :class:`SessionError` (one line); the session stays usable.
 """
 
@@ -22,11 +22,19 @@ import copy
 from dataclasses import dataclass, field
 
 from crepair.debug.driver import Driver, DriverError
+from crepair.debug.layout import layout
+from crepair.debug.screen import describe, screening
 from crepair.errors import CRepairError
 from crepair.frontend import load_program
 from crepair.heap.build import build_function
 from crepair.heap.ir import loop_lines
 from crepair.heap.states import Event, Spec, State
+
+
+def mine_var(ev: dict, function: str) -> bool:
+    """Whether the stop ``ev`` is inside ``function`` past its entry (its
+    locals are in view)."""
+    return ev["at"] == "loop" or (ev["at"] == "line" and ev.get("function") == function)
 
 
 class SessionError(Exception):
@@ -68,7 +76,7 @@ class Session:
     function: str
     args: list[str] = field(default_factory=list)
     stdin: str | None = None
-    timeout: float = 10.0
+    timeout: float = 30.0
     text: str = ""
     driver: Driver | None = None
     event: dict | None = None
@@ -87,6 +95,8 @@ class Session:
         self.text = self.text or self.original
         self.fn = build_function(self.program, self.function)
         self.lines = [lp.line for lp in self.fn.loops()]
+        self._loops = (self.text, self.lines)
+        self.screen = {"changed": {}}
         self.inner = {lp.line: loop_lines(lp.body) | {lp.line} for lp in self.fn.loops()}
 
     # -- running ---------------------------------------------------------------------------------------------
@@ -98,11 +108,46 @@ class Session:
         except CRepairError as exc:
             raise SessionError(str(exc)) from None
         try:
-            self.driver = Driver(prog, fn, self.text, self.lines, self.args, self.stdin, self.timeout)
+            self.driver = Driver(prog, fn, self.text, self.lines, self.args, self.stdin, self.timeout,
+                                 layout(prog, self.text, self.function))
         except CRepairError as exc:
             raise SessionError(str(exc)) from None
         self.event, self.previous, self.user = None, None, set()
+        self.running, self.screen = self.text, {"changed": {}}
+        self.running_loops = {lp.line: orig for lp, orig in zip(fn.loops(), self.lines)}
 
+    def source(self, ev: dict) -> str:
+        """The source line of the stop ``ev``: for a loop head the
+        condition as the current text has it (loop events report the
+        original's lines), otherwise the line of the running program."""
+        line, text = ev["line"], getattr(self, "running", self.text)
+        if ev["at"] == "loop" and line in self.lines:
+            if self._loops[0] != self.text:
+                prog = load_program(self.path, text=self.text, real_c=True)
+                self._loops = (self.text, [lp.line for lp in build_function(prog, self.function).loops()])
+            line, text = self._loops[1][self.lines.index(line)], self.text
+        if ev["at"] == "line" and ev.get("function") == self.function and str(line) in self.screen["changed"]:
+            return self.screen["changed"][str(line)] + ";   (hot-patched)"
+        rows = text.splitlines()
+        return rows[line - 1].strip() if 0 < line <= len(rows) else ""
+
+    def hot_patch(self) -> str:
+        """Go on with the repaired ``text`` (Wolverine2 §3): by instruction
+        screening on the running program when the repair's edits are
+        statements gdb can carry out (:mod:`crepair.debug.screen`), else by
+        compiling the repaired program and replaying the run to the last
+        event.  Returns one line saying which."""
+        ev = self.event
+        if ev is None or ev["at"] in ("crash", "end"):
+            return "the next 'start' runs the repaired program"
+        screen = screening(self.running, self.text, self.running_loops)
+        if screen is not None:
+            self.screen = screen
+            self.event = {**self._request(cmd="screen", screen=screen), **{k: ev[k] for k in ("function", "part")
+                                                                            if k in ev}}
+            return f"hot-patched by instruction screening: {describe(screen)}"
+        self.replay(self.log, False)
+        return "hot-patched by recompiling and replaying the run to the last event"
     def _request(self, **req) -> dict:
         if self.driver is None:
             raise SessionError("the program is not running: 'start' it")
@@ -118,22 +163,26 @@ class Session:
         if self.event is not None and self.event.get("state") is not None:
             self.previous = State.of_json(self.event["state"])
         self.event, self.user = ev, set()
-        if ev["at"] in ("entry", "loop", "exit"):
-            st = State.of_json(ev["state"])
-            if ev["at"] == "entry":
-                self.calls.append([])
-            self.calls[-1].append(Visit(ev["at"], ev["line"], st))
+        for e in ev.pop("passed", []) + [ev]:
+            if e["at"] in ("entry", "loop", "exit"):
+                st = State.of_json(e["state"])
+                if e["at"] == "entry":
+                    self.calls.append([])
+                if self.calls:
+                    self.calls[-1].append(Visit(e["at"], e["line"], st))
         return ev
 
     def start(self) -> dict:
-        """Compile and run the program to the first entry of the function."""
+        """Compile and run the program to its first statement (in ``main``;
+        the paper's ``start``)."""
         self._restart()
         self.log, self.calls = [], []
         return self._arrive(self._request(cmd="start"))
 
     def advance(self, force: int | None = None) -> dict:
-        """Run to the next event; ``force`` (at a loop head): 1 enter the
-        loop body, 0 leave the loop (the ``enter``/``leave`` commands)."""
+        """Run to the next event (``continue``, ``finish``, ``load`` and
+        the replay of a recompiled hot-patch); ``force`` (at a loop head):
+        1 run the loop body once more, 0 end the loop."""
         ev = self.event
         if ev is None or ev["at"] in ("crash", "end"):
             raise SessionError("the program is not running: 'start' it" if ev is None or ev["at"] == "end"
@@ -145,18 +194,26 @@ class Session:
         self.log.append(("advance", decision))
         return self._arrive(nxt)
 
-    def step(self, force: int | None = None) -> dict:
-        """Run one source line of the function (gdb's ``next``); the stop
-        is a ``line`` event (not an observation point: ``spec`` refuses
-        it) unless an event comes first.  ``force`` as in :meth:`advance`."""
+    def next(self, force: int | None = None, kind: str = "next") -> dict:
+        """Run one statement (Wolverine2 Table 1 ``next``; ``kind`` "step"
+        enters calls).  At a loop head ``force`` decides the loop (1: into
+        the body, 0: out of it — ``enter``/``leave``) and the stop is the
+        first statement after the decision.  Entries, loop heads and exits
+        reached are recorded as events; other stops are ``line`` stops
+        (looked at and changed, not committed: ``spec`` says why)."""
         ev = self.event
-        if ev is None or ev["at"] in ("crash", "end", "exit"):
-            raise SessionError("step: not inside " + self.function + " (use next, or start)")
+        if ev is None or ev["at"] in ("crash", "end"):
+            raise SessionError("the program is not running: 'start' it" if ev is None or ev["at"] == "end"
+                               else "the program crashed: 'start' again or 'resume' a checkpoint")
         if force is not None and ev["at"] != "loop":
             raise SessionError("enter/leave: the program is not at a loop head (use next)")
-        nxt = self._request(cmd="line", force=force)
-        self.log.append(("line", force))  # replayed on the same text: only the user's forcing matters
+        nxt = self._request(cmd=kind, force=force)
+        self.log.append((kind, force))
         return self._arrive(nxt)
+
+    def step(self) -> dict:
+        """Run one statement, entering calls (Table 1 ``step``)."""
+        return self.next(None, "step")
 
     def change(self, entity: str, value) -> dict:
         """Set ``entity`` (a variable or ``nK->field``) to ``value`` (node
@@ -174,7 +231,8 @@ class Session:
             tag = next(t for t, fs in self.fn.structs.items() if fld in fs)
             ty, key = self.fn.structs[tag][fld], f"{node}.{fld}"
         else:
-            visible = st.vars if ev["at"] not in ("loop", "line") else {**st.vars, **{v: 0 for v in self.fn.locals}}
+            mine = mine_var(ev, self.function)
+            visible = {**st.vars, **{v: 0 for v in self.fn.locals}} if mine else st.vars
             if entity not in visible or entity == "return":
                 raise SessionError(f"change: {entity!r} is not a variable of {self.function} here "
                                    f"(variables: {', '.join(v for v in st.vars if v != 'return')})")
@@ -192,7 +250,7 @@ class Session:
         if ev["at"] != "line":
             self.calls[-1][-1].state = State.of_json(self.event["state"])
         self.log.append(("change", entity, value))
-        if "->" not in entity and ev["at"] in ("loop", "line"):
+        if "->" not in entity and mine_var(ev, self.function):
             self.watched.add(entity)
         return self.event
 
@@ -202,8 +260,9 @@ class Session:
         checkpoint's id (1-based)."""
         ev = self.event
         if ev is not None and ev["at"] == "line":
-            raise SessionError(f"spec: line {ev['line']} is not an observation point; the specification holds "
-                               f"states at {self.function}'s entry, loop heads and exit (use next)")
+            raise SessionError(f"spec: line {ev['line']} is not an observation point; the heap engine's "
+                               f"specification holds states at {self.function}'s entry, loop heads and exit "
+                               "(next on to one)")
         if ev is None or ev["at"] not in ("entry", "loop", "exit"):
             raise SessionError("spec: the program is not stopped in " + self.function)
         visit = self.calls[-1][-1]
@@ -261,10 +320,12 @@ class Session:
                         self.calls[-1][-1].state = State.of_json(self.event["state"])
                 else:
                     force = item[1] if ev["at"] == "loop" else None
-                    self._arrive(self._request(cmd="advance" if item[0] == "advance" else "line", force=force))
+                    self._arrive(self._request(cmd=item[0], force=force))
             self.log = list(log)
         else:
-            self.log = []
+            self.log = [("advance", None)] if self.event["at"] == "line" and visits and not self.calls else []
+            if self.log:
+                self._arrive(self._request(cmd="advance"))
             for prev, cur in zip(visits, visits[1:]):
                 if self.event is None or self.event["at"] in ("crash", "end"):
                     break
@@ -303,6 +364,8 @@ class Session:
             raise SessionError(f"load: the specification is for {spec.function}, the session debugs {self.function}")
         force = decisions(spec, self.fn)
         self.start()
+        if self.event["at"] == "line" and not self.calls:
+            self.advance()
         self.checkpoints, k = [], 0
         for i, trace in enumerate(spec.traces):
             for j, want in enumerate(trace):
