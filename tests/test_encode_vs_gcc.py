@@ -1187,6 +1187,16 @@ TARGETED.update({
     ),
 })
 
+TARGETED.update({
+    # strchr: the first match, the NUL for c == 0, NULL past the end; (char) c compared
+    "strchr_positions": targeted(
+        '#include <string.h>\nint f(int a) { char s[8] = "abcab"; s[1] = a; char *p = strchr(s, \'b\');\n'
+        '  char *z = strchr(s, 0); char *n = strchr(s, \'x\'); char *w = strchr(s, a + 256);\n'
+        '  return (int)(p - s) * 1000 + (int)(z - s) * 100 + (n == 0) * 10 + (w == s + 1); }',
+        INT, [(INT, ord("c"))], 4511,
+    ),
+})
+
 
 #: Cases on which crepair disagrees with gcc (bugs in crepair, to be fixed in src/).
 KNOWN_BUGS: dict[str, str] = {}

@@ -1,5 +1,6 @@
 """``<string.h>`` over arrays passed by name: ``strlen``, ``strcmp``,
-``strncmp``, ``strcpy``, ``strncpy``, ``strcat``, ``memset``, ``memcpy``.
+``strncmp``, ``strcpy``, ``strncpy``, ``strcat``, ``strchr``, ``memset``,
+``memcpy`` (and ``atoi``/``atol``/``atoll`` of ``<stdlib.h>``).
 
 Each argument is an array variable, ``&a[i]``, ``a + i`` or a string
 literal (:class:`~crepair.encode.chararrays.CharSource`); strings are read
@@ -28,7 +29,7 @@ from crepair.solver import smt
 
 #: name -> number of arguments
 STRING_FUNCTIONS = {"strlen": 1, "strcmp": 2, "strncmp": 3, "strcpy": 2, "strncpy": 3, "strcat": 2,
-                    "memset": 3, "memcpy": 3, "atoi": 1, "atol": 1, "atoll": 1}
+                    "memset": 3, "memcpy": 3, "atoi": 1, "atol": 1, "atoll": 1, "strchr": 2}
 _SPACES = b" \t\n\v\f\r"  # isspace in the "C" locale
 _LONG_CAP = 1 << 63  # strtol's |value| saturates here (LONG_MAX, or LONG_MIN negated)
 _UNROLL = 64  # the most elements a memset/memcpy of part of an array writes one by one
@@ -45,7 +46,7 @@ class Strings(CharArrays):
         if len(args) != STRING_FUNCTIONS[name]:
             raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {STRING_FUNCTIONS[name]}",
                            self._point(node))
-        if name in ("memset", "memcpy"):
+        if name in ("memset", "memcpy", "strchr"):
             return getattr(self, f"_{name}")(node, args, ctx)
         sources = [self._array_argument(a, ctx, name) for a in args[:2]]
         for src in sources:
@@ -99,6 +100,26 @@ class Strings(CharArrays):
         signed = smt.If(negative, -low, smt.If(value == _bv(_LONG_CAP, wide), _bv((1 << 63) - 1, 64), low))
         term = signed if result.bits == 64 else smt.Extract(result.bits - 1, 0, signed)
         return Value(smt.simplify(term), result)
+
+    def _strchr(self, node, args: list, ctx: Ctx) -> Value:
+        """``strchr(s, c)`` (C11 7.24.5.2): a pointer to the first character
+        of the string ``s`` (an array) equal to ``(char) c`` — the NUL too,
+        when ``c`` is 0 — else the null pointer.  Reads the string up to its
+        NUL (checked to lie in the array, as strlen)."""
+        src = self._array_argument(args[0], ctx, "strchr")
+        if src.var is None:
+            raise UnsupportedConstruct(self._point(args[0]), "strchr of a string literal")
+        if src.elem.bits != 8:
+            raise UnsupportedConstruct(self._point(src.node), f"strchr of '{src.name}', an array of {src.elem.name}")
+        c = convert(self._expr(args[1], ctx), ct.CHAR).term
+        chars, length = self._scan_length(src, ctx, node)
+        missing = _bv(-1)
+        at = smt.If(c == _bv(0, 8), length, missing)
+        for j in reversed(range(len(chars))):
+            at = smt.If(smt.And(_bv(j) < length, chars[j] == c), _bv(j), at)
+        first = self._pointer_value(self._expr(args[0], ctx), args[0])
+        found = self._pointer_arith("+", first, Value(at, ct.INT))
+        return Value(smt.If(at == missing, smt.BitVecVal(0, 64), found.term), first.ctype)
 
     def _strlen(self, node, sources: list[CharSource], count, ctx: Ctx) -> Value:
         _, length = self._scan_length(sources[0], ctx, node)
