@@ -133,6 +133,26 @@ def test_scanf_semantics_agree_with_gcc_on_stdin(tmp_path):
     assert verify(tmp_path, pinned.replace("RELATION", "!=")).outcome == VIOLATED
 
 
+def test_scanf_into_members_and_through_pointers(tmp_path):
+    # Codeflaws 217-A / 61-D read into &P[i].x, 580-C into a + i + 1
+    src = """
+        #include <stdio.h>
+        struct P { int x; short y; };
+        int main(void) {
+            struct P pts[2] = {{1, 2}, {3, 4}}; struct P *q = &pts[1]; int a[4] = {0};
+            scanf("%d %hd", &pts[0].x, &q->y);
+            scanf("%d", a + 1 + 1);
+            assume(pts[0].x == -5 && a[2] == 9);
+            assert(pts[0].x * 1000 + pts[0].y * 100 + pts[1].x * 10 + a[2] RELATION -4761);
+            assert(q->y == pts[1].y);
+            return 0;
+        }
+    """
+    assert verify(tmp_path, src.replace("RELATION", "==")).outcome == VERIFIED
+    wrong = verify(tmp_path, src.replace("RELATION", "==").replace("&q->y", "&pts[0].y"))
+    assert wrong.outcome == VIOLATED and [v for _, v in scanned(wrong)][:1] == [-5]
+
+
 def test_percent_s_reads_a_bounded_word_and_its_nul(tmp_path):
     fits = """
         #include <stdio.h>

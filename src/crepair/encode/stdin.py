@@ -137,20 +137,21 @@ class Stdin(CharArrays):
 
     def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx, when: smt.Term) -> None:
         """Store ``value`` (``conv.bits`` wide) into the object ``&x``,
-        ``&a[i]`` or ``a + i`` points to, if ``when`` (else it keeps its value)."""
+        ``&a[i]``, ``a + i``, ``&s.x``, ``&p->x`` or another pointer points
+        to, if ``when`` (else it keeps its value)."""
+        place = None
         if isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ID):
             var = self._lookup(target.expr)
             if isinstance(var.ctype, ct.ArrayType):
                 raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into an array")
             src, ctype, old = None, var.ctype, ctx.state.env[var.key]
-        elif (isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ArrayRef)) \
-                or (isinstance(target, c_ast.BinaryOp) and target.op == "+"):
+        elif self._element_target(target):
             src = self._array_argument(target, ctx, f"scanf {conv.text}")
             self._check_within(src, _bv(0), ctx, target)
             ctype, old = src.elem, self._char_at(src, 0)
-        else:
-            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not &x, &a[i] "
-                                       "or a + i")
+        else:  # &s.x, &a[i].x, &p->x, a + i + 1, p: through the memory model's places
+            src, place = None, self._scan_place(target, conv, ctx)
+            ctype, old = place.ctype, place.read()
         if ctype.bits < conv.bits:
             raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a {ctype.bits}-bit "
                                        f"{ctype.name} (writes past it)")
@@ -159,13 +160,38 @@ class Stdin(CharArrays):
         if ctype.bits > conv.bits:  # x86-64 is little-endian: the low bytes change
             keep = _bv(((1 << ctype.bits) - 1) ^ ((1 << conv.bits) - 1), ctype.bits)
             value = (old & keep) | smt.ZeroExt(ctype.bits - conv.bits, value)
-        if src is None:
+        if place is not None:
+            place.update(ctx, lambda current: smt.If(when, value, current))
+        elif src is None:
             fresh = self._fresh(var.key, ctype)
             value = smt.simplify(smt.If(when, value, old))
             self.formula.s_assign.append(Constraint(fresh == value, self._p.spans.span(target), self._function))
             ctx.state.env[var.key] = fresh
         else:
             self._store_at(src, 0, value, ctx.state, target)
+
+    def _element_target(self, target: c_ast.Node) -> bool:
+        """Whether ``target`` is ``&a[i]`` or ``a + i`` of an array variable ``a``
+        (stored as an array element, :class:`~crepair.encode.chararrays.CharSource`)."""
+        if isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ArrayRef):
+            name = target.expr.name
+        elif isinstance(target, c_ast.BinaryOp) and target.op == "+":
+            name = target.left if isinstance(target.left, c_ast.ID) else target.right
+        else:
+            return False
+        if isinstance(name, c_ast.ArrayRef):  # &a[i][j]: a row of a multi-dimensional array
+            return True
+        return isinstance(name, c_ast.ID) and isinstance(self._lookup(name).ctype, ct.ArrayType)
+
+    def _scan_place(self, target: c_ast.Node, conv: Conversion, ctx: Ctx):
+        """The object a scanf argument points to: ``&lvalue`` (a struct
+        member, an element through a pointer) or a pointer expression."""
+        if isinstance(target, c_ast.UnaryOp) and target.op == "&":
+            return self._place(target.expr, ctx)
+        pointer = self._expr(target, ctx)
+        if not isinstance(pointer.ctype, ct.PointerType):
+            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} argument that is not a pointer")
+        return self._pointee(self._pointer_value(pointer, target), target, ctx)
 
     def _scan_string(self, conv: Conversion, target: c_ast.Node | None, node: c_ast.FuncCall, ctx: Ctx) -> None:
         """``%s``: a token of 1 to L characters, none NUL or whitespace, and its NUL."""
