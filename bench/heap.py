@@ -15,7 +15,12 @@ record).  RQ4: Algorithm 2's set size against the rank of the faulty
 location under Ochiai and Tarantula, the calls of ``main`` being the tests
 (a call passes when it reaches every specified state).
 
-    python bench/heap.py [-n 10] [--jobs 2] [--timeout 60] [--programs b01,b02]
+    python bench/heap.py [-n 10] [--jobs 1] [--timeout 60] [--programs b01,b02] [--resume]
+
+``--programs`` runs those programs in the order given (prefixes), the
+others not; ``--resume`` keeps the runs of the output's JSON (each run
+records the engine's commit) and runs only the (program, class) jobs it
+lacks.
 """
 
 from __future__ import annotations
@@ -132,11 +137,17 @@ def _median(xs):
 
 
 def report(runs: list[dict], meta: dict) -> str:
-    lines = ["# Heap repair (Wolverine2, §7.1 fault injection)", "",
-             f"{meta['programs']} programs, N = {meta['n']} versions asked per class and program "
+    done = {r["program"] for r in runs}
+    missing = [m for m in meta.get("all", []) if m not in done]
+    commits = sorted({r.get("commit") or meta["commit"] for r in runs}) or [meta["commit"]]
+    lines = ["# Heap repair (Wolverine2, §7.1 fault injection)", ""]
+    if missing:
+        lines += [f"**PARTIAL**: {len(done)} of {len(meta['all'])} programs have runs; not run: "
+                  f"{', '.join(missing)}.", ""]
+    lines += [f"{len(done)} programs, N = {meta['n']} versions asked per class and program "
              f"(fewer when the injector found fewer distinct failing versions), timeout {meta['timeout']} s per "
              f"repair, specification: the correct program's states at each call's entry, every loop head and "
-             f"exit. Commit {meta['commit']}, {meta['date']}, {meta['jobs']} jobs on a 2-core machine shared "
+             f"exit (the exit with the function's locals at its return). Engine commit(s) {', '.join(commits)}, started {meta['date']}, {meta['jobs']} jobs on a 2-core machine shared "
              f"with other work. Times are the repair's own (Algorithm 2 + Algorithm 1's solver calls, seconds); "
              f"every reported repair was also re-checked by compiling and running it under gdb (not timed here: "
              f"the two runs share the re-check). Speed-up: time without / with localization, versions repaired "
@@ -188,25 +199,36 @@ def report(runs: list[dict], meta: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=10)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--resume", action="store_true")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--programs", default="")
     ap.add_argument("--out", default=str(ROOT / "results" / "heap"))
     args = ap.parse_args()
     manifest = json.loads((ROOT / "heap" / "programs.json").read_text())
-    wanted = [p for p in manifest if not args.programs or any(p["file"].startswith(w) for w in args.programs.split(","))]
-    small = [p for p in wanted if p["size"] == "small"]
-    large = [p for p in wanted if p["size"] != "small"]
-    wanted = [p for pair in zip(small, large) for p in pair] + small[len(large):] + large[len(small):]  # interleaved
+    if args.programs:
+        wanted = [p for w in args.programs.split(",") for p in manifest if p["file"].startswith(w)]
+    else:
+        small = [p for p in manifest if p["size"] == "small"]
+        large = [p for p in manifest if p["size"] != "small"]
+        wanted = [p for pair in zip(small, large) for p in pair] + small[len(large):] + large[len(small):]
     jobs = [{"file": p["file"], "function": p["function"], "cls": c, "n": args.n, "timeout": args.timeout,
              "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p)} for p in wanted for c in CLASSES]
     import subprocess
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
-    meta = {"programs": len(wanted), "n": args.n, "timeout": args.timeout, "commit": commit, "jobs": args.jobs,
+    meta = {"all": [Path(p["file"]).stem for p in manifest], "programs": len(wanted), "n": args.n, "timeout": args.timeout, "commit": commit, "jobs": args.jobs,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     runs, errors = [], []
+    if args.resume and Path(args.out + ".json").exists():
+        old = json.loads(Path(args.out + ".json").read_text())
+        runs, errors = old["runs"], old.get("errors", [])
+        done = {(r["program"], tuple(r["class"])) for r in runs} | {(Path(e["file"]).stem, tuple(e["class"]))
+                                                                   for e in errors}
+        jobs = [j for j in jobs if (Path(j["file"]).stem, tuple(j["cls"])) not in done]
+        meta["programs"] = len({r["program"] for r in runs} | {Path(j["file"]).stem for j in jobs})
+    text = report(runs, meta)
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(job, j): j for j in jobs}
         for done, fut in enumerate(as_completed(futures), 1):
@@ -216,6 +238,8 @@ def main() -> None:
             except Exception as exc:  # one program's failure does not stop the others
                 errors.append({"file": j["file"], "class": j["cls"], "error": f"{type(exc).__name__}: {exc}"})
                 got = []
+            for r in got:
+                r["commit"] = commit
             runs += got
             print(f"[{done}/{len(jobs)}] {j['file']} {j['cls']}: {len(got)} versions, "
                   f"{sum(r['on']['outcome'] == 'repaired' for r in got)} repaired", file=sys.stderr, flush=True)

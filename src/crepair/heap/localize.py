@@ -295,8 +295,45 @@ def suspicious(fn: Function, spec: Spec) -> set[int]:
             pre, stmts = state, []
         if stmts:  # statements after the last specified state: nothing clears them
             out |= {ins.index for ins, _ in stmts}
+        _depend(fwd.steps, out)
     out |= {i.index for i in fn.instrs if i.index not in ran}
     return out
+
+
+def _reads(ins: Instr) -> set:
+    """What a statement reads: ("var", x) and ("field", f) keys."""
+    s = ins.stmt
+    out = set()
+    for o in list(s.rhs) + ([s.lhs] if s.lhs is not None and s.lhs.kind == "field" else []):
+        if o is s.lhs:
+            out.add(("var", o.name))
+        elif o.kind == "var":
+            out.add(("var", o.name))
+        elif o.kind == "field":
+            out |= {("var", o.name), ("field", o.field)}
+    return out
+
+
+def _depend(steps: list, out: set[int]) -> None:
+    """Theorem A.2's premise: a statement that reads what a suspicious one
+    wrote earlier in the segment is suspicious too (its own value may be
+    right only because a second fault masks the first).  A specified
+    state clears what it specifies."""
+    tainted: set = set()
+    for kind, what, _ in steps:
+        if kind == "event":
+            if what.state is not None:
+                tainted = {k for k in tainted if k[0] == "var" and k[1] not in what.state.vars}
+            continue
+        if what.stmt is None:
+            continue
+        key = _key(what)
+        if what.index in out or _reads(what) & tainted:
+            out.add(what.index)
+            if key is not None:
+                tainted.add(key)
+        elif key is not None and key[0] == "var":
+            tainted.discard(key)  # overwritten by an unsuspicious statement
 
 
 def rank(fn: Function, spec: Spec) -> list[int]:

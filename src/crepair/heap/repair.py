@@ -157,6 +157,8 @@ def decode(space: Space, model, text: str) -> list[IRChange]:
         edits = []
         for oc in loc.operands:
             o = oc.operand
+            if o.kind in ("var", "field") and o.name_span is None and not all(c.fixed() for c in oc.choices()):
+                continue  # tied to the left-hand side (x++): its edit is the left-hand side's
             if oc.base is not None and _value(model, oc.base) != oc.base.options[oc.base.original]:
                 edits.append((o.name_span.start, o.name_span.end, _value(model, oc.base)))
             if oc.field is not None and _value(model, oc.field) != oc.field.options[oc.field.original]:
