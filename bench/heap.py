@@ -20,7 +20,8 @@ location under Ochiai and Tarantula, the calls of ``main`` being the tests
 ``--programs`` runs those programs in the order given (prefixes), the
 others not; ``--resume`` keeps the runs of the output's JSON (each run
 records the engine's commit) and runs only the (program, class) jobs it
-lacks.
+lacks.  CREPAIR_BENCH_COMMIT names the engine's commit when the script
+runs from an exported tree (git archive).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import statistics
 import sys
@@ -216,8 +218,8 @@ def main() -> None:
              "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p)} for p in wanted for c in CLASSES]
     import subprocess
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
+    commit = os.environ.get("CREPAIR_BENCH_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     meta = {"all": [Path(p["file"]).stem for p in manifest], "programs": len(wanted), "n": args.n, "timeout": args.timeout, "commit": commit, "jobs": args.jobs,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     runs, errors = [], []
