@@ -124,6 +124,9 @@ def job(params: dict) -> list[dict]:
             found = suspicious(bfn, spec)
             faulty = set(v.faulty_locations)
             rec["loc_missed"] = sorted(faulty - found)
+            rec["loc_missed_effective"] = sorted(
+                loc for loc in rec["loc_missed"] if any(v.effective(program, fn, spec, k) for k, at in
+                                                        enumerate(v.mutation_locations) if at == loc))
             rec["loc_size"], rec["locations"] = len(found), len(bfn.instrs)
             if faulty:
                 rec["spectrum"] = _spectrum(bfn, spec, faulty, v.run)
@@ -154,9 +157,11 @@ def report(runs: list[dict], meta: dict) -> str:
              f"every reported repair was also re-checked by compiling and running it under gdb (not timed here: "
              f"the two runs share the re-check). Speed-up: time without / with localization, versions repaired "
              f"both ways. A localization miss: an injected (mutated) location outside Algorithm 2's suspicious set; "
-             f"'costly' misses are those where the repair with localization failed and the one without did not.", "",
+             f"'effective': the mutation alone (on the correct program) fails the specification — the others are "
+             f"equivalent on the specified runs (e.g. `prev->next` just after `prev = slow`), no state can show them "
+             f"and no repair needs them; 'costly' misses are those where the repair with localization failed and the one without did not.", "",
              "| class | versions | repaired (loc. on) | repaired (loc. off) | median / max s (on) | "
-             "median / max s (off) | median widenings | speed-up median / max | loc. misses | "
+             "median / max s (off) | median widenings | speed-up median / max | loc. misses: effective / all | "
              "mean suspicious / locations |", "|---|---|---|---|---|---|---|---|---|---|"]
     for x, y in CLASSES:
         rs = [r for r in runs if r["class"] == [x, y]]
@@ -168,6 +173,7 @@ def report(runs: list[dict], meta: dict) -> str:
         toff = [r["off"]["seconds"] for r in off]
         both = [r["off"]["seconds"] / max(r["on"]["seconds"], 1e-3) for r in on if r in off]
         miss = sum(1 for r in rs if r["loc_missed"])
+        real = sum(1 for r in rs if r.get("loc_missed_effective", r["loc_missed"]))
         costly = sum(1 for r in rs if r["loc_missed"] and r not in on and r in off)
         sus = statistics.mean(r["loc_size"] for r in rs)
         locs = statistics.mean(r["locations"] for r in rs)
@@ -175,7 +181,7 @@ def report(runs: list[dict], meta: dict) -> str:
             f"| ⟨{x},{y}⟩ | {len(rs)} | {len(on)} ({100 * len(on) / len(rs):.0f}%) | {len(off)} "
             f"({100 * len(off) / len(rs):.0f}%) | {_median(ton)} / {max(ton, default=None)} | {_median(toff)} / "
             f"{max(toff, default=None)} | {_median([r['on']['widenings'] for r in on])} | {_median(both)} / "
-            f"{round(max(both), 1) if both else None} | {miss} ({costly} costly) | {sus:.1f} / {locs:.1f} |")
+            f"{round(max(both), 1) if both else None} | {real} / {miss} ({costly} costly) | {sus:.1f} / {locs:.1f} |")
     spec = [r for r in runs if "spectrum" in r]
     if spec:
         lines += ["", "RQ4 (versions with a mutation; the calls of main are the tests): mean number of locations "

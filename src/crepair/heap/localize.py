@@ -224,10 +224,16 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
         return total + sum((_disagree(b, fc.get(c, _UNKNOWN), domain) for c, b in bcells.items()), Fraction(0))
 
     after = gamma(stmts[-1][1])
+    final_vars = stmts[-1][1][0]
+    wrong = {v for v, x in post.state.vars.items() if final_vars.get(v, _UNKNOWN) != x}
     for i in range(len(stmts) - 1, -1, -1):
-        ins, _ = stmts[i]
+        ins, (fv, fc) = stmts[i]
         key = keys[i]
         before_fwd = stmts[i - 1][1] if i > 0 else pre
+        if {("var", v) for v in _read_vars(ins)} & {("var", v) for v in wrong} - set(keys[i:]):
+            suspicious.add(ins.index)  # it reads a value ω_post proves wrong (a second fault may mask it)
+        if key is not None and key[0] == "var" and fv.get(key[1], _UNKNOWN) == _UNKNOWN:
+            suspicious.add(ins.index)  # the forward run cannot say what it wrote (Γ is blind to it)
         if key is not None:
             up = key not in keys[:i]
             down = key not in keys[i + 1:]
@@ -266,6 +272,13 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
             suspicious.add(ins.index)
 
 
+def _read_vars(ins: Instr) -> set[str]:
+    """The variables a statement reads (a field's base included)."""
+    s = ins.stmt
+    ops = list(s.rhs) + ([s.lhs] if s.lhs is not None and s.lhs.kind == "field" else [])
+    return {o.name for o in ops if o.kind in ("var", "field") and not (o is s.lhs and o.kind == "var")}
+
+
 def _field_type(fn: Function, f: str) -> str | None:
     return next((fs[f] for fs in fn.structs.values() if f in fs), None)
 
@@ -295,45 +308,8 @@ def suspicious(fn: Function, spec: Spec) -> set[int]:
             pre, stmts = state, []
         if stmts:  # statements after the last specified state: nothing clears them
             out |= {ins.index for ins, _ in stmts}
-        _depend(fwd.steps, out)
     out |= {i.index for i in fn.instrs if i.index not in ran}
     return out
-
-
-def _reads(ins: Instr) -> set:
-    """What a statement reads: ("var", x) and ("field", f) keys."""
-    s = ins.stmt
-    out = set()
-    for o in list(s.rhs) + ([s.lhs] if s.lhs is not None and s.lhs.kind == "field" else []):
-        if o is s.lhs:
-            out.add(("var", o.name))
-        elif o.kind == "var":
-            out.add(("var", o.name))
-        elif o.kind == "field":
-            out |= {("var", o.name), ("field", o.field)}
-    return out
-
-
-def _depend(steps: list, out: set[int]) -> None:
-    """Theorem A.2's premise: a statement that reads what a suspicious one
-    wrote earlier in the segment is suspicious too (its own value may be
-    right only because a second fault masks the first).  A specified
-    state clears what it specifies."""
-    tainted: set = set()
-    for kind, what, _ in steps:
-        if kind == "event":
-            if what.state is not None:
-                tainted = {k for k in tainted if k[0] == "var" and k[1] not in what.state.vars}
-            continue
-        if what.stmt is None:
-            continue
-        key = _key(what)
-        if what.index in out or _reads(what) & tainted:
-            out.add(what.index)
-            if key is not None:
-                tainted.add(key)
-        elif key is not None and key[0] == "var":
-            tainted.discard(key)  # overwritten by an unsuspicious statement
 
 
 def rank(fn: Function, spec: Spec) -> list[int]:
