@@ -234,6 +234,8 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
             suspicious.add(ins.index)  # it reads a value ω_post proves wrong (a second fault may mask it)
         if key is not None and key[0] == "var" and fv.get(key[1], _UNKNOWN) == _UNKNOWN:
             suspicious.add(ins.index)  # the forward run cannot say what it wrote (Γ is blind to it)
+        if key is not None and _wrote_wrong(ins, key, fv, fc, bvars, bcells):
+            suspicious.add(ins.index)  # Case 3's difference, also where a split cannot show it (integers)
         if key is not None:
             up = key not in keys[:i]
             down = key not in keys[i + 1:]
@@ -270,6 +272,21 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
             suspicious.add(ins.index)
         if s.lhs.kind == "field" and ("field", s.lhs.type) in lost:
             suspicious.add(ins.index)
+
+
+def _wrote_wrong(ins: Instr, key, fv: dict, fc: dict, bvars: dict, bcells: dict) -> bool:
+    """Whether the value statement ``ins`` wrote (forward state after it:
+    ``fv``/``fc``) differs from the backward state after it where that
+    one is not split: an integer split disagrees with every value, so
+    Γ cannot tell a wrong integer from a split one."""
+    if key[0] == "var":
+        b = bvars.get(key[1], _ALL)
+        return b is not _ALL and fv.get(key[1], _UNKNOWN) != b
+    node = fv.get(ins.stmt.lhs.name, _UNKNOWN)
+    if not isinstance(node, str) or node == _UNKNOWN:
+        return False
+    b = bcells.get((node, key[1]), _ALL)
+    return b is not _ALL and fc.get((node, key[1]), _UNKNOWN) != b
 
 
 def _read_vars(ins: Instr) -> set[str]:
