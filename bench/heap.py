@@ -128,6 +128,9 @@ def job(params: dict) -> list[dict]:
                 loc for loc in rec["loc_missed"] if any(v.effective(program, fn, spec, k) for k, at in
                                                         enumerate(v.mutation_locations) if at == loc))
             rec["loc_size"], rec["locations"] = len(found), len(bfn.instrs)
+            if params.get("localize_only"):
+                out.append(rec)
+                continue
             if faulty:
                 rec["spectrum"] = _spectrum(bfn, spec, faulty, v.run)
             rechecks: dict = {}
@@ -204,15 +207,50 @@ def report(runs: list[dict], meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def localize_report(runs: list[dict], meta: dict) -> str:
+    """The ``--localize-only`` table: Algorithm 2 against the injector's
+    record, no repairs."""
+    done = {r["program"] for r in runs}
+    missing = [m for m in meta.get("all", []) if m not in done]
+    commits = sorted({r.get("commit") or meta["commit"] for r in runs}) or [meta["commit"]]
+    lines = ["# Heap localization soundness (Algorithm 2 against the injector's record)", ""]
+    if missing:
+        lines += [f"**PARTIAL**: {len(done)} of {len(meta['all'])} programs; not run: {', '.join(missing)}.", ""]
+    lines += [f"{len(done)} programs, N = {meta['n']} versions asked per class and program, the same versions "
+              f"(seeds) as bench/results/heap.md; no repair. Engine commit(s) {', '.join(commits)}, started "
+              f"{meta['date']}. A miss: a mutated location outside the suspicious set; 'effective': the mutation "
+              f"alone fails the specification or undoing it alone changes the buggy run (the others are equivalent "
+              f"on the specified runs: no state can show them, no repair needs them).", "",
+              "| class | versions | misses: effective / all | mean suspicious / locations |", "|---|---|---|---|"]
+    for x, y in CLASSES:
+        rs = [r for r in runs if r["class"] == [x, y]]
+        if rs:
+            lines.append(f"| ⟨{x},{y}⟩ | {len(rs)} | {sum(1 for r in rs if r['loc_missed_effective'])} / "
+                         f"{sum(1 for r in rs if r['loc_missed'])} | "
+                         f"{statistics.mean(r['loc_size'] for r in rs):.1f} / "
+                         f"{statistics.mean(r['locations'] for r in rs):.1f} |")
+    misses = [r for r in runs if r["loc_missed"]]
+    if misses:
+        lines += ["", "Misses (program ⟨x,y⟩ version: mutations; missed locations; effective ones):", ""]
+        lines += [f"- {r['program']} ⟨{r['class'][0]},{r['class'][1]}⟩ v{r['version']}: "
+                  f"{r['mutations']}, deletions {r['deletions']}; missed {r['loc_missed']}; effective "
+                  f"{r['loc_missed_effective']}" for r in misses]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--localize-only", action="store_true",
+                    help="Algorithm 2 against the injector's record only (output results/heap-localize)")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--programs", default="")
-    ap.add_argument("--out", default=str(ROOT / "results" / "heap"))
+    ap.add_argument("--out", default="")
     args = ap.parse_args()
+    args.out = args.out or str(ROOT / "results" / ("heap-localize" if args.localize_only else "heap"))
+    make_report = localize_report if args.localize_only else report
     manifest = json.loads((ROOT / "heap" / "programs.json").read_text())
     if args.programs:
         wanted = [p for w in args.programs.split(",") for p in manifest if p["file"].startswith(w)]
@@ -221,7 +259,8 @@ def main() -> None:
         large = [p for p in manifest if p["size"] != "small"]
         wanted = [p for pair in zip(small, large) for p in pair] + small[len(large):] + large[len(small):]
     jobs = [{"file": p["file"], "function": p["function"], "cls": c, "n": args.n, "timeout": args.timeout,
-             "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p)} for p in wanted for c in CLASSES]
+             "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p), "localize_only": args.localize_only}
+            for p in wanted for c in CLASSES]
     import subprocess
 
     commit = os.environ.get("CREPAIR_BENCH_COMMIT") or subprocess.run(
@@ -236,7 +275,7 @@ def main() -> None:
                                                                    for e in errors}
         jobs = [j for j in jobs if (Path(j["file"]).stem, tuple(j["cls"])) not in done]
         meta["programs"] = len({r["program"] for r in runs} | {Path(j["file"]).stem for j in jobs})
-    text = report(runs, meta)
+    text = make_report(runs, meta)
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(job, j): j for j in jobs}
         for done, fut in enumerate(as_completed(futures), 1):
@@ -250,8 +289,9 @@ def main() -> None:
                 r["commit"] = commit
             runs += got
             print(f"[{done}/{len(jobs)}] {j['file']} {j['cls']}: {len(got)} versions, "
-                  f"{sum(r['on']['outcome'] == 'repaired' for r in got)} repaired", file=sys.stderr, flush=True)
-            text = report(runs, meta) + ("\nErrors: " + json.dumps(errors) + "\n" if errors else "")
+                  f"{sum(r.get('on', {}).get('outcome') == 'repaired' for r in got)} repaired, "
+                  f"{sum(1 for r in got if r['loc_missed_effective'])} effective misses", file=sys.stderr, flush=True)
+            text = make_report(runs, meta) + ("\nErrors: " + json.dumps(errors) + "\n" if errors else "")
             Path(args.out + ".md").write_text(text)
             Path(args.out + ".json").write_text(json.dumps({"meta": meta, "runs": runs, "errors": errors}, indent=1))
     print(text)
