@@ -76,5 +76,5 @@ def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
     out = capsys.readouterr().out
     assert code == 0
     # the same repair whatever heap runs came before in the process (the first model in a fixed order)
-    assert f"{PROG}:15: insert   head = current;\n" in out
+    assert f"{PROG}:19: insert   head = current;\n" in out
     assert "temp2 = current->prev;  =>  temp2 = current->next;" in out

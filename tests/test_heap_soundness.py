@@ -79,6 +79,23 @@ def test_a_wrong_integer_that_is_not_upward_exposed_is_suspicious(tmp_path):
     assert [fn.instrs[i - 1].text() for i in sorted(suspicious(fn, spec))] == ["h = 0;", "h = b->height;"]
 
 
+def test_a_field_write_that_went_to_a_field_already_holding_the_value_is_suspicious(tmp_path):
+    # y->right = x written as y->parent = x (bench b16 ⟨2,0⟩): y->parent was x already, so the write
+    # changes nothing; y->right keeps ω_pre's value though another statement writes a right field
+    path = tmp_path / "p.c"
+    path.write_text("struct tnode { struct tnode *left, *right, *parent; };\n"
+                    "void f(struct tnode *x) {\n    struct tnode *y;\n    y = x->left;\n"
+                    "    y->parent = x;\n    x->right = NULL;\n}\n")
+    fn = build_function(load_program(path, real_c=True), "f")
+    pre = {"n1": {"left": "n2", "right": "n3", "parent": None}, "n2": {"left": None, "right": None, "parent": "n1"},
+           "n3": {"left": None, "right": None, "parent": "n1"}}
+    post = dict(pre, n1=dict(pre["n1"], right=None), n2=dict(pre["n2"], right="n1"))
+    spec = spec_of_json({"function": "f", "trace": [
+        {"at": "entry", "state": {"vars": {"x": "n1"}, "nodes": pre}},
+        {"at": "exit", "state": {"vars": {"x": "n1", "y": "n2"}, "nodes": post}}]})
+    assert "y->parent = x;" in [fn.instrs[i - 1].text() for i in suspicious(fn, spec)]
+
+
 def test_a_mutated_decrement_is_repaired_as_the_decrement(tmp_path):
     # d-- written as lb-- (bench l04 ⟨1,0⟩): the read of x-- is the written x, one choice for both
     path = tmp_path / "d.c"

@@ -264,6 +264,19 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
             and b != pre_vars.get(v, _UNKNOWN)}
     lost |= {("field", _field_type(fn, f)) for (n, f), b in bcells.items() if b is not _ALL
              and ("field", f) not in written and b != pre_cells.get((n, f), _UNKNOWN)}
+    # the same per cell, with the cells the forward run wrote: a field write
+    # that went to another field or node leaves (n, f) at ω_pre's value
+    cells, anywhere = set(), set()
+    for i, (ins, _) in enumerate(stmts):
+        s = ins.stmt
+        if s.lhs is not None and s.lhs.kind == "field":
+            base = (stmts[i - 1][1] if i > 0 else pre)[0].get(s.lhs.name, _UNKNOWN)
+            if isinstance(base, str) and base != _UNKNOWN:
+                cells.add((base, s.lhs.field))
+            else:
+                anywhere.add(s.lhs.field)
+    lost |= {("field", _field_type(fn, f)) for n, fs in post.state.nodes.items() for f, b in fs.items()
+             if (n, f) in pre_cells and (n, f) not in cells and f not in anywhere and b != pre_cells[(n, f)]}
     for ins, _ in stmts:
         s = ins.stmt
         if s.lhs is None:

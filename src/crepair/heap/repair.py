@@ -130,7 +130,8 @@ def _canonical(solver, space: Space, lits: list, model):
     models depends on them): selectors and deletions false where they
     can be, in location order, then slots inactive; then each changed
     location's choices original where they can be, else the smallest
-    option; each active slot's gap and parts the smallest.  Each
+    option; each active slot's gap the latest (the paper's FIX3 of Fig. 1
+    goes after the loop) and its parts the smallest.  Each
     preference the current model already meets is fixed without a check.
     An UNKNOWN check ends it with the last model."""
     solver.push()
@@ -147,7 +148,7 @@ def _canonical(solver, space: Space, lits: list, model):
                           for v in [c.original] + [k for k in range(len(c.options)) if k != c.original]]
         for sl in space.slots:
             if model.eval_bool(sl.t):
-                prefs += [(sl.gap, smt.BitVecVal(g, 8)) for g in range(len(space.gaps))]
+                prefs += [(sl.gap, smt.BitVecVal(g, 8)) for g in reversed(range(len(space.gaps)))]
                 prefs += [(c.term, smt.BitVecVal(v, 8)) for c in sl.choices() for v in range(len(c.options))]
         return _prefer_all(solver, model, prefs)
     finally:
