@@ -160,7 +160,8 @@ def report(runs: list[dict], meta: dict) -> str:
              f"every reported repair was also re-checked by compiling and running it under gdb (not timed here: "
              f"the two runs share the re-check). Speed-up: time without / with localization, versions repaired "
              f"both ways. A localization miss: an injected (mutated) location outside Algorithm 2's suspicious set; "
-             f"'effective': the mutation alone (on the correct program) fails the specification — the others are "
+             f"'effective': the mutation alone (on the correct program) fails the specification, or undoing it alone "
+             f"changes the buggy version's run — the others are "
              f"equivalent on the specified runs (e.g. `prev->next` just after `prev = slow`), no state can show them "
              f"and no repair needs them; 'costly' misses are those where the repair with localization failed and the one without did not.", "",
              "| class | versions | repaired (loc. on) | repaired (loc. off) | median / max s (on) | "
