@@ -152,6 +152,8 @@ def report(runs: list[dict], meta: dict) -> str:
     if missing:
         lines += [f"**PARTIAL**: {len(done)} of {len(meta['all'])} programs have runs; not run: "
                   f"{', '.join(missing)}.", ""]
+    if meta.get("note"):
+        lines += [meta["note"], ""]
     lines += [f"{len(done)} programs, N = {meta['n']} versions asked per class and program "
              f"(fewer when the injector found fewer distinct failing versions), timeout {meta['timeout']} s per "
              f"repair, specification: the correct program's states at each call's entry, every loop head and "
