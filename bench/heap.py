@@ -15,7 +15,13 @@ record).  RQ4: Algorithm 2's set size against the rank of the faulty
 location under Ochiai and Tarantula, the calls of ``main`` being the tests
 (a call passes when it reaches every specified state).
 
-    python bench/heap.py [-n 10] [--jobs 2] [--timeout 60] [--programs b01,b02]
+    python bench/heap.py [-n 10] [--jobs 1] [--timeout 60] [--programs b01,b02] [--resume]
+
+``--programs`` runs those programs in the order given (prefixes), the
+others not; ``--resume`` keeps the runs of the output's JSON (each run
+records the engine's commit) and runs only the (program, class) jobs it
+lacks.  CREPAIR_BENCH_COMMIT names the engine's commit when the script
+runs from an exported tree (git archive).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import statistics
 import sys
@@ -117,7 +124,13 @@ def job(params: dict) -> list[dict]:
             found = suspicious(bfn, spec)
             faulty = set(v.faulty_locations)
             rec["loc_missed"] = sorted(faulty - found)
+            rec["loc_missed_effective"] = sorted(
+                loc for loc in rec["loc_missed"] if any(v.effective(program, fn, spec, k) for k, at in
+                                                        enumerate(v.mutation_locations) if at == loc))
             rec["loc_size"], rec["locations"] = len(found), len(bfn.instrs)
+            if params.get("localize_only"):
+                out.append(rec)
+                continue
             if faulty:
                 rec["spectrum"] = _spectrum(bfn, spec, faulty, v.run)
             rechecks: dict = {}
@@ -132,18 +145,29 @@ def _median(xs):
 
 
 def report(runs: list[dict], meta: dict) -> str:
-    lines = ["# Heap repair (Wolverine2, §7.1 fault injection)", "",
-             f"{meta['programs']} programs, N = {meta['n']} versions asked per class and program "
+    done = {r["program"] for r in runs}
+    missing = [m for m in meta.get("all", []) if m not in done]
+    commits = sorted({r.get("commit") or meta["commit"] for r in runs}) or [meta["commit"]]
+    lines = ["# Heap repair (Wolverine2, §7.1 fault injection)", ""]
+    if missing:
+        lines += [f"**PARTIAL**: {len(done)} of {len(meta['all'])} programs have runs; not run: "
+                  f"{', '.join(missing)}.", ""]
+    if meta.get("note"):
+        lines += [meta["note"], ""]
+    lines += [f"{len(done)} programs, N = {meta['n']} versions asked per class and program "
              f"(fewer when the injector found fewer distinct failing versions), timeout {meta['timeout']} s per "
              f"repair, specification: the correct program's states at each call's entry, every loop head and "
-             f"exit. Commit {meta['commit']}, {meta['date']}, {meta['jobs']} jobs on a 2-core machine shared "
+             f"exit (the exit with the function's locals at its return). Engine commit(s) {', '.join(commits)}, started {meta['date']}, {meta['jobs']} jobs on a 2-core machine shared "
              f"with other work. Times are the repair's own (Algorithm 2 + Algorithm 1's solver calls, seconds); "
              f"every reported repair was also re-checked by compiling and running it under gdb (not timed here: "
              f"the two runs share the re-check). Speed-up: time without / with localization, versions repaired "
              f"both ways. A localization miss: an injected (mutated) location outside Algorithm 2's suspicious set; "
-             f"'costly' misses are those where the repair with localization failed and the one without did not.", "",
+             f"'effective': the mutation alone (on the correct program) fails the specification, or undoing it alone "
+             f"changes the buggy version's run — the others are "
+             f"equivalent on the specified runs (e.g. `prev->next` just after `prev = slow`), no state can show them "
+             f"and no repair needs them; 'costly' misses are those where the repair with localization failed and the one without did not.", "",
              "| class | versions | repaired (loc. on) | repaired (loc. off) | median / max s (on) | "
-             "median / max s (off) | median widenings | speed-up median / max | loc. misses | "
+             "median / max s (off) | median widenings | speed-up median / max | loc. misses: effective / all | "
              "mean suspicious / locations |", "|---|---|---|---|---|---|---|---|---|---|"]
     for x, y in CLASSES:
         rs = [r for r in runs if r["class"] == [x, y]]
@@ -155,6 +179,7 @@ def report(runs: list[dict], meta: dict) -> str:
         toff = [r["off"]["seconds"] for r in off]
         both = [r["off"]["seconds"] / max(r["on"]["seconds"], 1e-3) for r in on if r in off]
         miss = sum(1 for r in rs if r["loc_missed"])
+        real = sum(1 for r in rs if r.get("loc_missed_effective", r["loc_missed"]))
         costly = sum(1 for r in rs if r["loc_missed"] and r not in on and r in off)
         sus = statistics.mean(r["loc_size"] for r in rs)
         locs = statistics.mean(r["locations"] for r in rs)
@@ -162,7 +187,7 @@ def report(runs: list[dict], meta: dict) -> str:
             f"| ⟨{x},{y}⟩ | {len(rs)} | {len(on)} ({100 * len(on) / len(rs):.0f}%) | {len(off)} "
             f"({100 * len(off) / len(rs):.0f}%) | {_median(ton)} / {max(ton, default=None)} | {_median(toff)} / "
             f"{max(toff, default=None)} | {_median([r['on']['widenings'] for r in on])} | {_median(both)} / "
-            f"{round(max(both), 1) if both else None} | {miss} ({costly} costly) | {sus:.1f} / {locs:.1f} |")
+            f"{round(max(both), 1) if both else None} | {real} / {miss} ({costly} costly) | {sus:.1f} / {locs:.1f} |")
     spec = [r for r in runs if "spectrum" in r]
     if spec:
         lines += ["", "RQ4 (versions with a mutation; the calls of main are the tests): mean number of locations "
@@ -185,28 +210,75 @@ def report(runs: list[dict], meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def localize_report(runs: list[dict], meta: dict) -> str:
+    """The ``--localize-only`` table: Algorithm 2 against the injector's
+    record, no repairs."""
+    done = {r["program"] for r in runs}
+    missing = [m for m in meta.get("all", []) if m not in done]
+    commits = sorted({r.get("commit") or meta["commit"] for r in runs}) or [meta["commit"]]
+    lines = ["# Heap localization soundness (Algorithm 2 against the injector's record)", ""]
+    if missing:
+        lines += [f"**PARTIAL**: {len(done)} of {len(meta['all'])} programs; not run: {', '.join(missing)}.", ""]
+    lines += [f"{len(done)} programs, N = {meta['n']} versions asked per class and program, the same versions "
+              f"(seeds) as bench/results/heap.md; no repair. Engine commit(s) {', '.join(commits)}, started "
+              f"{meta['date']}. A miss: a mutated location outside the suspicious set; 'effective': the mutation "
+              f"alone fails the specification or undoing it alone changes the buggy run (the others are equivalent "
+              f"on the specified runs: no state can show them, no repair needs them).", "",
+              "| class | versions | misses: effective / all | mean suspicious / locations |", "|---|---|---|---|"]
+    for x, y in CLASSES:
+        rs = [r for r in runs if r["class"] == [x, y]]
+        if rs:
+            lines.append(f"| ⟨{x},{y}⟩ | {len(rs)} | {sum(1 for r in rs if r['loc_missed_effective'])} / "
+                         f"{sum(1 for r in rs if r['loc_missed'])} | "
+                         f"{statistics.mean(r['loc_size'] for r in rs):.1f} / "
+                         f"{statistics.mean(r['locations'] for r in rs):.1f} |")
+    misses = [r for r in runs if r["loc_missed"]]
+    if misses:
+        lines += ["", "Misses (program ⟨x,y⟩ version: mutations; missed locations; effective ones):", ""]
+        lines += [f"- {r['program']} ⟨{r['class'][0]},{r['class'][1]}⟩ v{r['version']}: "
+                  f"{r['mutations']}, deletions {r['deletions']}; missed {r['loc_missed']}; effective "
+                  f"{r['loc_missed_effective']}" for r in misses]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=10)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--localize-only", action="store_true",
+                    help="Algorithm 2 against the injector's record only (output results/heap-localize)")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--programs", default="")
-    ap.add_argument("--out", default=str(ROOT / "results" / "heap"))
+    ap.add_argument("--out", default="")
     args = ap.parse_args()
+    args.out = args.out or str(ROOT / "results" / ("heap-localize" if args.localize_only else "heap"))
+    make_report = localize_report if args.localize_only else report
     manifest = json.loads((ROOT / "heap" / "programs.json").read_text())
-    wanted = [p for p in manifest if not args.programs or any(p["file"].startswith(w) for w in args.programs.split(","))]
-    small = [p for p in wanted if p["size"] == "small"]
-    large = [p for p in wanted if p["size"] != "small"]
-    wanted = [p for pair in zip(small, large) for p in pair] + small[len(large):] + large[len(small):]  # interleaved
+    if args.programs:
+        wanted = [p for w in args.programs.split(",") for p in manifest if p["file"].startswith(w)]
+    else:
+        small = [p for p in manifest if p["size"] == "small"]
+        large = [p for p in manifest if p["size"] != "small"]
+        wanted = [p for pair in zip(small, large) for p in pair] + small[len(large):] + large[len(small):]
     jobs = [{"file": p["file"], "function": p["function"], "cls": c, "n": args.n, "timeout": args.timeout,
-             "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p)} for p in wanted for c in CLASSES]
+             "seed": 1000 * (CLASSES.index(c) + 1) + manifest.index(p), "localize_only": args.localize_only}
+            for p in wanted for c in CLASSES]
     import subprocess
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
-    meta = {"programs": len(wanted), "n": args.n, "timeout": args.timeout, "commit": commit, "jobs": args.jobs,
+    commit = os.environ.get("CREPAIR_BENCH_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    meta = {"all": [Path(p["file"]).stem for p in manifest], "programs": len(wanted), "n": args.n, "timeout": args.timeout, "commit": commit, "jobs": args.jobs,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     runs, errors = [], []
+    if args.resume and Path(args.out + ".json").exists():
+        old = json.loads(Path(args.out + ".json").read_text())
+        runs, errors = old["runs"], old.get("errors", [])
+        done = {(r["program"], tuple(r["class"])) for r in runs} | {(Path(e["file"]).stem, tuple(e["class"]))
+                                                                   for e in errors}
+        jobs = [j for j in jobs if (Path(j["file"]).stem, tuple(j["cls"])) not in done]
+        meta["programs"] = len({r["program"] for r in runs} | {Path(j["file"]).stem for j in jobs})
+    text = make_report(runs, meta)
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(job, j): j for j in jobs}
         for done, fut in enumerate(as_completed(futures), 1):
@@ -216,10 +288,13 @@ def main() -> None:
             except Exception as exc:  # one program's failure does not stop the others
                 errors.append({"file": j["file"], "class": j["cls"], "error": f"{type(exc).__name__}: {exc}"})
                 got = []
+            for r in got:
+                r["commit"] = commit
             runs += got
             print(f"[{done}/{len(jobs)}] {j['file']} {j['cls']}: {len(got)} versions, "
-                  f"{sum(r['on']['outcome'] == 'repaired' for r in got)} repaired", file=sys.stderr, flush=True)
-            text = report(runs, meta) + ("\nErrors: " + json.dumps(errors) + "\n" if errors else "")
+                  f"{sum(r.get('on', {}).get('outcome') == 'repaired' for r in got)} repaired, "
+                  f"{sum(1 for r in got if r['loc_missed_effective'])} effective misses", file=sys.stderr, flush=True)
+            text = make_report(runs, meta) + ("\nErrors: " + json.dumps(errors) + "\n" if errors else "")
             Path(args.out + ".md").write_text(text)
             Path(args.out + ".json").write_text(json.dumps({"meta": meta, "runs": runs, "errors": errors}, indent=1))
     print(text)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -43,6 +42,7 @@ def test_repair_against_a_reference_and_apply(tmp_path, capsys):
                  "--apply"])
     out = capsys.readouterr().out
     assert code == 0
+    assert "temp2 = current->prev;  =>  temp2 = current->next;" in out
     assert buggy.read_text() == CORRECT and (tmp_path / "rev.c.orig").exists()
 
 
@@ -75,4 +75,6 @@ def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
     code = main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--insert-slots", "1"])
     out = capsys.readouterr().out
     assert code == 0
-    assert re.search(rf"{re.escape(str(PROG))}:\d+: insert   head = current;\n", out), out
+    # the same repair whatever heap runs came before in the process (the first model in a fixed order)
+    assert f"{PROG}:19: insert   head = current;\n" in out
+    assert "temp2 = current->prev;  =>  temp2 = current->next;" in out

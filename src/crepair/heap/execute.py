@@ -32,6 +32,7 @@ void *__crepair_malloc(unsigned long);
 void *__crepair_calloc(unsigned long, unsigned long);
 void __crepair_free(void *);
 int __crepair_loop(int line, int c);
+void __crepair_exit(void);
 #define malloc(n) __crepair_malloc(n)
 #define calloc(n, m) __crepair_calloc(n, m)
 #define free(p) __crepair_free(p)
@@ -63,6 +64,7 @@ void __crepair_free(void *p) {
     free(p);
 }
 __attribute__((noinline)) int __crepair_loop(int line, int c) { return c; }
+__attribute__((noinline)) void __crepair_exit(void) { }
 """
 
 
@@ -77,13 +79,24 @@ class Run:
     error: str = ""
 
 
-def harness(text: str, fn: Function, path: str, lines: list[int] | None = None) -> str:
+def harness(text: str, fn: Function, path: str, lines: list[int] | None = None, exit_hook: bool = False) -> str:
     """The harness source of ``text`` (the program whose IR is ``fn``);
     loop ``k`` of ``fn`` (source order) reports line ``lines[k]`` (default:
-    its own line — the original's lines when ``text`` is a patched copy)."""
+    its own line — the original's lines when ``text`` is a patched copy).
+    ``exit_hook``: each ``return`` of ``fn`` (and the end of its body)
+    first calls ``__crepair_exit()``, where gdb reads the locals the exit
+    state holds (the postcondition of the last segment specifies them, as
+    Algorithm 2's soundness needs: Wolverine2 Appendix A)."""
     loops = fn.loops()
     lines = lines or [lp.line for lp in loops]
     edits = []
+    if exit_hook:
+        for ins in fn.instrs:
+            if ins.stmt is not None and ins.stmt.kind == "return":
+                edits.append((ins.span.start, "{ __crepair_exit(); "))
+                edits.append((ins.span.end, " }"))
+        if fn.body.gaps and fn.body.gaps[-1].offset >= 0:
+            edits.append((fn.body.gaps[-1].offset, "__crepair_exit(); "))
     for lp, line in zip(loops, lines):
         edits.append((lp.instr.span.start, f"__crepair_loop({line}, ("))
         edits.append((lp.instr.span.end, "))"))
@@ -108,7 +121,7 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
            limit: int = 10_000, lines: list[int] | None = None, timeout: float = 30.0, calls: int = 100) -> Run:
     """Compile ``text`` (default: the program's own) and run it under gdb,
     recording the first ``calls`` calls of ``fn`` (one trace each):
-    entry, loop-head visits, exit.
+    entry, loop-head visits, exit (with the locals at its return).
     ``force``: loop event number (0-based) -> forced decision (0 leave, 1
     enter).  ``limit``: stop after that many events.  Raises
     ``MissingTool`` (gcc, gdb) and ``BadInput`` when the program does not
@@ -119,7 +132,7 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
     tag = next((t for t in fn.structs if t in tags), None)
     with tempfile.TemporaryDirectory(prefix="crepair-heap-") as tmp:
         src = Path(tmp) / "harness.c"
-        src.write_text(harness(text, fn, program.path, lines))
+        src.write_text(harness(text, fn, program.path, lines, exit_hook=True))
         exe = Path(tmp) / "prog"
         inc = str(Path(program.path).resolve().parent)
         cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],

@@ -25,6 +25,7 @@ DONE = [False]
 INSIDE = [False]  # within a call of the function
 CALLS = [0]
 SIGNALS = []
+AT_EXIT = [None]  # the state with locals at the function's __crepair_exit() call
 
 
 def on_stop(event):
@@ -101,6 +102,10 @@ def state(frame, with_locals):
 class Exit(gdb.FinishBreakpoint if gdb is not None else object):
     def stop(self):
         st = state(None, False)
+        if AT_EXIT[0] is not None:  # the locals just before the return (its operand has no side effect)
+            for k, v in AT_EXIT[0]["vars"].items():
+                st["vars"].setdefault(k, v)
+            AT_EXIT[0] = None
         try:
             rv = self.return_value
             if rv is not None:
@@ -125,6 +130,7 @@ def main():
     gdb.execute("file " + CFG["program"])
     gdb.execute("break " + CFG["function"])
     gdb.execute("break __crepair_loop")
+    gdb.execute("break __crepair_exit")
     loops = [0]
     gdb.execute("run < /dev/null > %s 2>&1" % CFG["stdout"])
     while not DONE[0]:
@@ -147,7 +153,9 @@ def main():
             if forced is not None:
                 gdb.execute("set var c = %d" % forced)
             emit({"at": "loop", "line": int(frame.read_var("line")), "state": state(frame.older(), True)})
-        elif name not in (CFG["function"], "__crepair_loop") and not DONE[0] and INSIDE[0]:
+        elif name == "__crepair_exit" and INSIDE[0] and frame.older().name() == CFG["function"]:
+            AT_EXIT[0] = state(frame.older(), True)
+        elif name not in (CFG["function"], "__crepair_loop", "__crepair_exit") and not DONE[0] and INSIDE[0]:
             emit({"at": "crash", "state": None, "where": str(name)})
             break
         if DONE[0]:

@@ -39,6 +39,20 @@ class Injected:
     failure: str
     faulty_locations: tuple[int, ...] = ()
     run: object = None  # the recorded run of the buggy version (execute.Run)
+    edits: tuple[tuple[int, int, str], ...] = ()  # (start, end, new) on the correct text: mutations, deletions
+    mutation_locations: tuple[int, ...] = ()  # the buggy version's location of each mutation
+
+    def effective(self, program: CProgram, fn: Function, spec: Spec, k: int) -> bool:
+        """Whether mutation ``k`` (0-based) is a fault the specified runs
+        can show: alone, on the correct ``program`` (its IR ``fn``), it
+        fails ``spec``, or undoing it alone changes the buggy version's
+        recorded run.  A mutation that is neither (equivalent there, e.g.
+        ``prev->next`` just after ``prev = p``) no repair needs."""
+        if _fails(program, fn, apply_edits(program.original, [self.edits[k]]), spec, [])[0]:
+            return True
+        undone = [e for j, e in enumerate(self.edits) if j != k]
+        run = _fails(program, fn, apply_edits(program.original, undone), spec, [])[2]
+        return run is None or self.run is None or (run.spec, run.crashed) != (self.run.spec, self.run.crashed)
 
     def as_json(self) -> dict:
         return {"mutations": [list(m) for m in self.mutations], "deletions": [list(d) for d in self.deletions],
@@ -140,10 +154,13 @@ def inject(program: CProgram, fn: Function, spec: Spec, mutations: int, deletion
             if buggy in seen:
                 continue
             seen.add(buggy)
-            failure, located, run = _fails(program, fn, buggy, spec, _moved(edits, len(muts)))
+            moved = _moved(edits, len(muts))
+            failure, located, run = _fails(program, fn, buggy, spec, moved)
             if failure:
+                each = tuple(next((loc for loc, a in located if a == m), 0) for m in moved)
                 out.append(Injected(buggy, tuple(muts), tuple((g.line, text[g.span.start:g.span.end]) for g in gone),
-                                    tuple(sorted(set(lines))), failure, located, run))
+                                    tuple(sorted(set(lines))), failure, tuple(sorted({loc for loc, _ in located})),
+                                    run, tuple(edits), each))
     return out
 
 
@@ -156,8 +173,9 @@ def _moved(edits: list, mutations: int) -> list[int]:
 
 
 def _fails(program: CProgram, fn: Function, text: str, spec: Spec, at: list[int]):
-    """How ``text`` fails ``spec`` ("" when it passes or does not build) and
-    its locations holding the offsets ``at``, and the run."""
+    """How ``text`` fails ``spec`` ("" when it passes or does not build),
+    (location, offset) for its locations holding the offsets ``at``, and
+    the run."""
     from crepair.heap.build import build_function
 
     try:
@@ -168,5 +186,5 @@ def _fails(program: CProgram, fn: Function, text: str, spec: Spec, at: list[int]
     except BadInput:
         return "", (), None
     why = check_against(spec, run)
-    located = sorted({i.index for i in bfn.instrs for a in at if i.span.start <= a < i.span.end})
-    return (why[0] if why else ""), tuple(located), run
+    located = [(i.index, a) for i in bfn.instrs for a in at if i.span.start <= a < i.span.end]
+    return (why[0] if why else ""), located, run

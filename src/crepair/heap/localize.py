@@ -224,10 +224,18 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
         return total + sum((_disagree(b, fc.get(c, _UNKNOWN), domain) for c, b in bcells.items()), Fraction(0))
 
     after = gamma(stmts[-1][1])
+    final_vars = stmts[-1][1][0]
+    wrong = {v for v, x in post.state.vars.items() if final_vars.get(v, _UNKNOWN) != x}
     for i in range(len(stmts) - 1, -1, -1):
-        ins, _ = stmts[i]
+        ins, (fv, fc) = stmts[i]
         key = keys[i]
         before_fwd = stmts[i - 1][1] if i > 0 else pre
+        if {("var", v) for v in _read_vars(ins)} & {("var", v) for v in wrong} - set(keys[i:]):
+            suspicious.add(ins.index)  # it reads a value ω_post proves wrong (a second fault may mask it)
+        if key is not None and key[0] == "var" and fv.get(key[1], _UNKNOWN) == _UNKNOWN:
+            suspicious.add(ins.index)  # the forward run cannot say what it wrote (Γ is blind to it)
+        if key is not None and _wrote_wrong(ins, key, fv, fc, bvars, bcells):
+            suspicious.add(ins.index)  # Case 3's difference, also where a split cannot show it (integers)
         if key is not None:
             up = key not in keys[:i]
             down = key not in keys[i + 1:]
@@ -256,6 +264,19 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
             and b != pre_vars.get(v, _UNKNOWN)}
     lost |= {("field", _field_type(fn, f)) for (n, f), b in bcells.items() if b is not _ALL
              and ("field", f) not in written and b != pre_cells.get((n, f), _UNKNOWN)}
+    # the same per cell, with the cells the forward run wrote: a field write
+    # that went to another field or node leaves (n, f) at ω_pre's value
+    cells, anywhere = set(), set()
+    for i, (ins, _) in enumerate(stmts):
+        s = ins.stmt
+        if s.lhs is not None and s.lhs.kind == "field":
+            base = (stmts[i - 1][1] if i > 0 else pre)[0].get(s.lhs.name, _UNKNOWN)
+            if isinstance(base, str) and base != _UNKNOWN:
+                cells.add((base, s.lhs.field))
+            else:
+                anywhere.add(s.lhs.field)
+    lost |= {("field", _field_type(fn, f)) for n, fs in post.state.nodes.items() for f, b in fs.items()
+             if (n, f) in pre_cells and (n, f) not in cells and f not in anywhere and b != pre_cells[(n, f)]}
     for ins, _ in stmts:
         s = ins.stmt
         if s.lhs is None:
@@ -264,6 +285,28 @@ def _segment(fn: Function, pre: dict, post: Event, stmts: list, suspicious: set[
             suspicious.add(ins.index)
         if s.lhs.kind == "field" and ("field", s.lhs.type) in lost:
             suspicious.add(ins.index)
+
+
+def _wrote_wrong(ins: Instr, key, fv: dict, fc: dict, bvars: dict, bcells: dict) -> bool:
+    """Whether the value statement ``ins`` wrote (forward state after it:
+    ``fv``/``fc``) differs from the backward state after it where that
+    one is not split: an integer split disagrees with every value, so
+    Γ cannot tell a wrong integer from a split one."""
+    if key[0] == "var":
+        b = bvars.get(key[1], _ALL)
+        return b is not _ALL and fv.get(key[1], _UNKNOWN) != b
+    node = fv.get(ins.stmt.lhs.name, _UNKNOWN)
+    if not isinstance(node, str) or node == _UNKNOWN:
+        return False
+    b = bcells.get((node, key[1]), _ALL)
+    return b is not _ALL and fc.get((node, key[1]), _UNKNOWN) != b
+
+
+def _read_vars(ins: Instr) -> set[str]:
+    """The variables a statement reads (a field's base included)."""
+    s = ins.stmt
+    ops = list(s.rhs) + ([s.lhs] if s.lhs is not None and s.lhs.kind == "field" else [])
+    return {o.name for o in ops if o.kind in ("var", "field") and not (o is s.lhs and o.kind == "var")}
 
 
 def _field_type(fn: Function, f: str) -> str | None:

@@ -105,7 +105,7 @@ def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] =
             result = IRRepair(HeapOutcome.UNKNOWN, reason=solver.reason_unknown)
             break
         if verdict == Verdict.SAT:
-            model = solver.model()
+            model = _canonical(solver, space, list(lits.values()), solver.model())
             changes = decode(space, model, text)
             outcome = HeapOutcome.REPAIRED if changes else HeapOutcome.ORIGINAL_CORRECT
             result = IRRepair(outcome, changes, _assignment(space, model, changes),
@@ -122,6 +122,64 @@ def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] =
     result.tau = (tau["grd"], tau["stm"], tau["ins"])
     result.checks, result.seconds = solver.checks, time.monotonic() - start
     return result
+
+
+def _canonical(solver, space: Space, lits: list, model):
+    """The first model in a fixed order (so equal problems give equal
+    repairs whatever terms the process made before: z3's choice among
+    models depends on them): selectors and deletions false where they
+    can be, in location order, then slots inactive; then each changed
+    location's choices original where they can be, else the smallest
+    option; each active slot's gap the latest (the paper's FIX3 of Fig. 1
+    goes after the loop) and its parts the smallest.  Each
+    preference the current model already meets is fixed without a check.
+    An UNKNOWN check ends it with the last model."""
+    solver.push()
+    try:
+        solver.add(*lits)
+        model = _prefer_all(solver, model, [(b, smt.BoolVal(False)) for loc in space.locations
+                                            for b in (loc.r, loc.s, loc.delete)
+                                            if b is not None and not smt.is_false(b)]
+                            + [(sl.t, smt.BoolVal(False)) for sl in space.slots])
+        prefs = []
+        for loc in space.locations:
+            if model.eval_bool(loc.r) or model.eval_bool(loc.s):
+                prefs += [(c.term, smt.BitVecVal(v, 8)) for c in loc.guard_choices() + loc.stmt_choices()
+                          for v in [c.original] + [k for k in range(len(c.options)) if k != c.original]]
+        for sl in space.slots:
+            if model.eval_bool(sl.t):
+                prefs += [(sl.gap, smt.BitVecVal(g, 8)) for g in reversed(range(len(space.gaps)))]
+                prefs += [(c.term, smt.BitVecVal(v, 8)) for c in sl.choices() for v in range(len(c.options))]
+        return _prefer_all(solver, model, prefs)
+    finally:
+        solver.pop()
+
+
+def _prefer_all(solver, model, prefs: list):
+    """Fix each term to its preferred value in turn where satisfiable
+    (a term already fixed skips its later preferences)."""
+    fixed: set[str] = set()
+    for term, value in prefs:
+        name = str(term)
+        if name in fixed:
+            continue
+        want = term == value
+        if smt.is_true(model.eval_term(want)):
+            solver.add(want)
+            fixed.add(name)
+            continue
+        solver.push()
+        solver.add(want)
+        verdict = solver.check()
+        if verdict == Verdict.SAT:
+            model = solver.model()
+        solver.pop()
+        if verdict == Verdict.UNKNOWN:
+            return model
+        if verdict == Verdict.SAT:
+            solver.add(want)
+            fixed.add(name)
+    return model
 
 
 def _minimal_core(solver, lits: dict) -> set[str] | None:
@@ -157,6 +215,8 @@ def decode(space: Space, model, text: str) -> list[IRChange]:
         edits = []
         for oc in loc.operands:
             o = oc.operand
+            if o.kind in ("var", "field") and o.name_span is None and not all(c.fixed() for c in oc.choices()):
+                continue  # tied to the left-hand side (x++): its edit is the left-hand side's
             if oc.base is not None and _value(model, oc.base) != oc.base.options[oc.base.original]:
                 edits.append((o.name_span.start, o.name_span.end, _value(model, oc.base)))
             if oc.field is not None and _value(model, oc.field) != oc.field.options[oc.field.original]:

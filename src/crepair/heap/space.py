@@ -99,6 +99,16 @@ class Slot:
         return [self.lhs_kind, self.lhs_base, self.lhs_field, self.rhs_kind, self.rhs_base, self.rhs_field]
 
 
+def _tied(ins: Instr) -> bool:
+    """Whether the statement reads its left-hand side again (``x += e``,
+    ``x++``: the front-end's copy of the operand, without spans)."""
+    s = ins.stmt
+    if s.kind != "assign" or not s.op or s.lhs is None or s.lhs.name_span is None or not s.rhs:
+        return False
+    r = s.rhs[0]
+    return r.name_span is None and (r.kind, r.name, r.field) == (s.lhs.kind, s.lhs.name, s.lhs.field)
+
+
 class Space:
     """The choices of the repair candidate of ``fn`` with ``slots``
     insertion slots of pointer type ``slot_type`` (None: the type of the
@@ -141,6 +151,9 @@ class Space:
         if ins.stmt is not None:
             ops = ([ins.stmt.lhs] if ins.stmt.lhs is not None else []) + list(ins.stmt.rhs)
             loc.operands = [self._operand(o, f"l{i}_{k}") for k, o in enumerate(ops)]
+            if _tied(ins):  # x += e, x++: the x read is the x written, one choice for both
+                lhs = loc.operands[0]
+                loc.operands[1] = OperandChoice(ops[1], lhs.base, lhs.field)
         else:
             for k, a in enumerate(atoms(ins.cond)):
                 loc.operands += [self._operand(a.left, f"l{i}_{k}L"), self._operand(a.right, f"l{i}_{k}R")]
@@ -166,10 +179,11 @@ class Space:
 
     # -- Algorithm 1, lines 3-20 ---------------------------------------------
     def domains(self) -> list:
-        """Every choice within its options; Φ_bk: each active slot in a gap,
+        """Every choice within its options (a tied operand's once); Φ_bk: each active slot in a gap,
         slots ordered (ξ monotone: slot j+1 never before slot j) and used in
         order."""
-        out = [c.domain() for loc in self.locations for o in loc.operands for c in o.choices()]
+        out = [c.domain() for loc in self.locations for o in loc.operands for c in o.choices()
+               if o.operand.name_span is not None or o.operand.kind not in ("var", "field") or c.fixed()]
         out += [c.domain() for loc in self.locations for c in loc.ops]
         for s in self.slots:
             out += [c.domain() for c in s.choices()]
