@@ -140,6 +140,12 @@ def job(params: dict) -> list[dict]:
     return out
 
 
+def _percent(part: int, whole: int) -> str:
+    """``part/whole`` as a percentage that reads 100% only when all are (399/400 is 99.8%)."""
+    value = 100 * part / whole
+    return f"{value:.0f}%" if part in (0, whole) else f"{min(value, 99.9):.1f}%"
+
+
 def _median(xs):
     return round(statistics.median(xs), 2) if xs else None
 
@@ -184,8 +190,8 @@ def report(runs: list[dict], meta: dict) -> str:
         sus = statistics.mean(r["loc_size"] for r in rs)
         locs = statistics.mean(r["locations"] for r in rs)
         lines.append(
-            f"| ⟨{x},{y}⟩ | {len(rs)} | {len(on)} ({100 * len(on) / len(rs):.0f}%) | {len(off)} "
-            f"({100 * len(off) / len(rs):.0f}%) | {_median(ton)} / {max(ton, default=None)} | {_median(toff)} / "
+            f"| ⟨{x},{y}⟩ | {len(rs)} | {len(on)} ({_percent(len(on), len(rs))}) | {len(off)} "
+            f"({_percent(len(off), len(rs))}) | {_median(ton)} / {max(ton, default=None)} | {_median(toff)} / "
             f"{max(toff, default=None)} | {_median([r['on']['widenings'] for r in on])} | {_median(both)} / "
             f"{round(max(both), 1) if both else None} | {real} / {miss} ({costly} costly) | {sus:.1f} / {locs:.1f} |")
     spec = [r for r in runs if "spectrum" in r]
