@@ -119,11 +119,15 @@ def test_checkpoint_hopping_save_load_rewrite_and_concrete(tmp_path):
         assert [e.at for e in saved.traces[0]] == ["entry", "loop", "loop", "loop"]
         assert saved.traces[0][2].state.vars == {"current": "n3"}
         assert saved.traces[0][2].state.nodes["n4"] == {"data": 10, "next": None, "prev": "n3"}
-        # concrete: trusting line 16 (bug 2) leaves no repair within the space
+        # concrete: with line 16 (bug 2) trusted, the repair leaves it and inserts a statement before it
+        # that gives temp2 the right node (the lock is a hard constraint: no bound of Algorithm 1 relaxes it)
         assert sh.run("concrete 16")[0] == "trusted lines: 16"
         assert sh.run("concrete 2")[0] == "error: concrete: no statement of reverse on line 2 (lines 12-19)"
         out, _ = sh.run("repair")
-        assert "no repair found" in out
+        assert "τ_grd 0, τ_stm 0, τ_ins 1" in out and "-        temp2 = current->prev;" not in out
+        assert "+        current->prev = current->next;" in out
+        assert sh.run("resume 3")[0].startswith("resumed checkpoint 3")  # back to before that repair
+        assert sh.session.text == PROG.read_text()
         sh.session.trusted.clear()
         out, _ = sh.run("repair")
         assert "+        temp2 = current->next;" in out

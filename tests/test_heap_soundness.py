@@ -160,3 +160,21 @@ def test_every_injectable_mutation_has_its_inverse_in_the_repair_space(source, t
             assert ops[1].base is ops[0].base, (source.name, loc, "x++ reads what it writes")
         checked += 1
     assert checked > 0
+
+
+L07 = Path(__file__).parent / "data" / "heap" / "l07"
+
+
+@pytest.mark.skipif(not (shutil.which("gdb") and shutil.which("gcc")), reason="needs gcc and gdb")
+def test_locked_locations_never_widen_the_guard_bound(capsys):
+    # bench <2,0> l07_sll_delete_position v1: two statements mutated, both suspicious; the unsat core also
+    # held the locked (unsuspicious) guards' equalities, so Algorithm 1 widened tau_grd up to its maximum
+    # and the ten tries ran out; locks are hard constraints now, and the core names the statement bound
+    from crepair.cli import main
+
+    code = main(["repair", str(L07 / "delete_at_v1.c"), "--scheme", "heap", "--states", str(L07 / "delete_at_spec.json"),
+                 "--function", "delete_at", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["outcome"] == "repaired" and out["tau"] == {"grd": 0, "stm": 2, "ins": 0}
+    (rep,) = out["repairs"]
+    assert sorted(c["replacement"] for c in rep["changes"]) == ["after = victim->next;", "victim = temp->next;"]

@@ -8,7 +8,9 @@ slots, all three 0 at first.  On UNSAT the unsat core (over the three bound
 groups, made minimal by deletion) says which bound to widen, in the order
 guard, statement, insertion (smaller changes first); a core with none of
 them means no repair within the structure (wrong specification or too few
-slots): fail fast.  ``tries`` checks at most (the paper: ten attempts).
+slots): fail fast.  The equalities of locked locations (Algorithm 1,
+line 5) are hard constraints outside the groups: they cannot be relaxed,
+so they never direct a widening.  ``tries`` checks at most (the paper: ten attempts).
 
 >>> # repair_ir(fn, spec, slots=1) -> IRRepair with .changes, .widenings
 """
@@ -87,9 +89,16 @@ def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] =
         solver.add(smt.Implies(s.t, smt.Not(same)))
     for old in block or ():
         solver.add(smt.Not(smt.conjunction(_term(name, v) for name, v in sorted(old.items()))))
+    # The locked locations' equalities are hard constraints, not part of the
+    # Φ_grd/Φ_stm groups: no bound can relax them, so an unsat core naming
+    # them must not widen τ_grd (it would, up to its maximum, and exhaust
+    # the tries while a statement bound is what blocks the repair).
+    lock = [loc.instr.index in set(locked) for loc in space.locations]
+    phi_grd, phi_stm = space.phi_grd(set(locked)), space.phi_stm(set(locked))
+    solver.add(*(c for c, hard in zip(phi_grd + phi_stm, lock + lock) if hard))
     groups = {
-        "grd": (space.phi_grd(set(locked)), [loc.r for loc in space.locations]),
-        "stm": (space.phi_stm(set(locked)), [loc.s for loc in space.locations]),
+        "grd": ([c for c, hard in zip(phi_grd, lock) if not hard], [loc.r for loc in space.locations]),
+        "stm": ([c for c, hard in zip(phi_stm, lock) if not hard], [loc.s for loc in space.locations]),
         "ins": (space.phi_ins(), [s.t for s in space.slots]),
     }
     tau = {"grd": 0, "stm": 0, "ins": 0}
