@@ -107,6 +107,21 @@ def dot_picture(now: State, prev: State | None = None, user: set[str] = frozense
     return "\n".join(out) + "\n"
 
 
+def render_svg(dot: str) -> tuple[str | None, str]:
+    """(the SVG Graphviz's ``dot`` draws for ``dot``, "") or (None, why
+    it was not drawn: ``dot`` missing, failing or timing out after 30 s)."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return None, "SVG skipped: Graphviz 'dot' is not installed (apt-get install graphviz)"
+    try:
+        res = subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"SVG skipped: dot failed: {exc}"
+    if res.returncode != 0:
+        return None, f"SVG skipped: dot failed: {res.stderr.strip()[:200]}"
+    return res.stdout, ""
+
+
 def write_picture(folder: Path, stem: str, dot: str) -> tuple[list[Path], str]:
     """Write ``stem.dot`` in ``folder`` and, when the ``dot`` program is
     installed, ``stem.svg``.  Returns the files written and why SVG was
@@ -114,11 +129,9 @@ def write_picture(folder: Path, stem: str, dot: str) -> tuple[list[Path], str]:
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / f"{stem}.dot"
     src.write_text(dot)
-    exe = shutil.which("dot")
-    if exe is None:
-        return [src], "SVG skipped: Graphviz 'dot' is not installed (apt-get install graphviz)"
+    drawn, why = render_svg(dot)
+    if drawn is None:
+        return [src], why
     svg = folder / f"{stem}.svg"
-    res = subprocess.run([exe, "-Tsvg", "-o", str(svg), str(src)], capture_output=True, text=True, timeout=30)
-    if res.returncode != 0:
-        return [src], f"SVG skipped: dot failed: {res.stderr.strip()[:200]}"
+    svg.write_text(drawn)
     return [src, svg], ""

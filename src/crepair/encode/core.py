@@ -51,6 +51,8 @@ class EncoderCore:
         if entry not in program.functions:
             raise BadInput(f"{program.path}: entry function '{entry}' is not defined (use --entry)")
         self._p = program
+        # a --reference program's spans tell the user's nodes from the reference's (crepair.reference.program)
+        self._users_node = getattr(program.spans, "in_user_file", None)
         self._bound = bound
         self._entry = entry
         self._alternatives = alternatives
@@ -92,8 +94,7 @@ class EncoderCore:
     def _in_user_file(self, node: c_ast.Node) -> bool:
         """Whether ``node`` is in the user's file (False for a ``--reference``
         program's and its harness's nodes, see crepair.reference.program)."""
-        check = getattr(self._p.spans, "in_user_file", None)
-        return check is None or check(node)
+        return self._users_node is None or self._users_node(node)
 
     def _line(self, node: c_ast.Node) -> int:
         line = self._lines.get(node)

@@ -12,8 +12,6 @@ since the state before in red), for ``templates/report.html.j2``.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 _XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.S)
 
@@ -21,14 +19,10 @@ _XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.S)
 def svg_of_dot(dot: str) -> str | None:
     """The inline SVG element Graphviz draws for ``dot`` (its XML prologue
     and DOCTYPE removed); None when ``dot`` is not installed or fails."""
-    exe = shutil.which("dot")
-    if exe is None:
-        return None
-    try:
-        res = subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return _XML_PROLOGUE.sub("", res.stdout, count=1) if res.returncode == 0 else None
+    from crepair.debug.picture import render_svg
+
+    drawn, _ = render_svg(dot)
+    return None if drawn is None else _XML_PROLOGUE.sub("", drawn, count=1)
 
 
 def state_pictures(spec) -> tuple[list[dict], str]:
