@@ -162,17 +162,23 @@ def test_every_injectable_mutation_has_its_inverse_in_the_repair_space(source, t
     assert checked > 0
 
 
-L07 = Path(__file__).parent / "data" / "heap" / "l07"
+L07_SPEC = Path(__file__).parent / "data" / "heap" / "l07_delete_at_spec.json"
 
 
 @pytest.mark.skipif(not (shutil.which("gdb") and shutil.which("gcc")), reason="needs gcc and gdb")
-def test_locked_locations_never_widen_the_guard_bound(capsys):
+def test_locked_locations_never_widen_the_guard_bound(tmp_path, capsys):
     # bench <2,0> l07_sll_delete_position v1: two statements mutated, both suspicious; the unsat core also
     # held the locked (unsuspicious) guards' equalities, so Algorithm 1 widened tau_grd up to its maximum
     # and the ten tries ran out; locks are hard constraints now, and the core names the statement bound
     from crepair.cli import main
 
-    code = main(["repair", str(L07 / "delete_at_v1.c"), "--scheme", "heap", "--states", str(L07 / "delete_at_spec.json"),
+    correct = (BENCH / "l07_sll_delete_position.c").read_text()
+    buggy = correct.replace("victim = temp->next;", "victim = victim->next;").replace(
+        "after = victim->next;", "after = after->next;")
+    assert buggy.count("victim->next") == 1 and "after->next" in buggy  # the injector's two mutations, once each
+    (tmp_path / "sll.h").write_text((BENCH / "sll.h").read_text())
+    (tmp_path / "delete_at_v1.c").write_text(buggy)
+    code = main(["repair", str(tmp_path / "delete_at_v1.c"), "--scheme", "heap", "--states", str(L07_SPEC),
                  "--function", "delete_at", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["outcome"] == "repaired" and out["tau"] == {"grd": 0, "stm": 2, "ins": 0}
