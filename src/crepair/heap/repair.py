@@ -93,8 +93,9 @@ def repair_ir(fn: Function, spec: Spec, slots: int = 0, locked: frozenset[int] =
     # Φ_grd/Φ_stm groups: no bound can relax them, so an unsat core naming
     # them must not widen τ_grd (it would, up to its maximum, and exhaust
     # the tries while a statement bound is what blocks the repair).
-    lock = [loc.instr.index in set(locked) for loc in space.locations]
-    phi_grd, phi_stm = space.phi_grd(set(locked)), space.phi_stm(set(locked))
+    locked = set(locked)
+    lock = [loc.instr.index in locked for loc in space.locations]
+    phi_grd, phi_stm = space.phi_grd(locked), space.phi_stm(locked)
     solver.add(*(c for c, hard in zip(phi_grd + phi_stm, lock + lock) if hard))
     groups = {
         "grd": ([c for c, hard in zip(phi_grd, lock) if not hard], [loc.r for loc in space.locations]),
