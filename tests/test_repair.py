@@ -217,15 +217,15 @@ def test_fresh_solver_checks_find_the_same_repairs(tmp_path):
     program = load_program(path)
     formula, mutants = encode(program, bound=2, entry="main", alternatives=MutationUnit(program, MutationLevel.LEVEL_2))
 
-    def repairs(incremental_seconds, prune):
+    def repairs(incremental_rlimit, prune):
         search = AllRepair(
             formula, mutants, path=str(path), original=program.original, max_size=2,
-            prune=prune, incremental_seconds=incremental_seconds,
+            prune=prune, incremental_rlimit=incremental_rlimit,
         )
         return {frozenset((e.span.start, e.new) for e in r.edits) for r in search}, search.stats
 
     for prune in (False, True):
-        incremental, inc_stats = repairs(2.0, prune)
+        incremental, inc_stats = repairs(14_000_000, prune)
         fresh, fresh_stats = repairs(0, prune)
         assert incremental and fresh == incremental
         assert inc_stats.fresh_checks == 0

@@ -197,3 +197,25 @@ def test_the_command_line_stops_when_the_solver_outlives_its_time_limit(monkeypa
     assert cli.main(["verify", str(path), "--timeout", "0.2"]) == 0
     time.sleep(0.5)
     assert exits == []  # a command that ends in time cancels it
+
+
+def test_an_optimizer_budget_is_counted_in_resource_units_over_the_whole_call():
+    """The template scheme's patience per candidate is a z3 resource budget
+    (not seconds), shared by the greedy pass's checks: spent, the answer is
+    UNKNOWN with that reason, and the same budget gives the same answer
+    at any load; without a budget the same query is decided."""
+    from crepair.solver import optimizer, smt
+    x, y = smt.BitVec("x", 64), smt.BitVec("y", 64)
+    hard = [x * y == smt.BitVecVal(1000000016000000063, 64), smt.UGT(x, smt.BitVecVal(1, 64)),
+            smt.UGT(y, smt.BitVecVal(1, 64)), smt.ULT(x, y)]
+
+    def check(budget):
+        opt = optimizer(Limits())
+        opt.add(*hard)
+        opt.add_soft(x == smt.BitVecVal(2, 64))  # not satisfiable: dropped by the greedy pass
+        verdict = opt.check(budget=budget)
+        return verdict, opt.reason_unknown
+
+    assert check(None)[0] == Verdict.SAT
+    assert check(1000) == (Verdict.UNKNOWN, "resource budget spent")
+    assert check(1000) == (Verdict.UNKNOWN, "resource budget spent")

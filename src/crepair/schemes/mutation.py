@@ -32,11 +32,11 @@ It cannot preprocess with the assumptions, though: the guarded SSA
 definitions stay equations, so an sv whose program is equivalent to the
 specification by algebra (e.g. the same polynomial summed in another order)
 can take it minutes.  So an sv that τ does not decide within
-``INCREMENTAL_SECONDS`` is checked again by a fresh solver holding only the
-sv's own alternatives, which z3 inlines and simplifies (``fresh_checks``).
-That limit is wall-clock time, so the number of checks, and with pruning
-the order of the repairs of one size, can vary with machine load; the set
-of repairs does not (unless a check runs out of the run's time).
+``INCREMENTAL_RLIMIT`` z3 resource units is checked again by a fresh solver
+holding only the sv's own alternatives, which z3 inlines and simplifies
+(``fresh_checks``).  That limit counts the solver's work, not the clock, so
+the checks and the order of the repairs do not vary with machine load
+(only the run's own time limit does).
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ from crepair.solver import Limits, cardinality_solver, smt, smt_solver
 from crepair.solver.sat import VarPool
 from crepair.solver.smt import SmtSolver, Verdict
 
-INCREMENTAL_SECONDS = 2.0  # per sv on the check solver τ before the fresh-solver fallback
+# z3 resource units per sv on the check solver τ before the fresh-solver
+# fallback (about 2 s on TCAS; see crepair.schemes.template.CANDIDATE_RLIMIT)
+INCREMENTAL_RLIMIT = 14_000_000
 
 
 @dataclass(slots=True)
@@ -120,8 +122,9 @@ class AllRepair:
     ``formula`` and ``mutants`` come from ``encode`` with a mutation unit;
     ``original`` is the user's file text.  ``max_size`` bounds the repair
     size; ``limits`` bound every check and the whole run;
-    ``incremental_seconds`` limits a check of the incremental solver τ
-    before the sv goes to a fresh solver (0: always a fresh solver).
+    ``incremental_rlimit`` (z3 resource units) limits a check of the
+    incremental solver τ before the sv goes to a fresh solver (0: always a
+    fresh solver).
     Iterate to get :class:`~crepair.records.Repair` records (vacuous ones
     included, labelled by their evidence); ``stats`` is final once the
     iteration ends or is closed.
@@ -138,7 +141,7 @@ class AllRepair:
         limits: Limits = Limits(),
         progress: Callable[[Progress], None] | None = None,
         prune: bool = True,
-        incremental_seconds: float = INCREMENTAL_SECONDS,
+        incremental_rlimit: int = INCREMENTAL_RLIMIT,
     ):
         self._f = formula
         self._mutants = mutants
@@ -148,7 +151,7 @@ class AllRepair:
         self._limits = limits
         self._progress = progress
         self._prune = prune
-        self._incremental_seconds = incremental_seconds
+        self._incremental_rlimit = incremental_rlimit
         self.stats = MutationStats(max_size=max_size)
         self._repairable = [
             loc.index for loc in formula.locations if loc.mutable and len(mutants[loc.index]) > 1
@@ -292,15 +295,16 @@ class AllRepair:
 
     def _check(self, tau: SmtSolver, assumptions: list, chosen: dict[int, int]) -> tuple[Verdict, SmtSolver]:
         """Check sv ``chosen`` (location -> alternative index, 0 = original):
-        on τ under ``assumptions`` for at most ``incremental_seconds``, then,
+        on τ under ``assumptions`` for at most ``incremental_rlimit`` units, then,
         if τ answered UNKNOWN and time is left, on a fresh solver.  Returns
         the verdict and the solver that gave it (its model is the
-        counterexample when SAT).  With ``incremental_seconds`` 0 every sv
+        counterexample when SAT).  With ``incremental_rlimit`` 0 every sv
         goes to a fresh solver (no incremental solving)."""
-        if self._incremental_seconds > 0:
+        if self._incremental_rlimit > 0:
             left = self._limits.seconds_left()
-            limit = self._incremental_seconds
-            tau.set_timeout(limit if left is None else min(left, limit))
+            if left is not None:
+                tau.set_timeout(left)
+            tau.set_rlimit(self._incremental_rlimit)
             verdict = tau.check(assumptions)
             self.stats.checks += 1
             if verdict != Verdict.UNKNOWN or self._limits.expired():

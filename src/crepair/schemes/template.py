@@ -58,11 +58,14 @@ __all__ = ["OPERATORS", "Template", "TemplateRepair", "render"]
 
 SMALL = 1000  # M: "small" template parameters
 LARGE = 1 << 20  # N: "large" counterexample values
-# A candidate check (Eq. 5) that takes longer gives up the diagnosis: such
-# checks are the UNSAT proofs of complex sparsity levels (tens of seconds
-# on TCAS with 12-variable templates), seldom a repair.
-CANDIDATE_SECONDS = 10.0
-REFINEMENT_CANDIDATE_SECONDS = 30.0  # the same for a refinement (its sparsity levels hold the repair)
+# A candidate check (Eq. 5) that needs more z3 resource units gives up the
+# diagnosis: such checks are the UNSAT proofs of complex sparsity levels
+# (tens of seconds on TCAS with 12-variable templates), seldom a repair.
+# Resource units, not seconds, so that the repairs found do not depend on
+# machine load (z3 5.4 spends about 7 million units a second on TCAS's
+# template checks, bench/results/tcas-schedule.md's machine: 70 M ≈ 10 s).
+CANDIDATE_RLIMIT = 70_000_000
+REFINEMENT_CANDIDATE_RLIMIT = 210_000_000  # the same for a refinement (its sparsity levels hold the repair)
 
 
 class TemplateRepair:
@@ -165,7 +168,7 @@ class TemplateRepair:
         # 32 halvings that may take
         refining = any(t.unit for t in self.templates)
         refinements = max(self._max_refinements, 32) if refining else self._max_refinements
-        patience = REFINEMENT_CANDIDATE_SECONDS if refining else CANDIDATE_SECONDS
+        patience = REFINEMENT_CANDIDATE_RLIMIT if refining else CANDIDATE_RLIMIT
         level = 0
         for j, values in enumerate(self._db):
             self._add_input(candidates, j, values)
@@ -178,8 +181,7 @@ class TemplateRepair:
                 verdict = Verdict.UNSAT
                 while level < len(sparsity):
                     self.checks += 1
-                    limit = time.monotonic() + patience
-                    verdict = candidates.check([sparsity[level]], limit if deadline is None else min(deadline, limit))
+                    verdict = candidates.check([sparsity[level]], deadline, budget=patience)
                     if verdict != Verdict.UNSAT:
                         break
                     level += 1  # the database only grows: simpler candidates stay refuted

@@ -135,7 +135,9 @@ class SmtSolver:
     :func:`crepair.solver.smt_solver` (the factory that applies limits).
 
     ``timeout`` is in seconds (``None``: no limit); ``rlimit`` is z3's
-    deterministic resource limit per check (``None``: none).  A check that
+    deterministic resource limit per check (``None``: none; z3 resource
+    units, counted by the solver's work, not the clock: the same check
+    gives up at the same point on any machine and under any load).  A check that
     runs out of either answers ``Verdict.UNKNOWN``, never UNSAT; the reason
     is kept in ``reason_unknown``.  z3 does not always notice its own
     ``timeout`` (some simplifications and bit-blasting of a large formula
@@ -146,6 +148,7 @@ class SmtSolver:
     def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
         self._solver = z3.SolverFor("QF_ABV")
         self._solver.set("random_seed", seed)
+        self.rlimit = rlimit
         if rlimit is not None:
             self._solver.set("rlimit", rlimit)
         if timeout is not None:
@@ -157,6 +160,21 @@ class SmtSolver:
     def set_timeout(self, seconds: float) -> None:
         self._timeout = seconds
         self._solver.set("timeout", max(1, int(seconds * 1000)))
+
+    def set_rlimit(self, units: int | None) -> None:
+        """Limit each following check to ``units`` z3 resource units, and
+        never more than the solver's own ``rlimit`` (None: that limit only)."""
+        if units is not None and self.rlimit is not None:
+            units = min(units, self.rlimit)
+        elif units is None:
+            units = self.rlimit
+        self._solver.set("rlimit", max(1, units) if units is not None else 0)
+
+    @property
+    def resources(self) -> int:
+        """z3 resource units spent by this solver's checks so far."""
+        stats = self._solver.statistics()
+        return stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
 
     def add(self, *terms: z3.ExprRef) -> None:
         self._solver.add(*terms)
@@ -305,15 +323,17 @@ class Optimizer:
     is kept: every soft constraint is an assumption; while the check fails,
     the soft constraint of the core added last is dropped (soft constraints
     added earlier are preferred).  An incremental approximation of MaxSAT
-    that costs plain SMT checks.  ``timeout`` in seconds per check."""
+    that costs plain SMT checks.  ``timeout`` in seconds per check;
+    ``rlimit`` in z3 resource units per check."""
 
     def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
         self._solver = SmtSolver(timeout=timeout, seed=seed, rlimit=rlimit)
         self._soft: list[z3.BoolRef] = []
+        self._spent = False  # the last check ran out of its resource budget
 
     @property
     def reason_unknown(self) -> str:
-        return self._solver.reason_unknown
+        return "resource budget spent" if self._spent else self._solver.reason_unknown
 
     @property
     def checks(self) -> int:
@@ -331,20 +351,36 @@ class Optimizer:
         self._soft.append(lit)
 
     def check(
-        self, fixed: Sequence[z3.ExprRef] = (), deadline: float | None = None, *, soft: bool = True
+        self, fixed: Sequence[z3.ExprRef] = (), deadline: float | None = None, *, soft: bool = True,
+        budget: int | None = None,
     ) -> Verdict:
         """Check with the assumptions ``fixed`` (never dropped) and as many
         soft constraints as the greedy pass keeps (none if ``soft`` is
         false).  ``deadline``: a ``time.monotonic()`` instant after which the
-        answer is UNKNOWN."""
+        answer is UNKNOWN; ``budget``: z3 resource units for the whole call
+        (all its greedy checks; None: no budget beyond the per-check
+        ``rlimit``), after which the answer is UNKNOWN.  A budget makes the
+        answer independent of machine speed and load, a deadline does not."""
         active = list(self._soft) if soft else []
+        spent = 0
+        self._spent = False
         while True:
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return Verdict.UNKNOWN
                 self._solver.set_timeout(left)
+            if budget is not None:
+                if spent >= budget:
+                    self._spent = True
+                    return Verdict.UNKNOWN
+                self._solver.set_rlimit(budget - spent)
+            before = self._solver.resources
             verdict = self._solver.check(list(fixed) + active)
+            spent += self._solver.resources - before
+            if budget is not None:
+                self._solver.set_rlimit(None)
+                self._spent = verdict == Verdict.UNKNOWN and spent >= budget
             if verdict != Verdict.UNSAT:
                 return verdict
             core = {t.get_id() for t in self._solver.core()}
