@@ -116,7 +116,10 @@ class RepairOptions:
     the simple range: a non-zero coefficient or a constant beyond ±1000),
     ``max_diagnoses`` tried, ``diagnosis_timeout`` seconds spent on the
     templates of one diagnosis.  ``rlimit``: z3 resource units per check
-    (deterministic; None: none).  ``checks``: the checks of undefined
+    (deterministic; None: none).  ``reproducible``: count ``timeout`` and
+    ``diagnosis_timeout`` in z3 resource units
+    (:data:`crepair.solver.UNITS_PER_SECOND` a second), so that the run's
+    repairs do not depend on machine speed or load.  ``checks``: the checks of undefined
     behaviour that are part of the specification (all by default).
     ``reference``: repair towards equivalence with a reference
     implementation (None: the assertions of the program).  :meth:`check`
@@ -142,6 +145,7 @@ class RepairOptions:
     max_diagnoses: int | None = 10
     diagnosis_timeout: float = 60.0
     rlimit: int | None = None
+    reproducible: bool = False
     checks: Checks = Checks()
     reference: ReferenceOptions | None = None
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from crepair.batch.manifest import Job
 from crepair.options import DEFAULT_TIMEOUT
+from crepair.solver import WALL_CLOCK_SAFETY
 
 #: outcomes of a job that did not end with the command's own answer
 FAILURES = ("timeout", "out-of-memory", "crash")
@@ -41,7 +42,10 @@ class JobLimits:
     """Per-job limits: ``timeout`` seconds is the ``--timeout`` given to a
     job that sets none (None: none); the worker is killed ``grace`` seconds
     after it (crepair checks its deadline between steps, so one long step
-    can overrun it), and its processor time is limited likewise;
+    can overrun it), and its processor time is limited likewise; a job
+    with ``--reproducible`` counts its limit in z3 resource units and stops
+    by the wall clock only at ``WALL_CLOCK_SAFETY`` times it, so it is
+    killed that much later;
     ``memory_mb``: address space of the worker in MiB (None: none)."""
 
     timeout: float | None = DEFAULT_TIMEOUT
@@ -53,6 +57,8 @@ class JobLimits:
         timeout = _own_timeout(job)
         if timeout is None:
             timeout = self.timeout
+        if timeout and "--reproducible" in job.args:  # its limit is counted in resource units
+            timeout *= WALL_CLOCK_SAFETY
         return None if not timeout else timeout + max(self.grace, timeout / 2)
 
 

@@ -26,6 +26,7 @@ from crepair.cli.common import ExitCode, JsonArgumentParser
 from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.report.json_report import error_json
+from crepair.solver import WALL_CLOCK_SAFETY
 
 __all__ = ["ExitCode", "main"]
 
@@ -80,6 +81,8 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
         sys.stderr.flush()
         os._exit(ExitCode.UNKNOWN)
 
+    if getattr(args, "reproducible", False):  # the limit is counted in resource units
+        seconds *= WALL_CLOCK_SAFETY
     timer = threading.Timer(seconds + HARD_STOP_GRACE, expire)
     timer.daemon = True
     timer.start()

@@ -20,6 +20,7 @@ from crepair.records import RepairOutcome
 from crepair.report import json_report, text
 from crepair.schemes.mutation import Progress
 from crepair.schemes.schedule import DEFAULT_SCHEDULE
+from crepair.solver import UNITS_PER_SECOND, WALL_CLOCK_SAFETY
 
 
 def add_parser(sub) -> None:
@@ -51,6 +52,10 @@ def add_parser(sub) -> None:
     r.add_argument("--max-terms", type=at_least(0), default=3, metavar="N",
                    help="template scheme: most non-zero coefficients of a repair, a constant beyond "
                         "+-1000 counting as one (default: 3)")
+    r.add_argument("--reproducible", action="store_true",
+                   help="count --timeout (and the schemes' own limits) in z3 resource units, "
+                        f"{UNITS_PER_SECOND // 1_000_000} million a second: the same repairs on any machine and "
+                        f"under any load; the wall clock stops the run only at {WALL_CLOCK_SAFETY}x --timeout")
     r.add_argument("--quiet", action="store_true", help="no progress display")
     r.add_argument("--apply", action="store_true",
                    help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig)")
@@ -74,6 +79,8 @@ _EXIT = {
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
+        raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
     if args.scheme and "heap" in args.scheme:
         return heap_cmd.run_repair(args)
     if args.states is not None or args.checkpoints is not None:
@@ -95,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         entry=args.entry,
         max_size=args.max_size,
         timeout=args.timeout,
+        reproducible=args.reproducible,
         max_repairs=1 if args.first else args.max_repairs,
         no_mutate=args.no_mutate,
         mutate_main=args.mutate_main,

@@ -108,6 +108,7 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
         "options": {
             "schemes": [x.value for x in o.schemes], "level": int(o.level), "unwind": o.unwind,
             "unwinding": o.unwinding.value, "entry": o.entry, "max_size": o.max_size, "timeout": o.timeout,
+            "reproducible": o.reproducible,
             "max_repairs": o.max_repairs, "prune": o.prune.value,
         },
         "bound": bound_dict(run.bound),

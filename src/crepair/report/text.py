@@ -6,6 +6,7 @@ statistics); ``original`` is the user's file text.
 
 from __future__ import annotations
 
+from crepair.solver import UNITS_PER_SECOND
 from crepair.bmc import ENCODING_TIMEOUT, Counterexample, VerifyOutcome, VerifyResult, Violation
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
@@ -99,6 +100,8 @@ def render_repair(repair: Repair, index: int) -> str:
 def render_header(run: RepairRun) -> str:
     o = run.options
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
+    if o.reproducible and o.timeout is not None:
+        timeout += f" counted as {o.timeout * UNITS_PER_SECOND / 1e6:g} M z3 resource units (reproducible)"
     lines = [
         f"crepair repair {run.program.path}: "
         + (f"schedule {' / '.join(st.label(o) for st in run.schedule.stages)}, each if the ones before found no "

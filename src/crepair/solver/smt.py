@@ -12,8 +12,12 @@ import enum
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import z3
+
+if TYPE_CHECKING:
+    from crepair.solver import Ledger
 
 # Term constructors used by the encoder (bit-vectors, Booleans, arrays).
 BitVec = z3.BitVec
@@ -128,6 +132,7 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
 
 
 WATCHDOG_GRACE = 2.0  # seconds past a check's time limit before the watchdog interrupts z3
+SPENT = "resource budget of the run spent"  # reason of an UNKNOWN when the run's ledger is empty
 
 
 class SmtSolver:
@@ -142,13 +147,18 @@ class SmtSolver:
     is kept in ``reason_unknown``.  z3 does not always notice its own
     ``timeout`` (some simplifications and bit-blasting of a large formula
     never look at the clock), so a watchdog thread interrupts a check
-    :data:`WATCHDOG_GRACE` seconds after its time limit.
+    :data:`WATCHDOG_GRACE` seconds after its time limit.  ``ledger``: the
+    run's budget of resource units, which caps every check and is charged
+    with what it spends (reason ``SPENT`` once it is empty).
     """
 
-    def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
+    def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None,
+                 ledger: "Ledger | None" = None):
         self._solver = z3.SolverFor("QF_ABV")
         self._solver.set("random_seed", seed)
         self.rlimit = rlimit
+        self._units = rlimit  # the per-check limit in force (set_rlimit)
+        self._ledger = ledger
         if rlimit is not None:
             self._solver.set("rlimit", rlimit)
         if timeout is not None:
@@ -164,11 +174,12 @@ class SmtSolver:
     def set_rlimit(self, units: int | None) -> None:
         """Limit each following check to ``units`` z3 resource units, and
         never more than the solver's own ``rlimit`` (None: that limit only)."""
-        if units is not None and self.rlimit is not None:
-            units = min(units, self.rlimit)
-        elif units is None:
-            units = self.rlimit
-        self._solver.set("rlimit", max(1, units) if units is not None else 0)
+        if units is None:
+            self._units = self.rlimit
+        else:
+            self._units = units if self.rlimit is None else min(units, self.rlimit)
+        if self._ledger is None:
+            self._solver.set("rlimit", max(1, self._units) if self._units is not None else 0)
 
     @property
     def resources(self) -> int:
@@ -187,6 +198,14 @@ class SmtSolver:
 
     def check(self, assumptions: Sequence[z3.ExprRef] = ()) -> Verdict:
         self.checks += 1
+        if self._ledger is not None:  # the run's budget caps this check
+            left = self._ledger.left()
+            if left <= 0:
+                self.reason_unknown = SPENT
+                return Verdict.UNKNOWN
+            units = left if self._units is None else min(self._units, left)
+            self._solver.set("rlimit", units)
+            before = self.resources
         watchdog = None
         if self._timeout is not None:
             watchdog = threading.Timer(self._timeout + WATCHDOG_GRACE, self._solver.ctx.interrupt)
@@ -197,11 +216,14 @@ class SmtSolver:
         finally:
             if watchdog is not None:
                 watchdog.cancel()
+        if self._ledger is not None:
+            self._ledger.spend(self.resources - before)
         if result == z3.sat:
             return Verdict.SAT
         if result == z3.unsat:
             return Verdict.UNSAT
-        self.reason_unknown = self._solver.reason_unknown() or "unknown"
+        spent = self._ledger is not None and self._ledger.left() <= 0
+        self.reason_unknown = SPENT if spent else (self._solver.reason_unknown() or "unknown")
         return Verdict.UNKNOWN
 
     def model(self) -> Model:
@@ -326,8 +348,9 @@ class Optimizer:
     that costs plain SMT checks.  ``timeout`` in seconds per check;
     ``rlimit`` in z3 resource units per check."""
 
-    def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None):
-        self._solver = SmtSolver(timeout=timeout, seed=seed, rlimit=rlimit)
+    def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None,
+                 ledger: "Ledger | None" = None):
+        self._solver = SmtSolver(timeout=timeout, seed=seed, rlimit=rlimit, ledger=ledger)
         self._soft: list[z3.BoolRef] = []
         self._spent = False  # the last check ran out of its resource budget
 
