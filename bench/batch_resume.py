@@ -59,7 +59,7 @@ def interrupted(a, cut: Path, total: int, times: dict) -> int:
     jobs have a record, and resume it; returns the records kept at the kill."""
     cut.unlink(missing_ok=True)
     t = time.monotonic()
-    p = batch(a.src, a.items, cut, a.jobs)
+    p = batch(a.src, a.items, cut, a.jobs, *a.extra)
     while p.poll() is None and (not cut.exists() or cut.read_text().count("\n") < total // 2):
         time.sleep(0.05)
     p.send_signal(signal.SIGKILL)
@@ -67,7 +67,7 @@ def interrupted(a, cut: Path, total: int, times: dict) -> int:
     times["until the kill"] = time.monotonic() - t
     kept = cut.read_text().count("\n")
     t = time.monotonic()
-    p = batch(a.src, a.items, cut, a.jobs, "--resume")
+    p = batch(a.src, a.items, cut, a.jobs, *a.extra, "--resume")
     p.communicate()
     times["resumed"] = time.monotonic() - t
     return kept
@@ -84,7 +84,10 @@ def main() -> int:
     ap.add_argument("--ray", action="store_true", help="also run the jobs through --executor ray and compare")
     ap.add_argument("--no-cut", action="store_true", help="skip the interrupted run (with --ray)")
     ap.add_argument("--ray-whole", help="with --ray: results of a Ray run already made (skips that run)")
+    ap.add_argument("--options", default="",
+                    help="options of every job (crepair batch --options), e.g. '--reproducible'")
     a = ap.parse_args()
+    a.extra = extra = ("--options", a.options) if a.options else ()
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -93,7 +96,7 @@ def main() -> int:
     if not a.whole:
         whole.unlink(missing_ok=True)
         t = time.monotonic()
-        p = batch(a.src, a.items, whole, a.jobs)
+        p = batch(a.src, a.items, whole, a.jobs, *extra)
         p.wait()
         times["whole"] = time.monotonic() - t
     total = len(outcomes(whole))
@@ -109,7 +112,8 @@ def main() -> int:
     lines = [
         (f"# `crepair batch` killed half-way and resumed: {a.items}" if not a.no_cut
          else f"# `crepair batch` through a process pool and through Ray: {a.items}"), "",
-        f"* Date: {started}; crepair from `{a.src}`; `--jobs {a.jobs}`; machine: nproc {os.cpu_count()}, load "
+        f"* Date: {started}; crepair from `{a.src}`; `--jobs {a.jobs}`"
+        + (f"; job options `{a.options}`" if a.options else "") + "; machine: nproc {os.cpu_count()}, load "
         f"average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)",
         f"* Uninterrupted: {len(w)} jobs" + (f", {times['whole'] / 60:.1f} min" if "whole" in times else
                                               f" (results `{whole}`, made before)"),
@@ -136,14 +140,15 @@ def main() -> int:
         if not a.ray_whole:
             ray_file.unlink(missing_ok=True)
             t = time.monotonic()
-            p = batch(a.src, a.items, ray_file, a.jobs, "--executor", "ray")
+            p = batch(a.src, a.items, ray_file, a.jobs, *extra, "--executor", "ray")
             _, err = p.communicate()
             times["ray"] = time.monotonic() - t
         ray = outcomes(ray_file) if ray_file.exists() else {}
         rdiff = differing(w, ray)
         differ = differ + [f"ray: {k}" for k in rdiff]
         lines += ["", "## The same batch through `--executor ray` (local Ray)", "",
-                  f"`crepair batch {a.items} --jobs {a.jobs} --executor ray`: {len(ray)} jobs"
+                  f"`crepair batch {a.items} --jobs {a.jobs}"
+                  + (f" --options '{a.options}'" if a.options else "") + f" --executor ray`: {len(ray)} jobs"
                   + (f" in {times['ray'] / 60:.1f} min" if "ray" in times else f" (results `{ray_file}`, made before)")
                   + " (the process pool: "
                   + (f"{times['whole'] / 60:.1f} min)" if "whole" in times else "made before)") + "; outcomes "
