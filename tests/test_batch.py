@@ -172,3 +172,13 @@ def test_killed_half_way_and_resumed_ends_with_the_results_of_an_uninterrupted_r
     assert f"resuming: {written} of 8 jobs" in err
     assert results(cut) == results(whole) and len(results(whole)) == 8
     assert cut.read_text().count("\n") == 8  # each job once, the cut line gone
+
+
+def test_options_that_are_one_flag_reach_every_job(tmp_path):
+    # argparse alone takes "--options --reproducible" for two options of batch
+    d = folder(tmp_path)
+    out = tmp_path / "r.jsonl"
+    main(["batch", str(d / "p1_sum.c"), "--jobs", "1", "--options", "--reproducible", "-o", str(out), "--quiet"])
+    (record,) = ResultsFile(out).records()
+    assert "--reproducible" in record["args"] and record["report"]["options"]["reproducible"] is True
+    assert record["outcome"] == "repaired"

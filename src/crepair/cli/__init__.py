@@ -89,10 +89,25 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     return timer
 
 
+def _attach_options(argv: list[str]) -> list[str]:
+    """``--options VALUE`` as ``--options=VALUE``: argparse takes a lone
+    value that starts with a dash (``--options --reproducible``) for an
+    option of its own."""
+    out = []
+    words = iter(argv)
+    for word in words:
+        if word == "--options":
+            value = next(words, None)
+            out.append(word if value is None else f"--options={value}")
+        else:
+            out.append(word)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
     the exit code."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _attach_options(sys.argv[1:] if argv is None else list(argv))
     as_json = "--json" in argv
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
