@@ -1195,6 +1195,12 @@ TARGETED.update({
         '  return (int)(p - s) * 1000 + (int)(z - s) * 100 + (n == 0) * 10 + (w == s + 1); }',
         INT, [(INT, ord("c"))], 4511,
     ),
+    # the string argument is evaluated once (its side effect too)
+    "strchr_argument_side_effect": targeted(
+        '#include <string.h>\nint f(int a) { char s[8] = "abcab"; int i = a; char *p = strchr(s + i++, \'a\');\n'
+        '  return (int)(p - s) * 10 + i; }',
+        INT, [(INT, 1)], 32,
+    ),
 })
 
 

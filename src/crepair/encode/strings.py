@@ -117,7 +117,8 @@ class Strings(CharArrays):
         at = smt.If(c == _bv(0, 8), length, missing)
         for j in reversed(range(len(chars))):
             at = smt.If(smt.And(_bv(j) < length, chars[j] == c), _bv(j), at)
-        first = self._pointer_value(self._expr(args[0], ctx), args[0])
+        # the pointer through which the string was read (args[0] is not evaluated twice)
+        first = self._pointer_arith("+", self._decay(src.var, src.name), Value(src.start, ct.INT))
         found = self._pointer_arith("+", first, Value(at, ct.INT))
         return Value(smt.If(at == missing, smt.BitVecVal(0, 64), found.term), first.ctype)
 
