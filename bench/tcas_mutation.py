@@ -21,11 +21,8 @@ See bench/README.md.
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -34,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.markdown import fmt_s, outcome_text, repairs_cell, table, vs  # noqa: E402
 from harness.runner import Job  # noqa: E402
+from crepair.batch.bench import read_runs  # noqa: E402
 from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, baseline_cell, by_universe_result, universe_cell, \
     universe_sections  # noqa: E402
 
@@ -156,13 +154,6 @@ def check_on_universe(jobs: list[MutationJob], cache_file: Path) -> dict:
     return bench.baseline
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def tables(suite: dict, batch_jobs: list, records: dict[str, dict], output: Path) -> list[str]:
     """The report under ``crepair bench``'s header (the suite printer
     interface of ``crepair.batch.bench``); writes OUTPUT.json and
@@ -172,9 +163,12 @@ def tables(suite: dict, batch_jobs: list, records: dict[str, dict], output: Path
     baseline = check_on_universe(jobs, output.with_name(output.name + ".universe.json"))
     versions = sorted({j.version for j in jobs})
     levels = sorted({j.level for j in jobs})
+    runs = read_runs(output)  # the invocations that made the results (not the checkout now)
+    last = runs[-1] if runs else {}
     meta = {"versions": versions, "levels": levels, "timeout": jobs[0].timeout, "unwind": jobs[0].unwind,
-            "commit": _commit(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "runner": "crepair bench tcas-mutation", "load": os.getloadavg()[0]}
+            "commit": ", ".join(sorted({r.get("commit") or "unknown" for r in runs})) or "unknown",
+            "date": last.get("started", "unknown"), "runner": "crepair bench tcas-mutation",
+            "load": max((max(r.get("load") or [0]) for r in runs), default=None)}
     output.with_name(output.name + ".json").write_text(
         json.dumps({"meta": meta, "baseline": {str(v): b for v, b in sorted(baseline.items())},
                     "runs": [j.record() for j in jobs]}, indent=1) + "\n", encoding="utf-8")

@@ -1,5 +1,6 @@
 """crepair bench: suites (a manifest with `each`) and their tables over batch results."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -67,10 +68,16 @@ def test_bench_runs_the_suite_and_writes_its_tables(tmp_path, capsys):
     assert "| p1 | repaired | 1 | repaired | 1 |" in text
     assert "* level 1: 1/2 repaired: v1" in text
     assert "| 2 | 1 | 1 | 0 | v1 | v2 |" in text  # level 2: published v2, crepair v1
-    # the tables again, from the results file alone
+    # the tables again, from the results file alone: they name the
+    # invocation that made the results (its commit), not the checkout now
+    (run,) = json.loads((results / "tiny.runs.json").read_text())
+    run["commit"] = "0" * 40  # as if the results were made at another commit
+    (results / "tiny.runs.json").write_text(json.dumps([run]))
     assert main(["bench", "tiny", "--suites", str(d), "--results", str(results), "--report-only"]) == 0
-    assert "| p1 | repaired | 1 | repaired | 1 |" in (results / "tiny.md").read_text()
-    assert "--report-only" in (results / "tiny.md").read_text()
+    text = (results / "tiny.md").read_text()
+    assert "| p1 | repaired | 1 | repaired | 1 |" in text and "--report-only" in text
+    assert f"commit of the runs: {'0' * 40}" in text and "`crepair bench tiny --suites" in text
+    assert len(json.loads((results / "tiny.runs.json").read_text())) == 1  # --report-only ran nothing
     assert main(["bench", "nothing", "--suites", str(d)]) == 3
     assert "suites: tiny" in capsys.readouterr().err
 

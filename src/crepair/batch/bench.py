@@ -106,6 +106,36 @@ def suite_paths(path: Path, suite: dict, results_dir: Path) -> tuple[Path, Path]
     return stem.with_name(stem.name + ".jsonl"), stem.with_name(stem.name + ".md")
 
 
+def runs_path(stem: Path) -> Path:
+    """STEM.runs.json: one entry per ``crepair bench`` invocation that ran
+    jobs of the suite whose outputs are STEM.* (its commit, date, command,
+    load), so that tables rewritten later (``--report-only``) name the
+    commits that made the results, not the one checked out then."""
+    return stem.with_name(stem.name + ".runs.json")
+
+
+def read_runs(stem: Path) -> list[dict]:
+    """The entries of :func:`runs_path` (oldest first; [] if none)."""
+    import json
+
+    path = runs_path(stem)
+    try:
+        runs = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{path}: cannot read the runs of the suite: {exc}") from None
+    return runs if isinstance(runs, list) else []
+
+
+def add_run(stem: Path, run: dict) -> None:
+    """Append ``run`` to :func:`runs_path`."""
+    import json
+
+    runs = read_runs(stem) + [run]
+    runs_path(stem).write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
+
+
 def printer_tables(path: Path, suite: dict, jobs: list[Job], records: dict[str, dict], output: Path) -> list[str]:
     """The lines of the suite's ``printer`` module (see the module
     docstring), or of :func:`tables` when it names none.  Raises

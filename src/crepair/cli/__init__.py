@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             stream.reconfigure(errors="surrogateescape")  # the user's bytes, as they are
     try:
         args = _parser().parse_args(argv)
+        args.argv = argv  # as given (crepair bench records its command line)
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
                    "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import shlex
 import os
 import platform
 import re
@@ -44,29 +45,37 @@ def _commit() -> tuple[str, str]:
 
 
 def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: float | None,
-            commit: str, dirty: str) -> list[str]:
+            runs: list[dict], command: str) -> list[str]:
+    """The report's header; ``runs``: the invocations that made the results
+    (crepair.batch.bench.read_runs), the last one this invocation's if it ran jobs."""
     from importlib.metadata import version
 
     from crepair.version import __version__
 
     date = f"{started}, wall time {wall / 60:.1f} min" if wall is not None else (
         f"tables written {started} from the results file (`--report-only`)")
+    commits = sorted({r.get("commit") or "unknown" for r in runs})
+    made = "; ".join(f"{r.get('started')}: `{r.get('command')}` at {(r.get('commit') or 'unknown')[:12]}"
+                     + (" with uncommitted edits in src/" if r.get("dirty") else "")
+                     + f", load average {r.get('load', [0, 0])[0]:.2f} to {r.get('load', [0, 0])[-1]:.2f}"
+                     for r in runs)
     return [
         f"# {title}", "",
         f"* Date: {date}; {done}/{jobs} jobs have results"
         + ("" if done == jobs else " (**PARTIAL**: `--resume` completes it)"),
-        f"* crepair {__version__}, commit {commit or 'unknown'}" + (" (with uncommitted edits in src/)" if dirty else ""),
+        f"* crepair {__version__}, commit{'s' if len(commits) > 1 else ''} of the runs: "
+        + (", ".join(commits) if runs else "not recorded"),
+        f"* Runs: {made}" if runs else "* Runs: not recorded (results made before crepair bench kept STEM.runs.json)",
         f"* Machine: nproc {os.cpu_count()}, {platform.system()} {platform.release()}; Python "
-        f"{platform.python_version()}, z3-solver {version('z3-solver')}; load average (1 min) "
-        f"{os.getloadavg()[0]:.2f}",
-        f"* Command: `crepair {' '.join(sys.argv[1:]) if sys.argv[0].endswith(('crepair', '__main__.py')) else 'bench'}`",
+        f"{platform.python_version()}, z3-solver {version('z3-solver')}",
+        f"* Command: `{command}`",
         "", (suite.get("about") or "").strip(), "",
     ]
 
 
 def run(args: argparse.Namespace) -> int:
     from crepair.batch import JobLimits, ResultsFile
-    from crepair.batch.bench import load_suite, printer_tables, suite_paths
+    from crepair.batch.bench import add_run, load_suite, printer_tables, read_runs, suite_paths
     from crepair.batch.display import BatchDisplay
     from crepair.batch.executors import process_pool, ray_pool
     from crepair.batch.run import run_batch
@@ -83,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     commit, dirty = _commit()  # at the start: the commit of the checkout when the jobs began
     start = time.monotonic()
+    load = os.getloadavg()[0]
+    stem = report.with_suffix("")
     if not args.report_only:
         limits = JobLimits(timeout=suite.get("timeout", 600), memory_mb=args.memory)
         if args.executor == "ray":
@@ -96,14 +107,18 @@ def run(args: argparse.Namespace) -> int:
                       started=lambda kept, todo: display.append(BatchDisplay(len(chosen), kept, sys.stderr.isatty(),
                                                                              False)),
                       finished=lambda r: display[0].finished(r))
-        finally:
+        finally:  # an interrupted invocation made results too
             if display:
                 display[0].stop()
+            add_run(stem, {"started": started, "commit": commit, "dirty": bool(dirty),
+                           "command": shlex.join(["crepair", *args.argv]), "load": [load, os.getloadavg()[0]],
+                           "minutes": round((time.monotonic() - start) / 60, 1)})
     records = {r["id"]: r for r in results.records()}
     done = sum(1 for j in jobs if j.id in records)
     wall = None if args.report_only else time.monotonic() - start
-    lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall, commit, dirty) + (
-        printer_tables(path, suite, jobs, records, report.with_suffix("")))
+    lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall, read_runs(stem),
+                    shlex.join(["crepair", *args.argv])) + (
+        printer_tables(path, suite, jobs, records, stem))
     report.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
     print("\n".join(lines))
     print(f"tables: {report}; results: {raw}", file=sys.stderr)
