@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness.markdown import fmt_s, outcome_text, repairs_cell, table, vs  # noqa: E402
+from harness.markdown import table, vs  # noqa: E402
 from harness.runner import Job  # noqa: E402
 from crepair.batch.bench import read_runs  # noqa: E402
-from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, baseline_cell, by_universe_result, universe_cell, \
+from tcas_universe import ALL_VERSIONS, LEVEL_MAX_SIZE, NOTES, TcasBench, by_universe_result, level_table, \
     universe_sections  # noqa: E402
 
-LEVEL_MAX_SIZE = {1: 2, 2: 1}  # level -> max_size
 PUBLISHED_L1 = {1, 3, 6, 9, 10, 12, 20, 25, 31, 32, 39}
 PUBLISHED = {1: PUBLISHED_L1, 2: PUBLISHED_L1 | {16, 17, 28, 35, 36, 40, 41}}  # AllRepair, FM'16
 FAILURES = ("timeout", "out-of-memory", "crash", "bad-input", "usage", "missing-tool", "internal")
@@ -173,30 +172,6 @@ def tables(suite: dict, batch_jobs: list, records: dict[str, dict], output: Path
         json.dumps({"meta": meta, "baseline": {str(v): b for v, b in sorted(baseline.items())},
                     "runs": [j.record() for j in jobs]}, indent=1) + "\n", encoding="utf-8")
     return report(by_key, meta, baseline)
-
-
-def level_table(jobs: dict, level: int, versions: list[int], baseline: dict) -> list[str]:
-    max_size = LEVEL_MAX_SIZE[level]
-    sizes = range(1, max_size + 1)
-    head = (["version", "outcome", "repairs", "first repair (s)"] + [f"covered size {k} (s)" for k in sizes]
-            + ["SMT checks", "wall (s)", "universe results per repair", "unrepaired SIR version"])
-    rows = []
-    for v in versions:
-        job = jobs.get((v, level))
-        name = f"v{v}" + (" †" if v in NOTES else "")
-        base = baseline_cell(baseline.get(v))
-        if job is None or job.status in ("pending", "running"):
-            rows.append([name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base])
-            continue
-        st = job.stats
-        checks = "—" if st.get("checks") is None else str(st["checks"])
-        if st.get("unknown_checks"):
-            checks += f" ({st['unknown_checks']} unknown)"
-        first = job.repairs[0]["seconds"] if job.repairs else None
-        rows.append([name, outcome_text(job), repairs_cell(job), fmt_s(first)]
-                    + [fmt_s(st.get("covered", {}).get(str(k))) for k in sizes]
-                    + [checks, f"{job.wall:.0f}", "; ".join(universe_cell(r) for r in job.repairs) or "—", base])
-    return table(head, rows)
 
 
 def report(jobs: dict, meta: dict, baseline: dict) -> list[str]:

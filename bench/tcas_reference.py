@@ -37,10 +37,9 @@ from harness.markdown import fmt_s, header, outcome_text, repairs_cell, table, v
 from harness.records import edits, search_records  # noqa: E402
 from harness.runner import Job, main  # noqa: E402
 from tcas_sir import apply_edits  # noqa: E402
-from tcas_universe import ALL_VERSIONS, NOTES, TcasBench, baseline_cell, by_universe_result, universe_cell, \
-    universe_sections  # noqa: E402
+from tcas_universe import ALL_VERSIONS, LEVEL_MAX_SIZE, NOTES, TcasBench, by_universe_result, level_table, \
+    universe_cell, universe_sections  # noqa: E402
 
-LEVEL_MAX_SIZE = {1: 2, 2: 1}
 SPEC_RESULTS = Path(__file__).resolve().parent / "results" / "tcas-mutation.json"
 # what a reader of the table needs to know about single versions (checked by hand on the files)
 EXPLAIN = {
@@ -151,26 +150,6 @@ class TcasReference(TcasBench):
         same = sum(1 for r in job.repairs if r.get("as_spec"))
         return f"{len(texts)} repairs; {same} of ours among them"
 
-    def level_table(self, jobs: dict, level: int, versions: list[int], spec: dict) -> list[str]:
-        sizes = range(1, LEVEL_MAX_SIZE[level] + 1)
-        head = (["version", "outcome", "repairs", "first repair (s)"] + [f"covered size {k} (s)" for k in sizes]
-                + ["wall (s)", "universe results per repair", "spec file (tcas-mutation)", "unrepaired SIR"])
-        rows = []
-        for v in versions:
-            job = jobs.get((v, level))
-            name = f"v{v}" + (" †" if v in NOTES else "")
-            base = baseline_cell(self.baseline.get(v))
-            if job is None or job.status in ("pending", "running"):
-                rows.append([name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base])
-                continue
-            st = job.stats
-            first = job.repairs[0]["seconds"] if job.repairs else None
-            rows.append([name, outcome_text(job), repairs_cell(job), fmt_s(first)]
-                        + [fmt_s(st.get("covered", {}).get(str(k))) for k in sizes]
-                        + [f"{job.wall:.0f}", "; ".join(universe_cell(r) for r in job.repairs) or "—",
-                           self.spec_cell(v, level, job, spec), base])
-        return table(head, rows)
-
     def report(self, jobs: dict, meta: dict, final: bool) -> str:
         versions, levels = meta["versions"], meta["levels"]
         sir = {v: self.sir_file(v).read_text(encoding="utf-8", errors="surrogateescape") for v in versions}
@@ -192,7 +171,9 @@ class TcasReference(TcasBench):
         ]
         for level in levels:
             out += [f"## Level {level} (max_size {LEVEL_MAX_SIZE[level]})", ""]
-            out += self.level_table(jobs, level, versions, spec) + [""]
+            out += level_table(jobs, level, versions, self.baseline, checks=False,
+                               extra=("spec file (tcas-mutation)",
+                                      lambda v, job, level=level: self.spec_cell(v, level, job, spec))) + [""]
         if any(v in NOTES for v in versions):
             out += ["† " + "; ".join(NOTES[v] for v in versions if v in NOTES) + ".", ""]
         ours = {lv: {v for v in versions if (v, lv) in jobs and jobs[(v, lv)].repairs} for lv in levels}

@@ -20,11 +20,13 @@ import subprocess
 import threading
 from pathlib import Path
 
+from harness.markdown import fmt_s, outcome_text, repairs_cell, table
 from harness.records import edits
 from harness.runner import Benchmark, Job
 from tcas_sir import Mapper, apply_edits
 
 ALL_VERSIONS = list(range(1, 42))
+LEVEL_MAX_SIZE = {1: 2, 2: 1}  # mutation level -> max_size of the TCAS mutation tables
 NOTES = {
     38: "v38 declares `Positive_RA_Alt_Thresh[3]` but writes/reads index 3 "
     "(array out of bounds, undefined behaviour), so its universe result is not meaningful; "
@@ -343,3 +345,34 @@ def universe_sections(failing: list, unmapped: list, errors: list, explain, unde
     return out
 
 
+
+
+def level_table(jobs: dict, level: int, versions: list[int], baseline: dict, *, checks: bool = True,
+                extra: tuple[str, object] | None = None) -> list[str]:
+    """The table of one mutation level: a row per version (``jobs`` by
+    ``(version, level)``) with the outcome, repairs, first repair and
+    covered sizes (s), the SMT checks (if ``checks``), wall time, universe
+    result per repair, then ``extra`` = (heading, cell(version, job)) if
+    given, and the unrepaired SIR version's result (``baseline``)."""
+    sizes = range(1, LEVEL_MAX_SIZE[level] + 1)
+    head = (["version", "outcome", "repairs", "first repair (s)"] + [f"covered size {k} (s)" for k in sizes]
+            + (["SMT checks"] if checks else []) + ["wall (s)", "universe results per repair"]
+            + ([extra[0]] if extra else []) + ["unrepaired SIR version"])
+    rows = []
+    for v in versions:
+        job = jobs.get((v, level))
+        name = f"v{v}" + (" †" if v in NOTES else "")
+        base = baseline_cell(baseline.get(v))
+        if job is None or job.status in ("pending", "running"):
+            rows.append([name, job.status if job else "not run"] + [""] * (len(head) - 3) + [base])
+            continue
+        st = job.stats
+        cells = [name, outcome_text(job), repairs_cell(job), fmt_s(job.repairs[0]["seconds"] if job.repairs else None)]
+        cells += [fmt_s(st.get("covered", {}).get(str(k))) for k in sizes]
+        if checks:
+            count = "—" if st.get("checks") is None else str(st["checks"])
+            cells.append(count + (f" ({st['unknown_checks']} unknown)" if st.get("unknown_checks") else ""))
+        cells += [f"{job.wall:.0f}", "; ".join(universe_cell(r) for r in job.repairs) or "—"]
+        cells += [extra[1](v, job)] if extra else []
+        rows.append(cells + [base])
+    return table(head, rows)
