@@ -9,18 +9,7 @@ import sys
 from crepair.solver import UNITS_PER_SECOND, WALL_CLOCK_SAFETY, Ledger, Limits, optimizer, smt
 from crepair.solver.smt import SPENT, Verdict
 from cprog import write_c
-
-# FMCAD'11 Example 2 (as in test_template.py): the template scheme finds
-# y first, then more repairs while its budget lasts
-MAX = """\
-int max(int x, int y) {
-    int r = x;
-    if (y > x)
-        r = x;
-    assert(r >= x && r >= y);
-    return r;
-}
-"""
+from test_template import MAX  # FMCAD'11 Example 2: templates find y first, then more while the budget lasts
 
 # the command line under a clock that runs ``sys.argv[1]`` times too fast:
 # to crepair, a machine that many times slower (the wall-clock safety net,
