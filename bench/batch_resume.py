@@ -37,6 +37,15 @@ def batch(src: str, items: str, out: Path, jobs: int, *extra: str) -> subprocess
                              "--quiet", *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+def _commit(src: str) -> str:
+    """The git commit of the checkout that holds ``src`` ("unknown" if none)."""
+    try:
+        out = subprocess.run(["git", "-C", src, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
 def outcomes(path: Path) -> dict:
     out = {}
     for line in path.read_text().splitlines():
@@ -112,9 +121,10 @@ def main() -> int:
     lines = [
         (f"# `crepair batch` killed half-way and resumed: {a.items}" if not a.no_cut
          else f"# `crepair batch` through a process pool and through Ray: {a.items}"), "",
-        f"* Date: {started}; crepair from `{a.src}`; `--jobs {a.jobs}`"
-        + (f"; job options `{a.options}`" if a.options else "") + "; machine: nproc {os.cpu_count()}, load "
-        f"average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)",
+        f"* Date: {started}; crepair from `{a.src}` (commit {_commit(a.src)}); `--jobs {a.jobs}`"
+        + (f"; job options `{a.options}`" if a.options else "") + f"; machine: nproc {os.cpu_count()}"
+        + (f", load average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)"
+           if not (a.whole and (a.ray_whole or not a.ray)) else "; the runs were made before (their load: bench/README.md)"),
         f"* Uninterrupted: {len(w)} jobs" + (f", {times['whole'] / 60:.1f} min" if "whole" in times else
                                               f" (results `{whole}`, made before)"),
         (f"* Interrupted: SIGKILL of the batch after {kept} of {total} records ({times['until the kill'] / 60:.1f} "
