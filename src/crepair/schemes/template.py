@@ -52,7 +52,8 @@ from crepair.schemes.template_forms import (
     template_for,
 )
 from crepair.solver import Limits, optimizer, smt, smt_solver
-from crepair.solver.smt import Optimizer, Verdict
+from crepair.solver.optimizer import Optimizer
+from crepair.solver.smt import Verdict
 
 __all__ = ["OPERATORS", "Template", "TemplateRepair", "render"]
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
-from crepair.solver.smt import Optimizer, SmtSolver, Verdict
+from crepair.solver.optimizer import Optimizer
+from crepair.solver.smt import SmtSolver, Verdict
 
 if TYPE_CHECKING:  # PySAT is imported on first use: verification needs no SAT solver
     from crepair.solver.sat import CardinalitySolver
@@ -116,7 +117,7 @@ def smt_solver(limits: Limits) -> SmtSolver:
 
 
 def optimizer(limits: Limits) -> Optimizer:
-    """A fresh :class:`~crepair.solver.smt.Optimizer` under ``limits``."""
+    """A fresh :class:`~crepair.solver.optimizer.Optimizer` under ``limits``."""
     return Optimizer(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit, ledger=limits.ledger)
 
 
