@@ -22,6 +22,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -82,6 +83,56 @@ def interrupted(a, cut: Path, total: int, times: dict) -> int:
     return kept
 
 
+def _natural(job: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", job)]
+
+
+def _counts(d: dict) -> str:
+    return ", ".join(f"{o} {sum(1 for x in d.values() if x['outcome'] == o)}"
+                     for o in sorted({x["outcome"] for x in d.values()}))
+
+
+def render(a, date_line: str, w: dict, c: dict | None, ray: dict | None, kept: int, times: dict,
+           ray_error: str = "") -> tuple[list[str], list[str]]:
+    """The report's lines and the differing jobs.  ``c`` is the killed-and-resumed
+    run (None with ``--no-cut``), ``ray`` the Ray run (None without ``--ray``)."""
+    made = lambda key, f: f", {times[key] / 60:.1f} min" if key in times else f" (results `{f}`, made before)"  # noqa: E731
+    lines = [(f"# `crepair batch` killed half-way and resumed: {a.items}" if c is not None
+              else f"# `crepair batch` through a process pool and through Ray: {a.items}"), "", date_line,
+             f"* Process pool, uninterrupted: {len(w)} jobs" + made("whole", a.whole_file)]
+    differ = []
+    if c is not None:
+        differ = differing(w, c)
+        lines += [f"* Interrupted: SIGKILL of the batch after {kept} of {len(w)} records "
+                  f"({times.get('until the kill', float('nan')) / 60:.1f} min), then `--resume` ran the other "
+                  f"{len(c) - kept} ({times.get('resumed', float('nan')) / 60:.1f} min); "
+                  f"results file after the resume: {len(c)} jobs", "",
+                  f"Outcomes (uninterrupted / resumed): {_counts(w)} / {_counts(c)}", "",
+                  f"**Jobs whose outcome or repairs differ: {len(differ)}**" + (":" if differ else "."), ""]
+        lines += [f"* {k}: uninterrupted {w.get(k, {}).get('outcome')} {w.get(k, {}).get('repairs')}, "
+                  f"resumed {c.get(k, {}).get('outcome')} {c.get(k, {}).get('repairs')}" for k in differ]
+    if ray is not None:
+        rdiff = differing(w, ray)
+        differ = differ + [f"ray: {k}" for k in rdiff]
+        lines += [f"* Through `--executor ray` (a local Ray), the same command: {len(ray)} jobs"
+                  + made("ray", a.ray_file), "",
+                  f"Outcomes (process pool / Ray): {_counts(w)} / {_counts(ray)}", "",
+                  f"**Jobs whose outcome or repairs differ between the process pool and Ray: {len(rdiff)}**"
+                  + (":" if rdiff else "."), ""]
+        lines += [f"* {k}: process pool {w.get(k, {}).get('outcome')} {w.get(k, {}).get('repairs')}, "
+                  f"Ray {ray.get(k, {}).get('outcome')} {ray.get(k, {}).get('repairs')}" for k in rdiff]
+        if not ray:
+            lines.append("Ray run failed: " + " | ".join((ray_error or "").strip().splitlines()[-3:]))
+    runs = [("process pool", w)] + ([("resumed run", c)] if c is not None else []) + ([("Ray", ray)] if ray else [])
+    lines += ["", "| job | outcome | repairs | stages | " + " | ".join(f"seconds ({n})" for n, _ in runs) + " |",
+              "|---|---|---|---|" + "---|" * len(runs)]
+    for k in sorted(w, key=_natural):
+        lines.append(f"| {Path(k.split()[1]).name} | {w[k]['outcome']} | {len(w[k]['repairs'])} | "
+                     f"{', '.join(x for x in w[k]['stages'] if x) or '—'} | "
+                     + " | ".join(f"{r.get(k, {}).get('seconds', float('nan')):.1f}" for _, r in runs) + " |")
+    return lines, differ
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("items")
@@ -95,85 +146,53 @@ def main() -> int:
     ap.add_argument("--ray-whole", help="with --ray: results of a Ray run already made (skips that run)")
     ap.add_argument("--options", default="",
                     help="options of every job (crepair batch --options), e.g. '--reproducible'")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: write bench/results/NAME.md again from NAME.json")
     a = ap.parse_args()
     a.extra = extra = ("--options", a.options) if a.options else ()
     work = Path(a.work)
+    out = REPO / "bench" / "results" / f"{a.name}.md"
+    whole = Path(a.whole) if a.whole else work / "whole.jsonl"
+    a.whole_file, a.ray_file = whole, Path(a.ray_whole or work / "ray.jsonl")
+    if a.report_only:
+        saved = json.loads(out.with_suffix(".json").read_text())
+        date_line = saved.get("date_line") or next(x for x in out.read_text().splitlines() if x.startswith("* Date:"))
+        c = None if a.no_cut else saved["resumed"]
+        lines, differ = render(a, date_line, saved["whole"], c, saved["ray"] if a.ray else None, saved["kept"],
+                               saved["times"])
+        out.write_text("\n".join(lines) + "\n")
+        print("\n".join(lines))
+        return 0 if not differ else 1
     work.mkdir(parents=True, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    whole = Path(a.whole) if a.whole else work / "whole.jsonl"
     times = {}
     if not a.whole:
         whole.unlink(missing_ok=True)
         t = time.monotonic()
-        p = batch(a.src, a.items, whole, a.jobs, *extra)
-        p.wait()
+        batch(a.src, a.items, whole, a.jobs, *extra).wait()
         times["whole"] = time.monotonic() - t
-    total = len(outcomes(whole))
-    cut = work / "cut.jsonl"
-    if a.no_cut:
-        cut, kept = whole, total
-    else:
-        kept = interrupted(a, cut, total, times)
-    w, c = outcomes(whole), outcomes(cut)
-    differ = differing(w, c)
-    counts = lambda d: sorted({o: sum(1 for x in d.values() if x["outcome"] == o)  # noqa: E731
-                               for o in {x["outcome"] for x in d.values()}}.items())
-    lines = [
-        (f"# `crepair batch` killed half-way and resumed: {a.items}" if not a.no_cut
-         else f"# `crepair batch` through a process pool and through Ray: {a.items}"), "",
-        f"* Date: {started}; crepair from `{a.src}` (commit {_commit(a.src)}); `--jobs {a.jobs}`"
-        + (f"; job options `{a.options}`" if a.options else "") + f"; machine: nproc {os.cpu_count()}"
-        + (f", load average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)"
-           if not (a.whole and (a.ray_whole or not a.ray)) else "; the runs were made before (their load: bench/README.md)"),
-        f"* Uninterrupted: {len(w)} jobs" + (f", {times['whole'] / 60:.1f} min" if "whole" in times else
-                                              f" (results `{whole}`, made before)"),
-        (f"* Interrupted: SIGKILL of the batch after {kept} of {total} records ({times['until the kill'] / 60:.1f} "
-         f"min), then `--resume` ran the other {len(c) - kept} ({times['resumed'] / 60:.1f} min)") if not a.no_cut
-        else "* Interrupted run: not made this time (`--no-cut`)",
-        f"* Results file after the resume: {cut.read_text().count(chr(10))} lines, one per job",
-        "", "Outcomes (uninterrupted / resumed): " + ", ".join(f"{o} {n}" for o, n in counts(w)) + " / "
-        + ", ".join(f"{o} {n}" for o, n in counts(c)), "",
-        f"**Jobs whose outcome or repairs differ: {len(differ)}**" + (":" if differ else "."), "",
-    ]
-    for k in differ:
-        lines.append(f"* {k}: uninterrupted {w.get(k, {}).get('outcome')} {w.get(k, {}).get('repairs')}, "
-                     f"resumed {c.get(k, {}).get('outcome')} {c.get(k, {}).get('repairs')}")
-    lines += ["", "| job | outcome | repairs | stages | seconds (uninterrupted) | seconds (resumed run) |",
-              "|---|---|---|---|---|---|"]
-    for k in sorted(w, key=lambda s: [int(t) if t.isdigit() else t for t in __import__("re").split(r"(\d+)", s)]):
-        lines.append(f"| {Path(k.split()[1]).name} | {w[k]['outcome']} | {len(w[k]['repairs'])} | "
-                     f"{', '.join(x for x in w[k]['stages'] if x) or '—'} | {w[k]['seconds']:.1f} | "
-                     f"{c.get(k, {}).get('seconds', float('nan')):.1f} |")
-    ray = {}
+    w = outcomes(whole)
+    c, kept = None, len(w)
+    if not a.no_cut:
+        cut = work / "cut.jsonl"
+        kept = interrupted(a, cut, len(w), times)
+        c = outcomes(cut)
+    ray, err = None, ""
     if a.ray:
-        ray_file, err = Path(a.ray_whole or work / "ray.jsonl"), ""
         if not a.ray_whole:
-            ray_file.unlink(missing_ok=True)
+            a.ray_file.unlink(missing_ok=True)
             t = time.monotonic()
-            p = batch(a.src, a.items, ray_file, a.jobs, *extra, "--executor", "ray")
-            _, err = p.communicate()
+            _, err = batch(a.src, a.items, a.ray_file, a.jobs, *extra, "--executor", "ray").communicate()
             times["ray"] = time.monotonic() - t
-        ray = outcomes(ray_file) if ray_file.exists() else {}
-        rdiff = differing(w, ray)
-        differ = differ + [f"ray: {k}" for k in rdiff]
-        lines += ["", "## The same batch through `--executor ray` (local Ray)", "",
-                  f"`crepair batch {a.items} --jobs {a.jobs}"
-                  + (f" --options '{a.options}'" if a.options else "") + f" --executor ray`: {len(ray)} jobs"
-                  + (f" in {times['ray'] / 60:.1f} min" if "ray" in times else f" (results `{ray_file}`, made before)")
-                  + " (the process pool: "
-                  + (f"{times['whole'] / 60:.1f} min)" if "whole" in times else "made before)") + "; outcomes "
-                  + ", ".join(f"{o} {n}" for o, n in counts(ray)) + ".", "",
-                  f"**Jobs whose outcome or repairs differ from the process-pool run: {len(rdiff)}**"
-                  + (":" if rdiff else "."), ""]
-        lines += [f"* {k}: process pool {w.get(k, {}).get('outcome')} {w.get(k, {}).get('repairs')} "
-                  f"({w.get(k, {}).get('seconds', float('nan')):.1f} s), Ray {ray.get(k, {}).get('outcome')} "
-                  f"{ray.get(k, {}).get('repairs')} ({ray.get(k, {}).get('seconds', float('nan')):.1f} s)"
-                  for k in rdiff]
-        if not ray:
-            lines.append("Ray run failed: " + " | ".join((err or "").strip().splitlines()[-3:]))
-    out = REPO / "bench" / "results" / f"{a.name}.md"
+        ray = outcomes(a.ray_file) if a.ray_file.exists() else {}
+    date_line = (f"* Date: {started}; crepair from `{a.src}` (commit {_commit(a.src)}); `--jobs {a.jobs}`"
+                 + (f"; job options `{a.options}`" if a.options else "") + f"; machine: nproc {os.cpu_count()}"
+                 + (f", load average (1 min) at the end {os.getloadavg()[0]:.2f} (other work ran at the same time)"
+                    if times else "; the runs were made before (their load: bench/README.md)"))
+    lines, differ = render(a, date_line, w, c, ray, kept, times, err)
     out.write_text("\n".join(lines) + "\n")
-    out.with_suffix(".json").write_text(json.dumps({"whole": w, "resumed": c, "ray": ray, "kept": kept, "differ": differ,
+    out.with_suffix(".json").write_text(json.dumps({"date_line": date_line, "whole": w, "resumed": c or {},
+                                                    "ray": ray or {}, "kept": kept, "differ": differ,
                                                     "times": times}, indent=1) + "\n")
     print("\n".join(lines))
     return 0 if not differ else 1
