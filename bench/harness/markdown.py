@@ -46,8 +46,10 @@ def header(title: str, meta: dict, jobs: dict, final: bool, what: str = "runs") 
         + (f", {resumed} of them taken over from an earlier invocation with --resume" if resumed else "") + ")",
         f"* crepair commit: {meta['commit']}"
         + (f" — **runs used several commits**: {', '.join(commits)}" if len(commits) > 1 else ""),
-        f"* Machine: {meta['machine']}; {meta['software']}",
     ]
+    machines = meta.get("machines") or [f"{meta['machine']}; {meta['software']}"]
+    out.append(f"* Machine: {machines[0]}" if len(machines) == 1 else
+               "* Machines (the invocations ran on several; this one last): " + " | ".join(machines))
     if load:
         out.append(f"* Load average (1 min) at the start: {load}"
                    + (f", at the end: {meta['load_end']}" if meta.get("load_end") else "")

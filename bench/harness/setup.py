@@ -105,13 +105,18 @@ def software() -> str:
 
 def setup_meta(crepair: Crepair, script: str, argv: list[str], old_meta: dict) -> dict:
     """The first fields of a report's ``meta``: the date (that of the
-    resumed runs, else now), the crepair, machine, software, the command
-    line (``commands``: also those of the resumed invocations)."""
+    resumed runs, else now), the crepair, machine, software (``machines``:
+    each distinct machine and software of the invocations, this one last),
+    the command line (``commands``: also those of the resumed invocations)."""
     command = f"python bench/{script} " + " ".join(argv)
     earlier = old_meta.get("commands") or [c for c in [old_meta.get("command")] if c]
     meta = {"date": old_meta.get("date") or utc_now(), "commit": crepair.described, "commit_id": crepair.commit_id,
             "machine": machine(), "software": software(), "command": command, "commands": earlier + [command],
             "load_start": f"{os.getloadavg()[0]:.2f}"}
+    here = f"{meta['machine']}; {meta['software']}"
+    seen = old_meta.get("machines") or ([f"{old_meta['machine']}; {old_meta['software']}"] if old_meta.get("machine")
+                                        else [])
+    meta["machines"] = seen + ([here] if here not in seen else [])
     if old_meta.get("date"):
         meta["resumed_at"] = utc_now()
     return meta
