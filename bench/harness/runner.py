@@ -235,6 +235,8 @@ def parser(bench: Benchmark, doc: str) -> argparse.ArgumentParser:
     ap.add_argument("--resume", action="store_true", help="keep the runs already in the raw JSON that have the "
                     "same set-up, and run only the missing ones")
     ap.add_argument("--retry-errors", action="store_true", help="with --resume, run again the runs that ended in an error")
+    ap.add_argument("--rerun", action="store_true", help="with --resume, run again the finished runs of the current "
+                    "selection (e.g. --only) with this --rev; the others stay as they are")
     ap.add_argument("--report-only", action="store_true", help="run nothing: rewrite the markdown report from the raw JSON")
     ap.add_argument("--output", default=str(REPO / "bench" / "results" / f"{bench.name}.md"),
                     help=f"markdown report (default bench/results/{bench.name}.md); raw JSON next to it")
@@ -242,14 +244,15 @@ def parser(bench: Benchmark, doc: str) -> argparse.ArgumentParser:
     return ap
 
 
-def resumed(bench: Benchmark, old: dict, jobs: dict, retry_errors: bool) -> dict:
+def resumed(bench: Benchmark, old: dict, jobs: dict, retry_errors: bool, rerun: bool = False) -> dict:
     """The finished runs of an earlier invocation that ``--resume`` keeps:
-    all but those selected again with another set-up and, with
-    ``retry_errors``, those selected again that ended in an error."""
+    all but those selected again with another set-up, with ``retry_errors``
+    those selected again that ended in an error, and with ``rerun`` all
+    those selected again."""
     kept = {}
     for key, job in old.items():
         new = jobs.get(key)
-        if job.status not in FINISHED or (new is not None and not new.same_setup(job.record())):
+        if job.status not in FINISHED or (new is not None and (rerun or not new.same_setup(job.record()))):
             continue
         if job.status == "error" and retry_errors and new is not None:
             continue
@@ -284,7 +287,7 @@ def main(bench: Benchmark, doc: str, argv: list[str] | None = None) -> int:
     old_meta: dict = {}
     if args.resume and out_json.exists():
         old_meta, old = bench.load(out_json)
-        kept = resumed(bench, old, jobs, args.retry_errors)
+        kept = resumed(bench, old, jobs, args.retry_errors, args.rerun)
         jobs.update(kept)
         print(f"resume: {len(kept)} runs taken from {out_json}", file=sys.stderr)
     out_md.parent.mkdir(parents=True, exist_ok=True)
