@@ -44,7 +44,7 @@ from codeflaws_checks import CodeflawsSuite, Programs, baseline, load_defects  #
 from harness.markdown import fmt_s, header, md_escape, table  # noqa: E402
 from harness.records import emit, repair_record  # noqa: E402
 from harness.runner import Benchmark, Job, main  # noqa: E402
-from tdrepair import patched, read_text, same_program  # noqa: E402
+from tdrepair import patched, same_program  # noqa: E402
 
 _WHERE = re.compile(r"^\S+?:\d+:\d+: ")
 
@@ -161,9 +161,9 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
         for rec in others:
             if rec["type"] == "result":
                 job.result = {k: v for k, v in rec.items() if k != "type"}
-        if job.task == "repair" and job.repairs and not job.buggy.endswith(".gz"):
-            buggy, accepted = read_text(Path(job.buggy)), read_text(Path(job.accepted))
+        if job.task == "repair" and job.repairs:
             d = next(d for d in load_defects(self.root) if d.name == job.defect)
+            buggy, accepted = d.text(d.buggy), d.text(d.accepted)  # also gzipped programs (133-A, 276-B)
             base = baseline(d, self.tmp / "baseline" / job.defect, 2.0)
             programs = Programs(d, self.tmp / "heldout" / job.defect, 2.0)
             for r in job.repairs[:1]:
