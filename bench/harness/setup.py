@@ -116,7 +116,7 @@ def setup_meta(crepair: Crepair, script: str, argv: list[str], old_meta: dict) -
     here = f"{meta['machine']}; {meta['software']}"
     seen = old_meta.get("machines") or ([f"{old_meta['machine']}; {old_meta['software']}"] if old_meta.get("machine")
                                         else [])
-    meta["machines"] = seen + ([here] if here not in seen else [])
+    meta["machines"] = [m for m in seen if m != here] + [here]
     if old_meta.get("date"):
         meta["resumed_at"] = utc_now()
     return meta
