@@ -18,8 +18,8 @@ from crepair.version import __version__
 # or ``crepair.verify(...)`` loads only the stages they need.
 _WHERE = {
     "localize": "crepair.api", "repair": "crepair.api", "verify": "crepair.api",
-    "localize_tests": "crepair.api", "repair_tests": "crepair.api",
-    "PassesTests": "crepair.records",
+    "localize_tests": "crepair.api", "repair_tests": "crepair.api", "repair_reference": "crepair.api",
+    "PassesTests": "crepair.records", "PassesSuite": "crepair.records", "EquivalenceProof": "crepair.records",
     "Counterexample": "crepair.bmc", "VerifyOutcome": "crepair.bmc", "VerifyResult": "crepair.bmc",
     "Unwinding": "crepair.encode.formula", "Checks": "crepair.encode.formula", "NO_CHECKS": "crepair.encode.formula",
     "Violation": "crepair.encode.formula",
@@ -83,6 +83,9 @@ __all__ = [
     "localize_tests",
     "repair",
     "repair_tests",
+    "repair_reference",
     "verify",
     "PassesTests",
+    "PassesSuite",
+    "EquivalenceProof",
 ]

@@ -146,6 +146,48 @@ class PassesTests(Evidence):
 
 
 @dataclass(frozen=True, slots=True)
+class PassesSuite(Evidence):
+    """A repair checked by concrete runs against a reference: the patched
+    program, built normally, passed ``given`` given tests, ``generated``
+    tests whose inputs were generated from the given ones and whose
+    expected outputs are the reference's, and ``counterexamples`` tests
+    made from the bounded check's counterexamples (each all of its kind).
+    ``why_not_proved``: why the bounded proof did not decide (empty: not
+    tried).  Stronger than :class:`PassesTests`, weaker than a proof."""
+
+    given: int
+    generated: int
+    counterexamples: int = 0
+    why_not_proved: str = ""
+
+    def counts(self) -> str:
+        parts = [f"given {self.given}/{self.given}", f"generated {self.generated}/{self.generated}"]
+        if self.counterexamples:
+            parts.append(f"counterexamples {self.counterexamples}/{self.counterexamples}")
+        return "tests (" + ", ".join(parts) + ")"
+
+    def describe(self) -> str:
+        why = f"; not proved: {self.why_not_proved}" if self.why_not_proved else ""
+        return f"{self.counts()}{why}"
+
+
+@dataclass(frozen=True, slots=True)
+class EquivalenceProof(Evidence):
+    """A fresh bounded check proved the patched program equivalent to the
+    reference on every run within unwinding bound ``bound`` (every run fits:
+    unwinding assertions) with array and string inputs of ``input_bound``
+    elements; ``tests``: the concrete tests it passed before."""
+
+    bound: int
+    input_bound: int
+    tests: PassesSuite
+
+    def describe(self) -> str:
+        return (f"proof (unwind {self.bound}, input bound {self.input_bound}): equivalent to the reference "
+                f"on every run within the bound; {self.tests.counts()}")
+
+
+@dataclass(frozen=True, slots=True)
 class Edit:
     """One edit of the original text: ``span`` is replaced by ``new``.
 

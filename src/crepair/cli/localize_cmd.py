@@ -74,6 +74,7 @@ def run_spectrum(args: argparse.Namespace) -> int:
     result = api.localize_tests(
         args.file, driver=args.tests, test_ids=args.test_ids or (), tests_dir=args.tests_dir, build=args.build,
         project=args.project, test_timeout_ms=args.test_timeout, formula=args.formula or Formula.OCHIAI.value,
+        compare=args.compare,
     )
     print(json_report.spectrum_json(result) if args.json else text.render_spectrum(result))
     write_html(args, "localize", json_report.spectrum_json(result), result.original)

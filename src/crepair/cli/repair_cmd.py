@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli import heap_cmd, test_driven_cmd
+from crepair.cli import heap_cmd, staged_cmd, test_driven_cmd
 from crepair.cli.common import (
     ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
     write_html,
@@ -85,6 +85,21 @@ def run(args: argparse.Namespace) -> int:
         return heap_cmd.run_repair(args)
     if args.states is not None or args.checkpoints is not None:
         raise UsageError("--states/--checkpoints: used by --scheme heap only")
+    if args.scheme and "test-driven" in args.scheme:
+        if args.scheme != ["test-driven"]:
+            raise UsageError("--scheme test-driven: runs alone (not with mutation or template)")
+        if not test_driven_cmd.given(args) and args.reference is None:
+            raise UsageError("--scheme test-driven needs a specification it can run: "
+                             "--tests DRIVER --test-ids ID..., --tests-dir DIR or --reference REF.c")
+        if args.reference is not None and args.entry != "main":
+            raise UsageError("--scheme test-driven with --reference: the concrete runs start at main "
+                             f"(--entry {args.entry} is checked by --scheme mutation or template)")
+    if staged_cmd.wanted(args):
+        return staged_cmd.run(args)
+    if args.reference is not None and test_driven_cmd.given(args):
+        raise UsageError("--reference with tests: the tests must be a folder (--tests-dir) and the entry main")
+    if args.scheme == ["test-driven"]:
+        args.scheme = None
     test_driven_cmd.check_unused(args)
     if test_driven_cmd.given(args):
         return test_driven_cmd.run(args)

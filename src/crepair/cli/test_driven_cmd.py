@@ -84,6 +84,8 @@ def check_unused(args: argparse.Namespace) -> None:
     for name in ("test_ids", "build", "test_timeout", "project"):
         if getattr(args, name) is not None:
             raise UsageError(f"--{name.replace('_', '-')}: used with --tests or --tests-dir only")
+    if args.compare != "trailing-whitespace":
+        raise UsageError("--compare: used with --tests-dir (or --reference and main) only")
 
 
 _EXIT = {
@@ -101,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         partition=not args.no_partition, all=args.all,
         max_repairs=1 if args.first else args.max_repairs, lines=args.lines, formula=args.formula,
         files=args.more_files, localize_files=args.localize_files is not None,
-        max_files=args.localize_files or None,
+        max_files=args.localize_files or None, compare=args.compare,
     )
     total = run.stats.candidates
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(),

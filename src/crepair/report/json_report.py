@@ -11,7 +11,7 @@ from crepair.frontend import Span
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
 from crepair.options import Method
-from crepair.records import BoundedProof, BoundReport, PassesTests, Repair
+from crepair.records import BoundedProof, BoundReport, EquivalenceProof, PassesSuite, PassesTests, Repair
 from crepair.schemes.run import RepairRun
 
 
@@ -72,10 +72,20 @@ def evidence_dict(repair: Repair) -> dict[str, Any]:
     if isinstance(ev, BoundedProof):
         return {"kind": "bounded-proof", "unwinding_assertions": ev.unwinding_assertions,
                 "bound": bound_dict(ev.bound), "vacuous": ev.vacuous, "text": ev.describe()}
+    if isinstance(ev, EquivalenceProof):
+        return {"kind": "proof", "unwind": ev.bound, "input_bound": ev.input_bound, "vacuous": False,
+                "tests": _suite_dict(ev.tests), "text": ev.describe()}
+    if isinstance(ev, PassesSuite):
+        return {"kind": "tests", "plausible": True, "vacuous": False, **_suite_dict(ev),
+                "not_proved": ev.why_not_proved, "text": ev.describe()}
     if isinstance(ev, PassesTests):
         return {"kind": "tests", "plausible": True, "passed": ev.passed, "total": ev.total, "vacuous": False,
                 "text": ev.describe()}
     return {"kind": type(ev).__name__, "vacuous": ev.vacuous, "text": ev.describe()}
+
+
+def _suite_dict(ev: PassesSuite) -> dict[str, Any]:
+    return {"given": ev.given, "generated": ev.generated, "counterexamples": ev.counterexamples}
 
 
 def repair_dict(repair: Repair) -> dict[str, Any]:

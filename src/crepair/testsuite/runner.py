@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from crepair.testsuite.spec import Invocation, TestSpec, normalize_output
+from crepair.testsuite.spec import Invocation, TestSpec
 from crepair.testsuite.workspace import Workspace
 
 DEFAULT_TEST_TIMEOUT_MS = 1000  # f1x's --test-timeout in its own test suite
@@ -111,7 +111,7 @@ def run_test(
     elif code is None or code < 0 or output is None:
         outcome = TestOutcome.FAIL
     else:
-        outcome = TestOutcome.PASS if normalize_output(output) == inv.expected else TestOutcome.FAIL
+        outcome = TestOutcome.PASS if inv.compare.normalize(output) == inv.expected else TestOutcome.FAIL
     return TestRun(test_id, outcome, seconds, code)
 
 

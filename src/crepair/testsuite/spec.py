@@ -6,10 +6,13 @@ Two forms, both on the user's project directory, which is only read:
   and the f1x tool): ``DRIVER ID`` runs with the project copy as working
   directory; exit status 0 is a pass, 124 a time-out, anything else a
   failure.
-* :class:`FolderTests`, Codeflaws' stdin/stdout pairs (Tan et al.,
-  ICSE-C'17): ``input-X`` is the standard input of test ``X`` and
-  ``output-X`` its expected standard output, compared ignoring trailing
-  whitespace on every line and trailing blank lines.  Files named
+* :class:`FolderTests`, a folder of stdin/stdout pairs in one of two
+  namings: Codeflaws' (Tan et al., ICSE-C'17): ``input-X`` is the standard
+  input of test ``X`` and ``output-X`` its expected standard output; or
+  ``X.in``/``X.out`` (C-Pack-IPAs, Orvalho et al., APR'24, and most course
+  judges).  Outputs are compared as the :class:`Comparison` says (default
+  ``trailing-whitespace``: trailing whitespace on every line and trailing
+  blank lines ignored; a course judge is ``exact``).  Files named
   ``heldout-*`` (tests kept back to measure overfitting) are never opened,
   nor listed among the tests.
 
@@ -67,17 +70,47 @@ class BuildRecipe:
     output: str | None = None
 
 
+class Comparison(enum.Enum):
+    """How a test's standard output is compared with the expected one."""
+
+    EXACT = "exact"  # byte for byte (a course judge: a missing newline is a wrong answer)
+    TRAILING_WHITESPACE = "trailing-whitespace"  # Codeflaws: trailing blanks of lines, trailing blank lines ignored
+    TOKENS = "tokens"  # the same whitespace-separated tokens
+
+    def normalize(self, data: bytes) -> bytes:
+        """``data`` in the form compared (``expected`` is stored so)."""
+        if self is Comparison.EXACT:
+            return data
+        if self is Comparison.TOKENS:
+            return b" ".join(data.split())
+        return normalize_output(data)
+
+
+class Naming(enum.Enum):
+    """How a folder names its stdin/stdout pairs."""
+
+    CODEFLAWS = "input-X/output-X"
+    SUFFIX = "X.in/X.out"
+
+    def files(self, test_id: str) -> tuple[str, str]:
+        """The (input, expected output) file names of ``test_id``."""
+        if self is Naming.CODEFLAWS:
+            return f"input-{test_id}", f"output-{test_id}"
+        return f"{test_id}.in", f"{test_id}.out"
+
+
 @dataclass(frozen=True, slots=True)
 class Invocation:
     """One test execution: ``argv`` run in ``cwd`` (absolute paths), with
     standard input from the file ``stdin`` (None: empty) and, when
-    ``expected`` is not None, standard output compared to it (normalized
-    by :func:`normalize_output`)."""
+    ``expected`` is not None, standard output compared to it (both
+    normalized by ``compare``)."""
 
     argv: tuple[str, ...]
     cwd: str
     stdin: str | None = None
     expected: bytes | None = None
+    compare: Comparison = Comparison.TRAILING_WHITESPACE
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,16 +151,24 @@ class DriverTests(TestSpec):
 
 @dataclass(frozen=True, slots=True)
 class FolderTests(TestSpec):
-    """Codeflaws' stdin/stdout pairs in ``folder`` (absolute).  ``expected``
-    maps each id to its normalized expected output."""
+    """Stdin/stdout pairs in ``folder`` (absolute), named as ``naming``
+    says.  ``expected`` maps each id to its expected output, normalized by
+    ``compare``."""
 
     folder: Path = Path()
     expected: Mapping[str, bytes] = field(default_factory=dict, hash=False)
+    naming: Naming = Naming.CODEFLAWS
+    compare: Comparison = Comparison.TRAILING_WHITESPACE
 
     def invocation(self, test_id: str, root: Path) -> Invocation:
         here = root / self.program.parent
         binary = here / self.program.stem
-        return Invocation((str(binary),), str(here), str(self.folder / f"input-{test_id}"), self.expected[test_id])
+        stdin = str(self.folder / self.naming.files(test_id)[0])
+        return Invocation((str(binary),), str(here), stdin, self.expected[test_id], self.compare)
+
+    def input_path(self, test_id: str) -> Path:
+        """The file holding test ``test_id``'s standard input."""
+        return self.folder / self.naming.files(test_id)[0]
 
 
 def normalize_output(data: bytes) -> bytes:
@@ -151,6 +192,7 @@ def load_tests(
     tests_dir: str | Path | None = None,
     build: str | None = None,
     project: str | Path | None = None,
+    compare: Comparison | str = Comparison.TRAILING_WHITESPACE,
 ) -> DriverTests | FolderTests:
     """The test specification of the C file ``program``.
 
@@ -161,7 +203,9 @@ def load_tests(
     default build (``make`` with the wrapper as CC when the project has a
     Makefile, else a direct gcc of the program).  A ``driver`` given as a
     relative path is looked up from the current directory, then from the
-    project; inside the project it runs from the copy.
+    project; inside the project it runs from the copy.  ``compare``: how
+    a folder test's output is compared (a :class:`Comparison` or its value;
+    a driver judges its own tests).
 
     Raises ``UsageError`` for missing or contradictory options (no tests,
     unknown ids, a driver that is missing or not executable, a missing
@@ -181,9 +225,13 @@ def load_tests(
     if (driver is None) == (tests_dir is None):
         raise UsageError("give the tests either as --tests DRIVER --test-ids ID... or as --tests-dir DIR")
     ids = _check_ids(test_ids)
+    try:
+        compare = Comparison(compare)
+    except ValueError:
+        raise UsageError(f"--compare {compare}: not one of {', '.join(c.value for c in Comparison)}") from None
     if driver is not None:
         return _driver_tests(root, rel, driver, ids, build)
-    return _folder_tests(root, rel, Path(tests_dir), ids, build)
+    return _folder_tests(root, rel, Path(tests_dir), ids, build, compare)
 
 
 def _check_ids(test_ids: Sequence[str]) -> tuple[str, ...]:
@@ -242,7 +290,7 @@ def _driver_tests(root: Path, rel: PurePosixPath, driver: str | Path, ids: tuple
 
 
 def _folder_tests(root: Path, rel: PurePosixPath, folder: Path, ids: tuple[str, ...],
-                  build: str | None) -> FolderTests:
+                  build: str | None, compare: Comparison = Comparison.TRAILING_WHITESPACE) -> FolderTests:
     if not folder.is_dir():
         raise UsageError(f"--tests-dir {folder}: no such directory")
     folder = folder.resolve()
@@ -250,12 +298,7 @@ def _folder_tests(root: Path, rel: PurePosixPath, folder: Path, ids: tuple[str, 
         names = {e.name for e in os.scandir(folder) if not e.name.startswith(HELDOUT)}
     except OSError as exc:
         raise BadInput(f"--tests-dir {folder}: {exc.strerror}") from None
-    known = sorted((n[len("input-"):] for n in names if n.startswith("input-") and len(n) > len("input-")), key=_natural)
-    lonely = [t for t in known if f"output-{t}" not in names]
-    if lonely:
-        raise BadInput(f"--tests-dir {folder}: input-{lonely[0]} has no output-{lonely[0]}")
-    if not known:
-        raise UsageError(f"--tests-dir {folder}: no tests (expected input-X/output-X pairs, e.g. input-pos1)")
+    naming, known = _pairs(folder, names)
     unknown = [t for t in ids if t not in known]
     if unknown:
         raise UsageError(f"--test-ids: no test {unknown[0]} in {folder} (it has {', '.join(known[:8])}"
@@ -263,9 +306,32 @@ def _folder_tests(root: Path, rel: PurePosixPath, folder: Path, ids: tuple[str, 
     chosen = ids or tuple(known)
     expected = {}
     for t in chosen:
+        out = folder / naming.files(t)[1]
         try:
-            expected[t] = normalize_output((folder / f"output-{t}").read_bytes())
+            expected[t] = compare.normalize(out.read_bytes())
         except OSError as exc:
-            raise BadInput(f"{folder / f'output-{t}'}: {exc.strerror}") from None
+            raise BadInput(f"{out}: {exc.strerror}") from None
     recipe = _build(build, root, rel, rel.parent, rel.stem, (rel.parent / rel.stem).as_posix())
-    return FolderTests(root, rel, chosen, recipe, folder=folder, expected=expected)
+    return FolderTests(root, rel, chosen, recipe, folder=folder, expected=expected, naming=naming, compare=compare)
+
+
+def _pairs(folder: Path, names: set[str]) -> tuple[Naming, list[str]]:
+    """The naming of ``folder``'s tests and their ids in natural order.
+    Raises ``BadInput`` for an input without its output, ``UsageError``
+    when there are no tests or both namings are used."""
+    found = {
+        Naming.CODEFLAWS: [n[len("input-"):] for n in names if n.startswith("input-") and len(n) > len("input-")],
+        Naming.SUFFIX: [n[:-len(".in")] for n in names if n.endswith(".in") and len(n) > len(".in")],
+    }
+    used = [naming for naming, ids in found.items() if ids]
+    if not used:
+        raise UsageError(f"--tests-dir {folder}: no tests (expected input-X/output-X or X.in/X.out pairs)")
+    if len(used) > 1:
+        raise UsageError(f"--tests-dir {folder}: both input-X/output-X and X.in/X.out tests; keep one naming")
+    naming = used[0]
+    known = sorted(found[naming], key=_natural)
+    lonely = [t for t in known if naming.files(t)[1] not in names]
+    if lonely:
+        i, o = naming.files(lonely[0])
+        raise BadInput(f"--tests-dir {folder}: {i} has no {o}")
+    return naming, known

@@ -1,0 +1,77 @@
+"""``crepair repair PROG.c --reference REF.c [--tests-dir DIR]`` for a
+program whose entry is ``main``: repair against the reference checked in
+stages (given tests, generated inputs, counterexamples, bounded proof).
+
+Exit codes: 0 a repair (its evidence printed), 5 none in the search space,
+6 the program already agrees with the reference (no failing test and the
+bounded check finds no difference), 4 the time limit came first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from crepair import api
+from crepair.cli.common import ExitCode, write_html
+from crepair.errors import UsageError
+from crepair.patch import apply_to_file
+from crepair.records import RepairOutcome
+from crepair.report import staged as report
+
+_EXIT = {
+    RepairOutcome.REPAIRED: ExitCode.OK,
+    RepairOutcome.EXHAUSTED: ExitCode.NO_REPAIR,
+    RepairOutcome.NO_REPAIR: ExitCode.NO_REPAIR,
+    RepairOutcome.NO_FAILING_TEST: ExitCode.ORIGINAL_CORRECT,
+    RepairOutcome.ORIGINAL_CORRECT: ExitCode.ORIGINAL_CORRECT,
+}
+
+#: options of other kinds of repair that mean nothing here, with their defaults
+_UNUSED = {"tests": None, "build": None, "project": None, "init": None, "assume": None, "more_files": [],
+           "localize_files": None, "no_partition": False, "lines": None}
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for the staged run: a reference with
+    tests, or a reference with ``--scheme test-driven``, the entry being
+    ``main``; or a reference with no scheme chosen (main again)."""
+    if args.reference is None or args.entry != "main":
+        return False
+    scheme = args.scheme or []
+    return args.tests_dir is not None or scheme == ["test-driven"] or (not scheme and args.level is None)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name, default in _UNUSED.items():
+        if getattr(args, name, default) != default:
+            raise UsageError(f"--{name.replace('_', '-')}: not used when repairing against --reference "
+                             "with tests (give --tests-dir DIR of input/output pairs)")
+    if args.test_ids:
+        raise UsageError("--test-ids: not used when repairing against --reference (every test of --tests-dir runs)")
+    run = api.repair_reference(
+        args.file, args.reference, tests_dir=args.tests_dir, compare=args.compare, timeout=args.timeout or None,
+        unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
+            1 if args.first else (args.max_repairs or 1)),
+        test_timeout_ms=args.test_timeout,
+    )
+    repairs = []
+    if not args.json:
+        print(report.render_header(run), flush=True)
+    for rep in run:
+        repairs.append(rep)
+        if not args.json:
+            print()
+            print(report.render_repair(rep, len(repairs)), flush=True)
+    if args.json:
+        print(report.run_json(run, repairs))
+    else:
+        print()
+        print(report.render_summary(run, repairs))
+    write_html(args, "repair", report.run_json(run, repairs), run.original)
+    if args.apply and repairs:
+        backup = apply_to_file(args.file, repairs[0].patched, original=run.original)
+        print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+    elif args.apply:
+        print(f"nothing applied to {args.file}: no repair", file=sys.stderr)
+    return _EXIT.get(run.outcome, ExitCode.UNKNOWN)

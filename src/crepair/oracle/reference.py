@@ -1,0 +1,112 @@
+"""The reference implementation as an oracle of concrete runs.
+
+The reference is compiled twice with gcc's address and undefined-behaviour
+sanitizers, once with uninitialized locals filled with a pattern and once
+with zeros (``-ftrivial-auto-var-init``).  An input is *valid* when both
+builds end within the time limit, without a sanitizer report and without
+a signal, and print the same output: then the output does not depend on
+undefined behaviour and is the expected output of that input.  The user's
+files are only read; the builds live in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool
+
+SANITIZER_EXIT = 86  # the exit status the sanitizers are told to use
+_ENV = {"ASAN_OPTIONS": f"detect_leaks=0:exitcode={SANITIZER_EXIT}:abort_on_error=0",
+        "UBSAN_OPTIONS": f"halt_on_error=1:exitcode={SANITIZER_EXIT}:print_stacktrace=0"}
+_BASE = ("-std=gnu99", "-w", "-O0", "-fno-omit-frame-pointer")
+_SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+_INITS = ("-ftrivial-auto-var-init=pattern", "-ftrivial-auto-var-init=zero")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One concrete run: ``output`` (standard output), ``code`` (exit
+    status; negative: killed by that signal; None: time limit)."""
+
+    output: bytes
+    code: int | None
+
+    @property
+    def normal(self) -> bool:
+        return self.code is not None and self.code >= 0 and self.code != SANITIZER_EXIT
+
+
+def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: float = 60.0) -> str | None:
+    """Compile ``source`` (its folder on the include path) to ``out``;
+    None on success, else gcc's first error line.  Raises ``MissingTool``
+    without gcc."""
+    if shutil.which("gcc") is None:
+        raise MissingTool("gcc not found: install gcc (e.g. apt-get install gcc)")
+    argv = ["gcc", *_BASE, *flags, "-I", str(source.parent), str(source), "-o", str(out), "-lm"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"{source}: gcc did not finish in {timeout:g} s"
+    if done.returncode == 0:
+        return None
+    lines = [ln for ln in done.stderr.splitlines() if "error" in ln] or done.stderr.splitlines() or ["gcc failed"]
+    return lines[0]
+
+
+def run_binary(binary: Path, stdin: bytes, *, timeout: float, env: dict[str, str] | None = None) -> Run:
+    """Run ``binary`` on ``stdin`` for at most ``timeout`` seconds (its
+    whole process group is killed then)."""
+    try:
+        done = subprocess.run([str(binary)], input=stdin, capture_output=True, timeout=timeout,
+                              env={**os.environ, **(env or {})}, start_new_session=True)
+    except subprocess.TimeoutExpired as exc:
+        return Run(exc.stdout or b"", None)
+    return Run(done.stdout, done.returncode)
+
+
+class ReferenceProgram:
+    """The reference at ``path``, built for concrete runs; use in a
+    ``with`` block (the builds are removed at its end).  ``timeout``:
+    seconds a run may take.  Raises ``BadInput`` when the reference does not
+    compile, ``MissingTool`` without gcc."""
+
+    def __init__(self, path: str | Path, *, timeout: float = 1.0):
+        self.path = Path(path)
+        self.timeout = timeout
+        self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
+        self._builds: list[Path] = []
+        try:
+            for k, init in enumerate(_INITS):
+                out = self._dir / f"reference{k}"
+                error = compile_c(self.path, out, (*_SANITIZE, init))
+                if error is not None:  # no sanitizer runtime here: plain builds still check the initial values
+                    error = compile_c(self.path, out, (init,))
+                if error is not None:
+                    raise BadInput(f"{self.path}: the reference does not compile: {error}")
+                self._builds.append(out)
+        except BaseException:
+            self.close()
+            raise
+
+    def expected(self, stdin: bytes) -> bytes | None:
+        """The reference's output on ``stdin``, or None when the input is
+        not valid (a build failed, timed out, reported undefined behaviour,
+        or the two builds disagree)."""
+        runs = [run_binary(b, stdin, timeout=self.timeout, env=_ENV) for b in self._builds]
+        if not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
+            return None
+        return runs[0].output
+
+    def close(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> "ReferenceProgram":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,421 @@
+"""Repair against a reference implementation, checked in stages.
+
+The specification is "the program behaves as the reference on standard
+input and output" (the reference's ``main``), optionally with the user's
+tests.  Candidates come from the test-driven search space (f1x, Mechtaev
+et al., TOSEM'18: EXPRESSION, REFINEMENT, GUARD, ASSIGNMENT,
+INITIALIZATION, with format strings and output arguments as locations) and
+are checked cheapest first:
+
+1. *concrete*: the given tests, then inputs generated from them token by
+   token (:mod:`crepair.oracle.inputs`), whose expected outputs are the
+   reference's (:mod:`crepair.oracle.reference`); the search runs them
+   with test-equivalence, failing tests first (Algorithm 3);
+2. *counterexample-guided*: a counterexample of the bounded check that
+   the patched program really fails (run concretely) becomes a test, and
+   every later candidate must pass it;
+3. *proof*: a bounded equivalence check of the surviving candidate
+   against the reference (:func:`crepair.api.verify` with ``reference``).
+
+Each repair carries its evidence: :class:`~crepair.records.EquivalenceProof`
+or :class:`~crepair.records.PassesSuite` (never more than was checked);
+repairs with a proof come first.  When no single change passes every
+test, the change that passes all but the counterexample tests is kept
+and the search runs again on the changed program (a repair of two
+locations, each from the space).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crepair.errors import BadInput, UsageError
+from crepair.oracle import ReferenceProgram, mutate_inputs, stdin_of, write_suite
+from crepair.oracle.reference import compile_c, run_binary
+from crepair.options import ReferenceOptions
+from crepair.patch import unified_diff
+from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
+from crepair.testsuite.spec import Comparison, FolderTests, load_tests
+
+DEFAULT_GENERATED = 60  # inputs generated from the given ones
+PROOF_SECONDS = 10.0  # the most one bounded proof may take
+SEED_SECONDS = 10.0
+TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
+PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
+
+
+class _RoundOver(Exception):
+    """The one-location search ran out of patience (raised from its progress callback)."""
+
+
+def _until_round_ends(run) -> Iterator[Repair]:
+    try:
+        yield from run
+    except _RoundOver:
+        return
+
+
+@dataclass(frozen=True, slots=True)
+class StagedOptions:
+    """``timeout``: seconds for the whole run (None: none); ``compare``: how
+    outputs are compared; ``generated``: inputs to generate; ``unwind``:
+    the proof's unwinding bound; ``max_repairs``: stop after this many
+    proved repairs (None: explore the whole space); ``rounds``: locations
+    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto)."""
+
+    timeout: float | None = 60.0
+    compare: Comparison = Comparison.TRAILING_WHITESPACE
+    generated: int = DEFAULT_GENERATED
+    unwind: int = 8
+    max_repairs: int | None = 1
+    rounds: int = 2
+    test_timeout: int | None = None
+
+
+@dataclass(slots=True)
+class StagedStats:
+    """What the run did: tests by source, candidates explored, test
+    executions, proofs tried and their verdicts."""
+
+    given: int = 0
+    failing_given: int = 0
+    generated: int = 0
+    invalid: int = 0  # generated inputs the reference rejects (undefined behaviour, time-out, disagreement)
+    counterexamples: int = 0
+    explored: int = 0
+    candidates: int = 0
+    executions: int = 0
+    plausible: int = 0
+    proofs: int = 0
+    proved: int = 0
+    refuted: int = 0
+    undecided: int = 0
+    rounds: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class StagedRun:
+    """A repair run of ``path`` against ``reference`` (a
+    :class:`~crepair.options.ReferenceOptions` whose entry is ``main``) and
+    the optional folder of tests ``tests_dir``; iterate it for
+    :class:`~crepair.records.Repair` records (proved ones first).
+    ``outcome``, ``stopped`` and ``reason`` are final once it ends.
+
+    Raises ``UsageError`` for a reference with an ``--init``/``--assume``
+    (concrete runs start at ``main``), ``BadInput`` when a program does not
+    compile, ``MissingTool`` without gcc."""
+
+    def __init__(self, path: str | Path, reference: ReferenceOptions, options: StagedOptions,
+                 tests_dir: str | Path | None = None):
+        if reference.init or reference.assume:
+            raise UsageError("--init/--assume: concrete runs against a reference start at main; "
+                             "give them to the bounded schemes (--scheme mutation|template)")
+        self.start = time.monotonic()
+        self.path = Path(path)
+        self.reference = reference
+        self.options = options
+        self.stats = StagedStats()
+        self.outcome = RepairOutcome.UNKNOWN
+        self.stopped = StopReason.NOT_STARTED
+        self.reason = ""
+        self.original = self.path.read_text(errors="surrogateescape")
+        self._round_ends: float | None = None
+        self._first_changes: tuple = ()
+        self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
+        self._oracle = ReferenceProgram(reference.path)
+        given = self._given(tests_dir)
+        self.stats.given = len(given)
+        seeds = [stdin for _, stdin, _ in given]
+        seeded = []
+        if not seeds:
+            seed = self._counterexample(self.original)
+            if seed is not None:
+                seeded.append(seed)
+                seeds.append(seed[0])
+        generated = []
+        for stdin in mutate_inputs(seeds, count=options.generated, seed=0):
+            expected = self._oracle.expected(stdin)
+            if expected is None:
+                self.stats.invalid += 1
+            else:
+                generated.append((stdin, expected))
+        (self._tmp / "tests").mkdir()
+        self.suite = write_suite(self._tmp / "tests", given, generated)
+        for stdin, expected in seeded:
+            self.suite.add("counterexample", stdin, expected)
+        self.stats.generated = len(generated)
+        self.stats.counterexamples = len(seeded)
+        self._iter = self._run()
+
+    # -- set-up -------------------------------------------------------------------
+    def _given(self, tests_dir) -> list[tuple[str, bytes, bytes]]:
+        if tests_dir is None:
+            return []
+        spec = load_tests(self.path, tests_dir=tests_dir, compare=self.options.compare)
+        assert isinstance(spec, FolderTests)
+        out = []
+        for t in spec.ids:
+            stdin = spec.input_path(t).read_bytes()
+            expected = (spec.folder / spec.naming.files(t)[1]).read_bytes()
+            mine = self._oracle.expected(stdin)
+            if mine is not None and self._compare(mine) != self._compare(expected):
+                self.stats.notes.append(f"test {t}: the reference's output differs from the expected one "
+                                        "(the test's file is taken)")
+            out.append((t, stdin, expected))
+        return out
+
+    def _compare(self, data: bytes) -> bytes:
+        return self.options.compare.normalize(data)
+
+    def remaining(self) -> float | None:
+        if self.options.timeout is None:
+            return None
+        return self.options.timeout - (time.monotonic() - self.start)
+
+    @property
+    def seconds(self) -> float:
+        return time.monotonic() - self.start
+
+    # -- the bounded check -----------------------------------------------------------
+    def _verify(self, text: str, seconds: float):
+        """The bounded equivalence check of ``text`` (the program's name,
+        in a copy of its folder's headers) within ``seconds``."""
+        from crepair.api import verify
+
+        folder = self._tmp / f"check{self.stats.proofs}"
+        folder.mkdir()
+        for header in self.path.resolve().parent.glob("*.h"):
+            shutil.copy2(header, folder / header.name)
+        target = folder / self.path.name
+        target.write_text(text, errors="surrogateescape")
+        self.stats.proofs += 1
+        try:
+            return verify(target, unwind=self.options.unwind, timeout=seconds, reference=self.reference)
+        except BadInput as exc:
+            self.stats.notes.append(f"bounded check not run: {exc}")
+            return None
+
+    def _counterexample(self, text: str) -> tuple[bytes, bytes] | None:
+        """A standard input on which ``text`` and the reference differ when
+        run (from the bounded check's counterexample), with the reference's
+        output; None when the check finds none in time or it does not
+        reproduce."""
+        budget = SEED_SECONDS if self.remaining() is None else max(0.0, min(SEED_SECONDS, self.remaining()))
+        if budget < 1:
+            return None
+        result = self._verify(text, budget)
+        if result is None or result.counterexample is None:
+            return None
+        stdin = stdin_of(result.counterexample, Path(self.reference.path).name)
+        if stdin is None:
+            return None
+        expected = self._oracle.expected(stdin)
+        if expected is None:
+            return None
+        got = self._run_text(text, [stdin])
+        if got and self._compare(got[0]) == self._compare(expected):
+            return None  # the model's run does not reproduce: not a test
+        return stdin, expected
+
+    def _run_text(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
+        """The outputs of ``text`` compiled normally on ``inputs`` (None: it does not compile)."""
+        folder = Path(tempfile.mkdtemp(dir=self._tmp))
+        for header in self.path.resolve().parent.glob("*.h"):
+            shutil.copy2(header, folder / header.name)
+        src = folder / self.path.name
+        src.write_text(text, errors="surrogateescape")
+        if compile_c(src, folder / "prog") is not None:
+            return None
+        return [run_binary(folder / "prog", stdin, timeout=1.0).output for stdin in inputs]
+
+    def _failures(self, text: str) -> int:
+        """How many tests of the whole suite ``text`` fails when built normally."""
+        ids = self.suite.ids
+        outputs = self._run_text(text, [self.suite.stdin(t) for t in ids])
+        if outputs is None:
+            return len(ids)
+        return sum(self._compare(o) != self._compare(self.suite.expected(t)) for o, t in zip(outputs, ids))
+
+    # -- the search ----------------------------------------------------------------
+    def __iter__(self) -> Iterator[Repair]:
+        return self
+
+    def __next__(self) -> Repair:
+        return next(self._iter)
+
+    def close(self) -> None:
+        self._iter.close()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        self._oracle.close()
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def _evidence(self, why: str) -> PassesSuite:
+        return PassesSuite(len(self.suite.given), len(self.suite.generated), len(self.suite.counterexamples), why)
+
+    def _run(self) -> Iterator[Repair]:
+        try:
+            yield from self._rounds()
+        finally:
+            self._cleanup()
+
+    def _rounds(self) -> Iterator[Repair]:
+        """Round 1 searches with the given (and counterexample) tests, as
+        f1x does, and checks each plausible patch on the whole suite; when
+        none passes it, round 2 searches from the patch that fails the
+        fewest tests, with the whole suite."""
+        base = self.original
+        held: list[Repair] = []
+        proved = 0
+        for round_ in range(1, self.options.rounds + 1):
+            self.stats.rounds = round_
+            best: tuple[int, int, Repair] | None = None
+            ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
+            self._round_ends = None
+            for n, (rep, status, failed) in enumerate(self._search(base, ids)):
+                if status == "proved":
+                    proved += 1
+                    self.stats.proved += 1
+                    yield self._relative(rep, base)
+                    if self.options.max_repairs is not None and proved >= self.options.max_repairs:
+                        self._finish(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+                        return
+                elif status == "tests":
+                    held.append(self._relative(rep, base))
+                elif best is None or (failed, n) < best[:2]:
+                    best = (failed, n, rep)
+                if best is not None and round_ < self.options.rounds and self._round_ends is None:
+                    self._round_ends = time.monotonic() + self._patience()
+            if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT):
+                break
+            if best is None or self._timed_out():
+                break
+            base = best[2].patched  # two locations: search again from the patch that fails the fewest tests
+            self._first_changes = best[2].changes
+        yield from held
+        if proved or held:
+            self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.EXHAUSTED)
+        elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT):
+            if self._timed_out():
+                self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
+            else:
+                self._finish(RepairOutcome.EXHAUSTED, StopReason.EXHAUSTED,
+                             "no change in the search space passes every test and the reference's check")
+
+    def _tick(self, _stats) -> None:
+        """Called after every test execution: ends the round's search once
+        its patience (:meth:`_patience`) has run out."""
+        if self._round_ends is not None and time.monotonic() > self._round_ends:
+            raise _RoundOver
+
+    def _patience(self) -> float:
+        """Seconds the one-location search goes on after its first partial
+        fix: a quarter of the time limit (60 s without one)."""
+        return (self.options.timeout or 240.0) * PATIENCE
+
+    def _timed_out(self) -> bool:
+        left = self.remaining()
+        return left is not None and left <= 0
+
+    def _finish(self, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
+        self.outcome, self.stopped, self.reason = outcome, stopped, reason
+
+    def _relative(self, rep: Repair, base: str) -> Repair:
+        """``rep`` (a change of ``base``) as a change of the original file."""
+        if base == self.original:
+            return rep
+        diff = unified_diff(str(self.path), self.original, rep.patched)
+        return dataclasses.replace(rep, diff=diff, changes=self._first_changes + rep.changes)
+
+    def _search(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
+        """The plausible patches of ``base`` against the tests ``ids`` of the
+        suite (None: all), each with its status — proved, tests (passes
+        every test of the suite, not proved), refuted (fails a test of the
+        suite or a counterexample) — and the number of tests it fails."""
+        from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
+
+        project = self._tmp / f"round{self.stats.rounds}"
+        project.mkdir()
+        for header in self.path.resolve().parent.glob("*.h"):
+            shutil.copy2(header, project / header.name)
+        program = project / self.path.name
+        program.write_text(base, errors="surrogateescape")
+        while True:
+            spec = load_tests(program, tests_dir=self.suite.folder, compare=self.options.compare,
+                              test_ids=ids or ())
+            left = self.remaining()
+            options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
+                                        test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS)
+            run = TestDrivenRun(program, spec, options)
+            run.progress = self._tick
+            if self.stats.rounds == 1:
+                self.stats.failing_given = len([t for t in run.failing if t.startswith("given-")])
+            self.stats.candidates += run.stats.candidates
+            if run.outcome == RepairOutcome.NO_FAILING_TEST:
+                added = self._counterexample(base)
+                if added is None:
+                    self._finish(RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED,
+                                 f"the program passes all {len(self.suite.ids)} tests and the bounded check "
+                                 "found no difference from the reference")
+                    return
+                self.suite.add("counterexample", *added)
+                self.stats.counterexamples += 1
+                continue
+            break
+        try:
+            for rep in _until_round_ends(run):
+                self.stats.plausible += 1
+                rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)",
+                                          diff=unified_diff(str(self.path), base, rep.patched))
+                status, evidence, failed = self._check(rep)
+                yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
+                if self._timed_out():
+                    break
+        finally:
+            self.stats.explored += run.stats.explored
+            self.stats.executions += run.stats.executions
+            run.close()
+
+    def _check(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
+        """The status of a plausible patch (see :meth:`_search`), its
+        evidence and the number of tests it fails."""
+        failed = self._failures(rep.patched)
+        if failed:
+            self.stats.refuted += 1
+            return "refuted", None, failed
+        left = self.remaining()
+        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left)
+        if budget < 0.5:
+            return "tests", self._evidence("no time left for the bounded check"), 0
+        result = self._verify(rep.patched, budget)
+        from crepair.bmc import VerifyOutcome
+
+        if result is not None and result.outcome == VerifyOutcome.VERIFIED and result.bound.too_small is False:
+            return "proved", EquivalenceProof(self.options.unwind, self.reference.input_bound, self._evidence("")), 0
+        if result is not None and result.outcome == VerifyOutcome.VIOLATED and result.counterexample is not None:
+            stdin = stdin_of(result.counterexample, Path(self.reference.path).name)
+            expected = None if stdin is None else self._oracle.expected(stdin)
+            if expected is not None:
+                got = self._run_text(rep.patched, [stdin])
+                if got is not None and self._compare(got[0]) != self._compare(expected):
+                    self.suite.add("counterexample", stdin, expected)
+                    self.stats.counterexamples += 1
+                    self.stats.refuted += 1
+                    return "refuted", None, 1
+        self.stats.undecided += 1
+        if result is None:
+            why = "the bounded check could not take the program"
+        elif result.outcome == VerifyOutcome.UNKNOWN:
+            why = f"bounded check unknown ({result.reason or 'time limit'})"
+        elif result.outcome == VerifyOutcome.VERIFIED:
+            why = f"runs go beyond unwinding bound {self.options.unwind}"
+        else:
+            why = "the bounded check's counterexample does not reproduce when run"
+        return "tests", self._evidence(why), 0
