@@ -64,7 +64,7 @@ class Driver:
                "node_type": f"struct {tag}" if tag else "int", "fields": list(fn.structs.get(tag, {})) if tag else [],
                "stdin": stdin or os.devnull, "stdout": str(self.output),
                "args": " ".join(shlex.quote(a) for a in (args or [])),
-               "source": str(program.path), "loop_lines": [lp.line for lp in fn.loops()],
+               "source": os.path.realpath(program.path), "loop_lines": [lp.line for lp in fn.loops()],
                **(layout or {"multi": {}, "skip": []})}
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         to_gdb_r, self._to_gdb = os.pipe()

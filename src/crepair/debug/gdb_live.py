@@ -262,9 +262,16 @@ def decide(ev, force):
 
 def ours(frame):
     """Whether ``frame`` runs the program's own source (the harness keeps
-    its lines and file name)."""
+    its lines and file name).  Both sides resolved: gdb names a file given
+    bare (``prog.c``) by its absolute path, ``./prog.c`` as given."""
     sal = frame.find_sal()
-    return sal.symtab is not None and sal.symtab.filename == CFG["source"]
+    if sal.symtab is None:
+        return False
+    try:
+        name = sal.symtab.fullname()
+    except (gdb.error, RuntimeError):
+        name = sal.symtab.filename
+    return os.path.realpath(name) == CFG["source"]
 
 
 def settle(passed):
