@@ -161,7 +161,9 @@ def add_inject_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default: 0)")
     p.add_argument("--loops", action="store_true",
                    help="the specification holds the states at every loop head too (not only entry and exit)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for vK.c, vK.json and spec.json")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="folder for PROG_vK.c, PROG_vK.json and spec.json (and copies of the local headers "
+                        "PROG.c includes, so that each version compiles there)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -182,6 +184,7 @@ def run_inject(args: argparse.Namespace) -> int:
     spec = reference_spec(program, fn, args.file, args.loops)
     versions = inject(program, fn, spec, args.mutations, args.deletions, args.n, args.seed)
     out.mkdir(parents=True, exist_ok=True)
+    _copy_headers(Path(args.file), out)
     save_spec(spec, out / "spec.json")
     stem = Path(args.file).stem
     records = []
@@ -199,3 +202,21 @@ def run_inject(args: argparse.Namespace) -> int:
             what += [f"line {ln}: deleted {s}" for ln, s in r["deletions"]]
             print(f"  {r['file']}: {'; '.join(what)}")
     return ExitCode.OK if versions else ExitCode.NO_REPAIR
+
+
+def _copy_headers(source, out) -> None:
+    """Copy the local headers ``source`` includes into ``out`` (same
+    relative paths), so that the versions written there compile; a header
+    outside the source's folder (``../x.h``) is named on stderr instead."""
+    import shutil
+
+    from crepair.frontend.includes import local_headers
+
+    for rel in local_headers(source):
+        src, dst = source.parent / rel, out / rel
+        if rel.parts[0] == "..":
+            print(f"crepair inject: warning: {src} (included by {source}) is outside its folder: not copied to {out}; "
+                  "the versions need it there to compile", file=sys.stderr)
+        elif not (dst.exists() and dst.samefile(src)):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
