@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -57,12 +58,10 @@ class MutationJob(Job):
 
 
 def maintainer_note(v: int, r: dict) -> list[str]:
-    """The explanation placeholder after a repair that fails the universe
-    check, with a suggestion from the failing-test analysis."""
+    """After a repair that fails the universe check: the likely cause the
+    failing-test analysis suggests (nothing when there is no analysis)."""
     f = r.get("failures") or {}
-    if not f:
-        return ["Explanation (maintainer): _TODO_", ""]
-    if "error" in f:
+    if not f or "error" in f:
         return []
     if f["inside"] == 0 and f["undecided"] == 0 and f["failing"]:
         suggestion = ("bounded-equivalent to the spec but differs on universe inputs outside the spec's "
@@ -70,7 +69,7 @@ def maintainer_note(v: int, r: dict) -> list[str]:
     else:
         suggestion = ("some failing tests satisfy the spec's assumptions — the spec (its `AllRepair_correct_*` "
                       "reference or its encoding) does not constrain this behaviour; needs a look")
-    return [f"Explanation (maintainer): _TODO — suggested: {suggestion}._", ""]
+    return [f"Likely cause (from the failing-test analysis): {suggestion}.", ""]
 
 
 
@@ -145,8 +144,11 @@ def check_on_universe(jobs: list[MutationJob], cache_file: Path) -> dict:
                 fresh = MutationJob(version=job.version, level=job.level, path=job.path)
                 fresh.repairs = todo
                 bench.check_repairs(fresh)
-                for r in todo:
-                    checked[_key(job, r)] = {k: r[k] for k in ("mapping", "universe", "sir_diff", "failures") if k in r}
+                for r in todo:  # kept without this invocation's temporary folder (error messages name it)
+                    checked[_key(job, r)] = json.loads(json.dumps(
+                        {k: r[k] for k in ("mapping", "universe", "sir_diff", "failures") if k in r}).replace(
+                        json.dumps(str(bench.tmp))[1:-1], "TMP"))
+                    r.update(checked[_key(job, r)])
             bench.ensure_baseline(job.version)
     cache["baseline"] = {str(v): b for v, b in sorted(bench.baseline.items())}
     cache_file.write_text(json.dumps(cache, indent=1) + "\n", encoding="utf-8")
@@ -174,12 +176,19 @@ def tables(suite: dict, batch_jobs: list, records: dict[str, dict], output: Path
     return report(by_key, meta, baseline)
 
 
+def _shown(path: Path) -> str:
+    """``path`` as the report names it: relative to the repository root
+    (this file's folder's parent), not resolved, so that neither the
+    machine's folders nor a temporary checkout show."""
+    return os.path.relpath(os.path.normpath(os.path.abspath(path)), Path(__file__).resolve().parents[1])
+
+
 def report(jobs: dict, meta: dict, baseline: dict) -> list[str]:
     """The report body: options, a table per level, totals against FM'16
     Table 2, and the repairs that fail the universe check."""
     versions, levels = meta["versions"], meta["levels"]
     timeout, unwind = meta["timeout"], meta["unwind"]
-    tcas = Path(next(iter(jobs.values())).path).resolve().parents[1]
+    tcas = _shown(Path(next(iter(jobs.values())).path).parents[1])
     out = [
         f"* Options: `crepair repair tcas_vN.c --scheme mutation --level L --max-size S --timeout {timeout:g} "
         f"--unwind {unwind}` with (L, S) in {', '.join(f'({lv}, {LEVEL_MAX_SIZE[lv]})' for lv in levels)}, "

@@ -118,3 +118,74 @@ def test_a_suite_with_its_own_output_and_printer(tmp_path):
     assert (d / "out" / "tiny.extra").read_text() == "seen"
     (d / "own.yaml").write_text(text.replace("tiny_printer.py", "missing.py"))
     assert main(["bench", "own", "--suites", str(d), "--report-only"]) == 3
+
+
+def test_report_only_keeps_the_machine_of_the_runs_and_renders_the_same_tables_again(tmp_path, capsys):
+    """--report-only re-renders from the stored data: the machine shown is
+    the one the runs recorded (or, for runs that recorded none, the one the
+    tables already name), never the machine re-rendering them."""
+    import platform
+
+    d = suite_dir(tmp_path)
+    results = tmp_path / "results"
+    args = ["bench", "tiny", "--suites", str(d), "--results", str(results)]
+    assert main(args + ["--jobs", "2", "--only", "p1 L1"]) == 0
+    (run,) = json.loads((results / "tiny.runs.json").read_text())
+    assert run["machine"].endswith(platform.release()) and "z3-solver" in run["software"]
+    run.update(machine="nproc 64, Linux 0.0-elsewhere", software="Python 3.0, z3-solver 4.0")
+    (results / "tiny.runs.json").write_text(json.dumps([run]))
+    assert main(args + ["--report-only"]) == 0
+    first = (results / "tiny.md").read_text()
+    assert "* Machine: nproc 64, Linux 0.0-elsewhere; Python 3.0, z3-solver 4.0\n" in first
+    assert platform.release() not in first
+    assert main(args + ["--report-only"]) == 0
+    assert (results / "tiny.md").read_text() == first  # the stored data only: the same tables
+    del run["machine"], run["software"]  # a run made before runs recorded their machine
+    (results / "tiny.runs.json").write_text(json.dumps([run]))
+    assert main(args + ["--report-only"]) == 0
+    assert (results / "tiny.md").read_text() == first
+    capsys.readouterr()
+
+
+def _cli(*args: str, cwd: Path):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+
+
+def test_report_only_of_the_tcas_suite_in_a_temporary_checkout_changes_no_metadata(tmp_path):
+    """The committed TCAS results re-rendered from a copy of bench/ in a
+    temporary folder: the same machine line, no temporary path, no
+    maintainer's TODO note, the results JSON unchanged."""
+    import shutil
+
+    bench = tmp_path / "repo" / "bench"
+    shutil.copytree(REPO / "bench" / "harness", bench / "harness")
+    for f in (REPO / "bench").glob("*.py"):
+        shutil.copy(f, bench)
+    (bench / "suites").mkdir()
+    shutil.copy(REPO / "bench" / "suites" / "tcas-mutation.yaml", bench / "suites")
+    (bench / "results").mkdir()
+    for f in (REPO / "bench" / "results").glob("tcas-mutation.*"):
+        shutil.copy(f, bench / "results")
+    committed = (bench / "results" / "tcas-mutation.md").read_text()
+    committed_json = (bench / "results" / "tcas-mutation.json").read_text()
+    run = _cli("bench", "tcas-mutation", "--report-only", cwd=tmp_path / "repo")
+    assert run.returncode == 0, run.stderr
+    text = (bench / "results" / "tcas-mutation.md").read_text()
+    machine = [line for line in committed.splitlines() if line.startswith("* Machine")]
+    assert machine and machine == [line for line in text.splitlines() if line.startswith("* Machine")]
+    for out in (text, run.stdout, run.stderr):
+        assert str(tmp_path) not in out and "TODO" not in out
+    assert (bench / "results" / "tcas-mutation.json").read_text() == committed_json
+
+
+def test_bench_outside_the_repository_root_says_which_folder_it_looked_for(tmp_path):
+    run = _cli("bench", "tcas-mutation", "--report-only", cwd=tmp_path)
+    assert run.returncode == 3
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert f"the folder {tmp_path.resolve() / 'bench' / 'suites'} does not exist" in run.stderr
+    assert "run crepair bench from the repository root" in run.stderr

@@ -100,6 +100,18 @@ def test_localize_explains_when_everything_is_specification(tmp_path, capsys):
     assert "int y = x - 2;" in capsys.readouterr().out
 
 
+def test_repair_gives_localize_s_mutate_main_hint_when_all_code_is_in_main(tmp_path):
+    """Run as people do (a subprocess from the program's folder): "0
+    repairable locations", exit 5, and the one line localize gives."""
+    write_c(tmp_path, ALL_IN_MAIN)
+    run = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "prog.c"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == ExitCode.NO_REPAIR, run.stderr
+    hint = [line for line in run.stdout.splitlines() if "--mutate-main" in line]
+    assert hint == ["Move the code under test out of main into a function, or pass --mutate-main to let the code "
+                    "of main (not its assertions) be repaired."]
+
+
 LONG_LOOP = """
     int main(void) {
         int s = 0;

@@ -20,14 +20,16 @@ PROG = DATA / "heap" / "fig1_reverse.c"
 pytestmark = pytest.mark.skipif(not (shutil.which("gdb") and shutil.which("gcc")), reason="needs gcc and gdb")
 
 
-def crepair(*args: str) -> str:
-    """``crepair ARGS`` in a fresh process, as a person runs it: its output
-    (exit 0 asserted).  Fresh, because among repairs of equal cost the one
-    z3 returns can depend on the solver work done earlier in the process."""
+def crepair(*args: str, cwd: Path | None = None, code: int = 0) -> str:
+    """``crepair ARGS`` in a fresh process, as a person runs it (from
+    ``cwd``): its output (exit ``code`` asserted).  Fresh, because among
+    repairs of equal cost the one z3 returns can depend on the solver work
+    done earlier in the process."""
     src = Path(__file__).parents[1] / "src"
     run = subprocess.run([sys.executable, "-c", "import sys; from crepair.cli import main; sys.exit(main(sys.argv[1:]))",
-                          *args], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)}, timeout=600)
-    assert run.returncode == 0, run.stderr
+                          *args], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)}, timeout=600,
+                         cwd=cwd)
+    assert run.returncode == code, run.stdout[-2000:] + run.stderr
     return run.stdout
 
 
@@ -180,3 +182,23 @@ int main(void) {
     subprocess.run(["gcc", "-o", str(tmp_path / "main"), str(tmp_path / "main.c")], check=True)
     run = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True)
     assert (run.returncode, run.stdout) == (0, "ok\n")
+
+
+@pytest.mark.parametrize("name", ["fig1_reverse.c", "./fig1_reverse.c"])
+def test_the_session_from_the_program_s_own_folder(tmp_path, name):
+    """``cd DIR && crepair debug prog.c --script S``: gdb names a bare file
+    by its absolute path; the session must still stop in main, enter one
+    statement at a time and repair (it ran past main, exit 0, before)."""
+    shutil.copy(PROG, tmp_path / "fig1_reverse.c")
+    (tmp_path / "s.txt").write_text((DATA / "debug" / "fig1_session.txt").read_text().replace("OUT/", ""))
+    out = crepair("debug", name, "--script", "s.txt", cwd=tmp_path)
+    assert out.split("(crepair) start\n")[1].startswith("line 34 in main: push(2);")
+    assert out.count("repair synthesized") == 2 and "error:" not in out
+    fixed = (tmp_path / "fixed.c").read_text()
+    assert "temp2 = current->next;" in fixed and "while (current != NULL)" in fixed
+
+
+def test_a_session_whose_commands_fail_exits_9(tmp_path):
+    (tmp_path / "s.txt").write_text("start\nfrobnicate\nnext\nquit\n")
+    out = crepair("debug", str(PROG), "--script", str(tmp_path / "s.txt"), code=9)
+    assert "error: unknown command 'frobnicate' (type help)" in out

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,8 +54,8 @@ def test_original_correct_and_no_repair_exit_codes(tmp_path, capsys):
     ref.write_text(CORRECT)
     assert main(["repair", str(ref), "--scheme", "heap", "--reference", str(ref), "--checkpoints",
                  "reverse,loops"]) == 6
-    # the missing head = ... needs an insertion slot: none given, no repair
-    assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC)]) == 5
+    # the missing head = ... needs an insertion slot: none allowed (given explicitly: no widening), no repair
+    assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--insert-slots", "0"]) == 5
     capsys.readouterr()
 
 
@@ -78,3 +81,16 @@ def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
     # the same repair whatever heap runs came before in the process (the first model in a fixed order)
     assert f"{PROG}:19: insert   head = current;\n" in out
     assert "temp2 = current->prev;  =>  temp2 = current->next;" in out
+
+
+def test_the_readme_command_without_insert_slots_widens_to_one_slot_and_repairs():
+    """The README's example as typed from the repository root: no
+    --insert-slots, so 0 slots (no repair) and then 1 are tried."""
+    root = Path(__file__).parents[1]
+    run = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "tests/data/heap/fig1_reverse.c", "--scheme",
+                          "heap", "--states", "tests/data/heap/fig2_states.json"], cwd=root, capture_output=True,
+                         text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(root / "src")})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "no repair with 0 insertion slot(s); trying 1\n" in run.stdout
+    assert "tests/data/heap/fig1_reverse.c:19: insert   head = current;" in run.stdout
+    assert "repaired: 1 repair(s) with 1 insertion slot(s)" in run.stdout

@@ -4,7 +4,10 @@ line (errors with file:line:col, exit codes) and fault injection."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,6 +110,40 @@ def test_inject_is_deterministic_and_every_version_fails(tmp_path, capsys):
         assert (tmp_path / "a" / v).read_text() == (tmp_path / "b" / v).read_text()
         record = json.loads((tmp_path / "a" / v.replace(".c", ".json")).read_text())
         assert len(record["mutations"]) == 1 and record["failure"]
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    src = Path(__file__).parents[1] / "src"
+    return subprocess.run([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(src)})
+
+
+@needs_gdb
+def test_injected_versions_of_a_program_with_a_local_header_are_repairable_where_they_are(tmp_path):
+    """``crepair inject`` copies the ``#include "sll.h"`` header next to the
+    versions it writes: verify and repair --scheme heap run from DIR."""
+    node = "struct node {\n    int data;\n    struct node *next;\n    struct node *prev;\n};\n"
+    correct = PROG.read_text().replace("temp1 != NULL", "current != NULL").replace(
+        "temp2 = current->prev", "temp2 = current->next")
+    assert node in correct
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "sll.h").write_text("#ifndef SLL_H\n#define SLL_H\n" + node + "#endif\n")
+    (tmp_path / "src" / "rev.c").write_text(correct.replace(node, '#include "sll.h"\n'))
+    run = _cli("inject", "rev.c", "--function", "reverse", "-n", "1", "--seed", "7", "-o", "../out",
+               cwd=tmp_path / "src")
+    assert run.returncode == 0, run.stderr
+    out = tmp_path / "out"
+    assert (out / "sll.h").read_text() == (tmp_path / "src" / "sll.h").read_text()
+    run = _cli("verify", "rev_v1.c", cwd=out)
+    assert run.returncode == 0, run.stderr
+    run = _cli("repair", "rev_v1.c", "--scheme", "heap", "--states", "spec.json", cwd=out)
+    assert run.returncode == 0 and "repaired: 1 repair(s)" in run.stdout, run.stdout + run.stderr
+
+
+def test_inject_help_names_the_files_it_writes(capsys):
+    with pytest.raises(SystemExit):
+        main(["inject", "--help"])
+    assert "PROG_vK.c, PROG_vK.json and spec.json" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_state_naming_an_unknown_variable_is_bad_input():

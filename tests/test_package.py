@@ -46,3 +46,15 @@ def test_only_the_solver_package_creates_solvers_and_imports_z3():
 def test_no_module_is_longer_than_one_sitting():
     long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py") if (n := len(p.read_text().splitlines())) > 420}
     assert long == {}
+
+
+def test_the_memory_graph_is_read_under_gdb_by_one_module():
+    """The heap recorder and the debug shell's live driver share one
+    capture (crepair/toolchain/gdb_graph.py) and one launcher."""
+    found = sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+                   if re.search(r"^def (table|value)\(|__crepair_nodes\"\)", p.read_text(), re.M))
+    assert found == ["toolchain/gdb_graph.py"]
+    for helper in ("heap/gdb_helper.py", "debug/gdb_live.py"):
+        assert "import gdb_graph" in (SRC / helper).read_text()
+    for host in ("heap/execute.py", "debug/driver.py"):
+        assert "from crepair.toolchain.gdb import" in (SRC / host).read_text()

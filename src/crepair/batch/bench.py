@@ -150,7 +150,10 @@ def printer_tables(path: Path, suite: dict, jobs: list[Job], records: dict[str, 
         raise BadInput(f"{path}: printer {file}: no such file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as exc:  # e.g. the printer's sibling modules of bench/ are not beside it
+        raise BadInput(f"{path}: printer {file}: cannot import {exc.name or exc}") from None
     if not hasattr(module, "tables"):
         raise BadInput(f"{path}: printer {file} defines no tables(suite, jobs, records, output)")
     return list(module.tables(suite, jobs, records, output))

@@ -5,7 +5,8 @@ violated (verify); 2 usage error; 3 bad input (unsupported C, syntax error,
 unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
 the scheme (also: only vacuous repairs; localize: no repairable location);
 6 original already correct (repair, localize); 7 a required tool is
-missing; 8 inconclusive: the unwinding bound is too small; 70 internal
+missing; 8 inconclusive: the unwinding bound is too small; 9 a command of
+a scripted ``crepair debug`` session failed; 70 internal
 error; 141 standard output closed early (e.g. ``| head``).  Test-driven
 repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
 codes: 0 plausible patch (or ranking); 122 no plausible patch in the

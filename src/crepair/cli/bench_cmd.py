@@ -44,16 +44,43 @@ def _commit() -> tuple[str, str]:
     return commit, dirty
 
 
-def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: float | None,
-            runs: list[dict], command: str) -> list[str]:
-    """The report's header; ``runs``: the invocations that made the results
-    (crepair.batch.bench.read_runs), the last one this invocation's if it ran jobs."""
+def _machine() -> dict:
+    """This machine and its software, as a run records them (STEM.runs.json)."""
     from importlib.metadata import version
 
+    return {"machine": f"nproc {os.cpu_count()}, {platform.system()} {platform.release()}",
+            "software": f"Python {platform.python_version()}, z3-solver {version('z3-solver')}"}
+
+
+def _machines(runs: list[dict], report: Path) -> str:
+    """The "* Machine" line: the machines the runs recorded; for runs made
+    before they were recorded, the line the report already has (its
+    machine made the results, not the one re-rendering it); else "not
+    recorded"."""
+    seen = list(dict.fromkeys(f"{r['machine']}; {r.get('software', '')}".rstrip("; ") for r in runs
+                              if r.get("machine")))
+    if len(seen) > 1:
+        return "* Machines (of the runs, the last run's last): " + " | ".join(seen)
+    if seen:
+        return f"* Machine: {seen[0]}"
+    try:
+        old = report.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        old = []
+    return next((line for line in old if line.startswith(("* Machine: ", "* Machines "))), "* Machine: not recorded")
+
+
+def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: float | None,
+            runs: list[dict], command: str, report: Path) -> list[str]:
+    """The report's header; ``runs``: the invocations that made the results
+    (crepair.batch.bench.read_runs), the last one this invocation's if it ran jobs.
+    With ``wall`` None (``--report-only``) it depends on the stored data
+    only (``report``: the tables written before, for their machine line)."""
     from crepair.version import __version__
 
+    last = runs[-1].get("started") if runs else None
     date = f"{started}, wall time {wall / 60:.1f} min" if wall is not None else (
-        f"tables written {started} from the results file (`--report-only`)")
+        f"{last or 'not recorded'} (the last run); tables re-rendered from the results file (`--report-only`)")
     commits = sorted({r.get("commit") or "unknown" for r in runs})
     made = "; ".join(f"{r.get('started')}: `{r.get('command')}` at {(r.get('commit') or 'unknown')[:12]}"
                      + (" with uncommitted edits in src/" if r.get("dirty") else "")
@@ -66,8 +93,7 @@ def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: f
         f"* crepair {__version__}, commit{'s' if len(commits) > 1 else ''} of the runs: "
         + (", ".join(commits) if runs else "not recorded"),
         f"* Runs: {made}" if runs else "* Runs: not recorded (results made before crepair bench kept STEM.runs.json)",
-        f"* Machine: nproc {os.cpu_count()}, {platform.system()} {platform.release()}; Python "
-        f"{platform.python_version()}, z3-solver {version('z3-solver')}",
+        _machines(runs, report),
         f"* Command: `{command}`",
         "", (suite.get("about") or "").strip(), "",
     ]
@@ -83,8 +109,12 @@ def run(args: argparse.Namespace) -> int:
 
     path = Path(args.suite) if args.suite.endswith((".yaml", ".yml")) else Path(args.suites) / f"{args.suite}.yaml"
     if not path.exists():
-        known = sorted(p.stem for p in Path(args.suites).glob("*.yaml")) if Path(args.suites).is_dir() else []
-        raise BadInput(f"{path}: no such suite" + (f" (suites: {', '.join(known)})" if known else ""))
+        folder = path.parent
+        if not folder.is_dir():  # e.g. run outside the repository root with the default --suites bench/suites
+            raise BadInput(f"{path}: no such suite: the folder {folder.resolve()} does not exist (run crepair bench "
+                           "from the repository root, or give --suites DIR or a suite file)")
+        known = sorted(p.stem for p in folder.glob("*.yaml"))
+        raise BadInput(f"{path}: no such suite in {folder.resolve()}" + (f" (suites: {', '.join(known)})" if known else ""))
     suite, jobs = load_suite(path)
     raw, report = suite_paths(path, suite, Path(args.results))
     raw.parent.mkdir(parents=True, exist_ok=True)
@@ -112,12 +142,12 @@ def run(args: argparse.Namespace) -> int:
                 display[0].stop()
             add_run(stem, {"started": started, "commit": commit, "dirty": bool(dirty),
                            "command": shlex.join(["crepair", *args.argv]), "load": [load, os.getloadavg()[0]],
-                           "minutes": round((time.monotonic() - start) / 60, 1)})
+                           "minutes": round((time.monotonic() - start) / 60, 1), **_machine()})
     records = {r["id"]: r for r in results.records()}
     done = sum(1 for j in jobs if j.id in records)
     wall = None if args.report_only else time.monotonic() - start
     lines = _header(suite.get("title", path.stem), suite, len(jobs), done, started, wall, read_runs(stem),
-                    shlex.join(["crepair", *args.argv])) + (
+                    shlex.join(["crepair", *args.argv]), report) + (
         printer_tables(path, suite, jobs, records, stem))
     report.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
     print("\n".join(lines))

@@ -20,6 +20,7 @@ class ExitCode(enum.IntEnum):
     ORIGINAL_CORRECT = 6
     MISSING_TOOL = 7
     BOUND_TOO_SMALL = 8
+    DEBUG_ERRORS = 9  # crepair debug: a command of the session failed (printed 'error: ...')
     INTERNAL = 70
     NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
     NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)

@@ -5,12 +5,17 @@ gradient``: Wolverine2's repair and localization against program states
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
+import time
 
 from crepair.cli.common import ExitCode, at_least, write_html
 from crepair.errors import UsageError
 from crepair.records import RepairOutcome
+
+
+AUTO_SLOTS = 2  # insertion slots tried at most without --insert-slots (0, 1, 2: as the debug shell's repair)
 
 
 def add_arguments(sp: argparse.ArgumentParser, repair: bool) -> None:
@@ -22,8 +27,9 @@ def add_arguments(sp: argparse.ArgumentParser, repair: bool) -> None:
                         "gives at each call's entry and exit (with 'loops': at every loop head too)")
     g.add_argument("--function", metavar="F", help="the function under repair (default: the states file's)")
     if repair:
-        g.add_argument("--insert-slots", type=at_least(0), default=0, metavar="N",
-                       help="heap: statements a repair may insert (default: 0)")
+        g.add_argument("--insert-slots", type=at_least(0), default=None, metavar="N",
+                       help=f"heap: statements a repair may insert (default: 0, then 1, ... up to {AUTO_SLOTS} "
+                            "while none repairs, within --timeout)")
         g.add_argument("--no-localization", action="store_true",
                        help="heap: do not lock the statements Algorithm 2 clears")
         g.add_argument("--tries", type=at_least(1), default=10, metavar="N",
@@ -73,27 +79,45 @@ def run_repair(args: argparse.Namespace) -> int:
     if args.scheme != ["heap"]:
         raise UsageError("--scheme heap runs alone")
     _refuse_bounded(args)
-    options = heap_options(args, insert_slots=args.insert_slots, localization=not args.no_localization,
+    slots = [args.insert_slots] if args.insert_slots is not None else list(range(AUTO_SLOTS + 1))
+    options = heap_options(args, insert_slots=slots[0], localization=not args.no_localization,
                            tries=args.tries, max_repairs=1 if args.first else (args.max_repairs or 1),
                            timeout=args.timeout)
     program = load_program(args.file, real_c=True)
+    start = time.monotonic()
     scheme = HeapScheme(program, options)
-    st = scheme.stats
-    repairs = []
+    spec, rechecks = scheme.spec, scheme.rechecks
+    repairs, checks, rejected, seconds = [], 0, 0, 0.0
     if not args.json:
+        given = (f"{options.insert_slots} insertion slots" if len(slots) == 1 else
+                 f"insertion slots 0, then up to {slots[-1]} while none repairs")
         print(f"crepair repair {args.file}: scheme heap (Wolverine2), function {options.function}, "
-              f"{len(scheme.spec.traces)} calls, {scheme.spec.events} events, {options.insert_slots} insertion "
-              f"slots, localization {'on' if options.localization else 'off'}", flush=True)
-    for rep in scheme.repairs():
-        repairs.append(rep)
-        if not args.json:
-            print()
-            print(text.render_repair(rep, len(repairs)), flush=True)
-            print(f"  {rep.evidence.describe()}")
+              f"{len(spec.traces)} calls, {spec.events} events, {given}, "
+              f"localization {'on' if options.localization else 'off'}", flush=True)
+    for k, n in enumerate(slots):
+        if k:  # the last count found nothing and ruled out every repair with it: widen (Algorithm 1's N)
+            left = None if args.timeout is None else args.timeout - (time.monotonic() - start)
+            if left is not None and left <= 0:
+                break
+            if not args.json:
+                print(f"no repair with {slots[k - 1]} insertion slot(s); trying {n}", flush=True)
+            scheme = HeapScheme(program, dataclasses.replace(options, insert_slots=n, timeout=left), spec=spec,
+                                rechecks=rechecks)
+        st = scheme.stats
+        for rep in scheme.repairs():
+            repairs.append(rep)
+            if not args.json:
+                print()
+                print(text.render_repair(rep, len(repairs)), flush=True)
+                print(f"  {rep.evidence.describe()}")
+        checks, rejected = checks + st.checks, rejected + st.rejected
+        seconds += st.repair_seconds + st.localize_seconds
+        if st.outcome != RepairOutcome.NO_REPAIR:
+            break
     summary = {"outcome": st.outcome.value, "stopped": st.stopped.value, "reason": st.reason,
-               "locations": st.locations, "suspicious": st.suspicious, "widenings": st.widenings,
-               "tau": {"grd": st.tau[0], "stm": st.tau[1], "ins": st.tau[2]}, "rejected": st.rejected,
-               "checks": st.checks, "seconds": round(st.repair_seconds + st.localize_seconds, 3)}
+               "locations": st.locations, "suspicious": st.suspicious, "insert_slots": scheme.options.insert_slots,
+               "widenings": st.widenings, "tau": {"grd": st.tau[0], "stm": st.tau[1], "ins": st.tau[2]},
+               "rejected": rejected, "checks": checks, "seconds": round(seconds, 3)}
     report = json.dumps({"file": args.file, "scheme": "heap", **summary,
                          "repairs": [json_report.repair_dict(r) for r in repairs]}, indent=2)
     write_html(args, "repair", report, program.original, states=scheme.spec)
@@ -102,8 +126,9 @@ def run_repair(args: argparse.Namespace) -> int:
     else:
         sus = "off" if st.suspicious is None else f"{len(st.suspicious)} of {st.locations} locations suspicious"
         print()
-        print(f"{st.outcome.value}: {len(repairs)} repair(s); localization {sus}; widenings {st.widenings} "
-              f"(τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}); {st.rejected} candidate(s) failed "
+        print(f"{st.outcome.value}: {len(repairs)} repair(s) with {scheme.options.insert_slots} insertion slot(s); "
+              f"localization {sus}; widenings {st.widenings} "
+              f"(τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}); {rejected} candidate(s) failed "
               f"the re-check{'; ' + st.reason if st.reason else ''}")
     if args.apply and repairs:
         backup = apply_to_file(args.file, repairs[0].patched, original=program.original)
@@ -136,7 +161,9 @@ def add_inject_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default: 0)")
     p.add_argument("--loops", action="store_true",
                    help="the specification holds the states at every loop head too (not only entry and exit)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for vK.c, vK.json and spec.json")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="folder for PROG_vK.c, PROG_vK.json and spec.json (and copies of the local headers "
+                        "PROG.c includes, so that each version compiles there)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -157,6 +184,7 @@ def run_inject(args: argparse.Namespace) -> int:
     spec = reference_spec(program, fn, args.file, args.loops)
     versions = inject(program, fn, spec, args.mutations, args.deletions, args.n, args.seed)
     out.mkdir(parents=True, exist_ok=True)
+    _copy_headers(Path(args.file), out)
     save_spec(spec, out / "spec.json")
     stem = Path(args.file).stem
     records = []
@@ -174,3 +202,21 @@ def run_inject(args: argparse.Namespace) -> int:
             what += [f"line {ln}: deleted {s}" for ln, s in r["deletions"]]
             print(f"  {r['file']}: {'; '.join(what)}")
     return ExitCode.OK if versions else ExitCode.NO_REPAIR
+
+
+def _copy_headers(source, out) -> None:
+    """Copy the local headers ``source`` includes into ``out`` (same
+    relative paths), so that the versions written there compile; a header
+    outside the source's folder (``../x.h``) is named on stderr instead."""
+    import shutil
+
+    from crepair.frontend.includes import local_headers
+
+    for rel in local_headers(source):
+        src, dst = source.parent / rel, out / rel
+        if rel.parts[0] == "..":
+            print(f"crepair inject: warning: {src} (included by {source}) is outside its folder: not copied to {out}; "
+                  "the versions need it there to compile", file=sys.stderr)
+        elif not (dst.exists() and dst.samefile(src)):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)

@@ -47,13 +47,15 @@ class Shell:
     """Runs command lines against a :class:`Session`; ``pictures``: a
     folder for Graphviz pictures (None: none); ``max_slots``: insertion
     slots a repair may use.  :meth:`run` returns the output text and
-    whether the session is over (``quit``)."""
+    whether the session is over (``quit``); :attr:`errors` counts the
+    commands that failed so far."""
 
     def __init__(self, session: Session, pictures: str | None = None, max_slots: int = 1):
         self.session, self.max_slots = session, max_slots
         self.pictures = Path(pictures) if pictures else None
         self.count = 0
         self.svg_note = ""
+        self.errors = 0  # the commands that failed (an 'error: ...' line), for the exit code
 
     def run(self, line: str) -> tuple[str, bool]:
         out: list[str] = []
@@ -64,10 +66,9 @@ class Shell:
             try:
                 if self._one(words, out):
                     return "\n".join(out), True
-            except SessionError as exc:
+            except (SessionError, CRepairError) as exc:
                 out.append(f"error: {exc}")
-            except CRepairError as exc:
-                out.append(f"error: {exc}")
+                self.errors += 1
         return "\n".join(out), False
 
     # -- pictures ----------------------------------------------------------------------------------------------
@@ -97,6 +98,7 @@ class Shell:
     def _picture(self, out: list[str], ev: dict) -> None:
         if ev.get("error"):
             out.append(f"error: {ev.pop('error')}")
+            self.errors += 1
         out.append(self._where(ev))
         if ev.get("state") is None:
             return

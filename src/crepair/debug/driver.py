@@ -1,6 +1,7 @@
 """The driver (Wolverine2 §3): gdb run from crepair's own process.
 
-gdb runs :mod:`crepair.debug.gdb_live` and talks JSON lines over two pipes
+gdb runs :mod:`crepair.debug.gdb_live` (started and configured by
+:mod:`crepair.toolchain.gdb`, as the heap engine's recorder) and talks JSON lines over two pipes
 of their own; gdb's console output is discarded and the program reads and
 writes files, so the program's input/output, gdb's traffic and the
 session's never mix.  Every request has a time limit (seconds); a crash of
@@ -22,7 +23,7 @@ from pathlib import Path
 from crepair.errors import BadInput
 from crepair.frontend import CProgram
 from crepair.heap.execute import harness
-from crepair.heap.execute import tool
+from crepair.toolchain.gdb import LIB, LIB_VAR, compile_harness, gdb_command, graph_config, tool
 from crepair.heap.ir import Function
 
 
@@ -47,32 +48,23 @@ class Driver:
         self.timeout = timeout
         self.tmp = tempfile.TemporaryDirectory(prefix="crepair-debug-")
         tmp = Path(self.tmp.name)
-        src = tmp / "harness.c"
-        src.write_text(harness(text, fn, program.path, lines))
-        exe = tmp / "prog"
-        inc = str(Path(program.path).resolve().parent)
-        cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
-                            capture_output=True, text=True, errors="replace")
-        if cc.returncode != 0:
+        try:
+            exe = compile_harness(gcc, harness(text, fn, program.path, lines), program.path, tmp)
+        except BadInput:
             self.tmp.cleanup()
-            first = cc.stderr.strip().splitlines()[0] if cc.stderr.strip() else ""
-            raise BadInput(f"{program.path}: does not compile: {first}")
-        tags = {t[4:] for t in fn.variables.values() if t.startswith("ptr:")}
-        tag = next((t for t in fn.structs if t in tags), None)
+            raise
         self.output = tmp / "out"
-        cfg = {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
-               "node_type": f"struct {tag}" if tag else "int", "fields": list(fn.structs.get(tag, {})) if tag else [],
-               "stdin": stdin or os.devnull, "stdout": str(self.output),
+        cfg = {**graph_config(fn, exe), "stdin": stdin or os.devnull, "stdout": str(self.output),
                "args": " ".join(shlex.quote(a) for a in (args or [])),
-               "source": str(program.path), "loop_lines": [lp.line for lp in fn.loops()],
+               "source": os.path.realpath(program.path), "loop_lines": [lp.line for lp in fn.loops()],
                **(layout or {"multi": {}, "skip": []})}
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         to_gdb_r, self._to_gdb = os.pipe()
         self._from_gdb, from_gdb_w = os.pipe()
         env = dict(os.environ, CREPAIR_DEBUG_CONFIG=str(tmp / "cfg.json"), CREPAIR_DEBUG_IN=str(to_gdb_r),
-                   CREPAIR_DEBUG_OUT=str(from_gdb_w))
+                   CREPAIR_DEBUG_OUT=str(from_gdb_w), **{LIB_VAR: LIB})
         helper = Path(__file__).with_name("gdb_live.py")
-        self.proc = subprocess.Popen([gdb, "-q", "-nx", "-batch", "-x", str(helper)], stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(gdb_command(gdb, helper), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp,
                                      pass_fds=(to_gdb_r, from_gdb_w))
         os.close(to_gdb_r)

@@ -2,7 +2,9 @@
 a ``crepair debug`` session (Wolverine2 §3, the driver).
 
 Unlike :mod:`crepair.heap.gdb_helper` (one batch run), this helper keeps the
-program stopped between requests.  It reads one JSON request per line from
+program stopped between requests; both read the memory graph with
+``crepair/toolchain/gdb_graph.py`` and are started by
+:mod:`crepair.toolchain.gdb`.  It reads one JSON request per line from
 the file descriptor named by CREPAIR_DEBUG_IN and answers one JSON line on
 CREPAIR_DEBUG_OUT; gdb's own output goes elsewhere, and the program's
 stdin/stdout are files (``stdin``/``stdout`` of the configuration), so the
@@ -29,11 +31,15 @@ allocation, via the harness's ``__crepair_nodes``).
 
 import json
 import os
+import sys
 
 try:
     import gdb
 except ImportError:  # imported outside gdb: nothing to do
     gdb = None
+else:
+    sys.path.append(os.environ["CREPAIR_GDB_LIB"])  # crepair/toolchain: the memory graph
+    import gdb_graph
 
 CFG = json.load(open(os.environ["CREPAIR_DEBUG_CONFIG"])) if gdb is not None else {}
 NO_SCREEN = {"changed": {}, "deleted": [], "guards": {}, "after": {}, "before": {}}
@@ -44,33 +50,6 @@ S = {"failed": None, "screen": NO_SCREEN, "inside": False, "calls": 0, "exit": N
 def on_stop(event):
     if isinstance(event, gdb.SignalEvent):
         S["signal"] = event.stop_signal
-
-
-def table():
-    count = int(gdb.parse_and_eval("__crepair_count"))
-    nodes, freed = gdb.parse_and_eval("__crepair_nodes"), gdb.parse_and_eval("__crepair_freed")
-    names, dead = {}, []
-    for i in range(count):
-        addr = int(nodes[i].cast(gdb.lookup_type("unsigned long")))
-        name = "n%d" % (i + 1)
-        if int(freed[i]):
-            dead.append(name)
-            if names.get(addr) == name:
-                del names[addr]
-        else:
-            names[addr] = name
-    return names, dead
-
-
-def value(v, names):
-    t = v.type.strip_typedefs()
-    if t.code == gdb.TYPE_CODE_PTR:
-        addr = int(v.cast(gdb.lookup_type("unsigned long")))
-        return None if addr == 0 else names.get(addr, "?")
-    try:
-        return int(v)
-    except gdb.error:
-        return "?"
 
 
 def frame_of_function():
@@ -87,36 +66,7 @@ def frame_of_function():
 
 
 def state(with_locals):
-    names, dead = table()
-    out = {}
-    for g in CFG["globals"]:
-        try:
-            out[g] = value(gdb.parse_and_eval(g), names)
-        except gdb.error:
-            pass
-    frame = frame_of_function() if S["inside"] else None
-    if frame is not None:
-        block, seen = frame.block(), set()
-        while block is not None:
-            for sym in block:
-                if sym.name in seen or not (sym.is_argument or (with_locals and sym.is_variable)):
-                    continue
-                seen.add(sym.name)
-                out[sym.name] = value(sym.value(frame), names)
-            if block.function is not None:
-                break
-            block = block.superblock
-    ntype = gdb.lookup_type(CFG["node_type"]).pointer() if CFG["fields"] else None
-    nodes = {}
-    for addr, name in names.items():
-        if ntype is None:
-            nodes[name] = {}
-            continue
-        node = gdb.Value(addr).cast(ntype).dereference()
-        nodes[name] = {f: value(node[f], names) for f in CFG["fields"]}
-    clean = lambda d: {k: v for k, v in d.items() if v != "?"}
-    return {"vars": clean(out), "nodes": {n: clean(fs) for n, fs in sorted(nodes.items(), key=lambda x: int(x[0][1:]))},
-            "freed": dead}
+    return gdb_graph.graph(CFG, frame_of_function() if S["inside"] else None, with_locals)
 
 
 class Exit(gdb.FinishBreakpoint if gdb is not None else object):
@@ -124,7 +74,7 @@ class Exit(gdb.FinishBreakpoint if gdb is not None else object):
         rv = None
         try:
             if self.return_value is not None:
-                rv = value(self.return_value, table()[0])
+                rv = gdb_graph.value(self.return_value, gdb_graph.table()[0])
         except Exception:
             pass
         S["exit"] = {"return": rv}
@@ -262,9 +212,16 @@ def decide(ev, force):
 
 def ours(frame):
     """Whether ``frame`` runs the program's own source (the harness keeps
-    its lines and file name)."""
+    its lines and file name).  Both sides resolved: gdb names a file given
+    bare (``prog.c``) by its absolute path, ``./prog.c`` as given."""
     sal = frame.find_sal()
-    return sal.symtab is not None and sal.symtab.filename == CFG["source"]
+    if sal.symtab is None:
+        return False
+    try:
+        name = sal.symtab.fullname()
+    except (gdb.error, RuntimeError):
+        name = sal.symtab.filename
+    return os.path.realpath(name) == CFG["source"]
 
 
 def settle(passed):
@@ -329,7 +286,7 @@ def settle_on(passed):
 
 
 def change(entity, new):
-    names, _ = table()
+    names, _ = gdb_graph.table()
     addrs = {n: a for a, n in names.items()}
     if new is None:
         text = "0"

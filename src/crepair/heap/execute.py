@@ -7,7 +7,8 @@ in ``__crepair_loop(LINE, (cond))`` (a loop-head visit; gdb may force its
 decision, as the ``enter``/``leave`` commands of a Wolverine2 session).
 Memory the program allocates and the function's uninitialized locals hold
 bytes 0xA5 (no node, the integer 0xA5A5A5A5), as the encoding assumes.
-gdb runs :mod:`crepair.heap.gdb_helper` (gdb's Python API) and sends back
+gdb runs :mod:`crepair.heap.gdb_helper` (gdb's Python API; started and
+configured by :mod:`crepair.toolchain.gdb`) and sends back
 the whole memory graph at each event as JSON lines; the solver never runs
 inside gdb.
 """
@@ -16,16 +17,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool
 from crepair.frontend import CProgram
 from crepair.heap.ir import INT, Function, loop_lines
 from crepair.heap.states import Event, Spec, State
+from crepair.toolchain.gdb import LIB, LIB_VAR, compile_harness, gdb_command, graph_config, tool
 
 _PRELUDE = """#include <stdlib.h>
 void *__crepair_malloc(unsigned long);
@@ -107,16 +107,6 @@ def harness(text: str, fn: Function, path: str, lines: list[int] | None = None, 
     return _PRELUDE.replace("{path}", path.replace("\\", "\\\\").replace('"', '\\"')) + text + _EPILOGUE
 
 
-def tool(name: str, who: str = "the heap scheme") -> str:
-    """The path of program ``name`` (gcc, gdb); raises ``MissingTool``
-    saying that ``who`` runs programs under it."""
-    found = shutil.which(name)
-    if not found:
-        raise MissingTool(f"{name} is not installed; {who} runs programs under it "
-                          f"(install it, e.g. apt-get install {name})")
-    return found
-
-
 def record(program: CProgram, fn: Function, text: str | None = None, force: dict[int, int] | None = None,
            limit: int = 10_000, lines: list[int] | None = None, timeout: float = 30.0, calls: int = 100) -> Run:
     """Compile ``text`` (default: the program's own) and run it under gdb,
@@ -128,27 +118,15 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
     compile."""
     gcc, gdb = tool("gcc"), tool("gdb")
     text = program.original if text is None else text
-    tags = {t[4:] for t in fn.variables.values() if t.startswith("ptr:")}
-    tag = next((t for t in fn.structs if t in tags), None)
     with tempfile.TemporaryDirectory(prefix="crepair-heap-") as tmp:
-        src = Path(tmp) / "harness.c"
-        src.write_text(harness(text, fn, program.path, lines, exit_hook=True))
-        exe = Path(tmp) / "prog"
-        inc = str(Path(program.path).resolve().parent)
-        cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
-                            capture_output=True, text=True, errors="replace")
-        if cc.returncode != 0:
-            raise BadInput(f"{program.path}: does not compile: {cc.stderr.strip().splitlines()[0] if cc.stderr else ''}")
-        cfg = {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
-               "node_type": f"struct {tag}" if tag else "int",
-               "fields": list(fn.structs.get(tag, {})) if tag else [], "limit": limit,
-               "calls": calls, "force": {str(k): v for k, v in (force or {}).items()}, "stdout": str(Path(tmp) / "out")}
+        exe = compile_harness(gcc, harness(text, fn, program.path, lines, exit_hook=True), program.path, Path(tmp))
+        cfg = {**graph_config(fn, exe), "limit": limit, "calls": calls,
+               "force": {str(k): v for k, v in (force or {}).items()}, "stdout": str(Path(tmp) / "out")}
         (Path(tmp) / "cfg.json").write_text(json.dumps(cfg))
-        helper = Path(__file__).with_name("gdb_helper.py")
-        env = dict(os.environ, CREPAIR_HEAP_CONFIG=str(Path(tmp) / "cfg.json"))
+        env = dict(os.environ, CREPAIR_HEAP_CONFIG=str(Path(tmp) / "cfg.json"), **{LIB_VAR: LIB})
         try:
-            out = subprocess.run([gdb, "-q", "-nx", "-batch", "-x", str(helper)], capture_output=True, text=True,
-                                 errors="replace", env=env, timeout=timeout, cwd=tmp).stdout
+            out = subprocess.run(gdb_command(gdb, Path(__file__).with_name("gdb_helper.py")), capture_output=True,
+                                 text=True, errors="replace", env=env, timeout=timeout, cwd=tmp).stdout
         except subprocess.TimeoutExpired:
             return Run(Spec(fn.name, ()), True, "time-out")
     traces, crashed, error = [], False, ""

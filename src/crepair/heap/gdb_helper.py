@@ -6,18 +6,23 @@ the environment variable CREPAIR_HEAP_CONFIG: ``program``, ``function``,
 ``globals`` (names), ``node_type`` (e.g. "struct node"), ``fields`` (field
 -> "ptr"/"int"), ``limit`` (events to record), ``calls`` (calls to record), ``force`` (loop event
 number -> 0/1: the loop's decision is forced, the ``enter``/``leave``
-commands), ``stdout`` (file for the program's output).  Nodes are named
-n1, n2, … in order of allocation (the harness's ``__crepair_nodes``).
+commands), ``stdout`` (file for the program's output).  The memory graph
+is read by ``crepair/toolchain/gdb_graph.py`` (as for the debug shell's
+:mod:`crepair.debug.gdb_live`): nodes n1, n2, … in order of allocation.
 No solver here: the states go back to crepair as data.
 """
 
 import json
 import os
+import sys
 
 try:
     import gdb  # provided by gdb's Python; imported elsewhere this module does nothing
 except ImportError:
     gdb = None
+else:
+    sys.path.append(os.environ["CREPAIR_GDB_LIB"])  # crepair/toolchain: the memory graph
+    import gdb_graph
 
 CFG = json.load(open(os.environ["CREPAIR_HEAP_CONFIG"])) if gdb is not None else {}
 OUT = []
@@ -40,63 +45,8 @@ def emit(event):
         DONE[0] = True
 
 
-def table():
-    count = int(gdb.parse_and_eval("__crepair_count"))
-    nodes = gdb.parse_and_eval("__crepair_nodes")
-    freed = gdb.parse_and_eval("__crepair_freed")
-    names, dead = {}, []
-    for i in range(count):
-        addr = int(nodes[i].cast(gdb.lookup_type("unsigned long")))
-        if int(freed[i]):
-            dead.append("n%d" % (i + 1))
-            if names.get(addr) == "n%d" % (i + 1):
-                del names[addr]
-        else:
-            names[addr] = "n%d" % (i + 1)
-    return names, dead
-
-
-def value(v, names):
-    t = v.type.strip_typedefs()
-    if t.code == gdb.TYPE_CODE_PTR:
-        addr = int(v.cast(gdb.lookup_type("unsigned long")))
-        if addr == 0:
-            return None
-        return names.get(addr, "?")
-    try:
-        return int(v)
-    except gdb.error:
-        return "?"
-
-
 def state(frame, with_locals):
-    names, dead = table()
-    vars_ = {}
-    for g in CFG["globals"]:
-        try:
-            vars_[g] = value(gdb.parse_and_eval(g), names)
-        except gdb.error:
-            pass
-    if frame is not None:
-        block = frame.block()
-        seen = set()
-        while block is not None:
-            for sym in block:
-                if sym.name in seen or not (sym.is_argument or (with_locals and sym.is_variable)):
-                    continue
-                seen.add(sym.name)
-                vars_[sym.name] = value(sym.value(frame), names)
-            if block.function is not None:
-                break
-            block = block.superblock
-    ntype = gdb.lookup_type(CFG["node_type"]).pointer()
-    nodes = {}
-    for addr, name in names.items():
-        node = gdb.Value(addr).cast(ntype).dereference()
-        nodes[name] = {f: value(node[f], names) for f in CFG["fields"]}
-    clean = lambda d: {k: v for k, v in d.items() if v != "?"}
-    return {"vars": clean(vars_), "nodes": {n: clean(fs) for n, fs in sorted(nodes.items(), key=lambda x: int(x[0][1:]))},
-            "freed": dead}
+    return gdb_graph.graph(CFG, frame, with_locals)
 
 
 class Exit(gdb.FinishBreakpoint if gdb is not None else object):
@@ -109,7 +59,7 @@ class Exit(gdb.FinishBreakpoint if gdb is not None else object):
         try:
             rv = self.return_value
             if rv is not None:
-                st["vars"]["return"] = value(rv, table()[0])
+                st["vars"]["return"] = gdb_graph.value(rv, gdb_graph.table()[0])
         except Exception:
             pass
         emit({"at": "exit", "state": st})

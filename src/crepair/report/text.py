@@ -11,12 +11,25 @@ from crepair.bmc import ENCODING_TIMEOUT, Counterexample, VerifyOutcome, VerifyR
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
+from crepair.mutation.operators import is_specification
 from crepair.options import Method
 from crepair.records import BoundReport, Repair, RepairOutcome, StopReason
 from crepair.schemes.base import SchemeStats
 from crepair.schemes.mutation import MutationStats
 from crepair.schemes.run import RepairRun
 from crepair.schemes.template_scheme import TemplateStats
+
+
+MUTATE_MAIN_HINT = ("Move the code under test out of main into a function, or pass --mutate-main to let the code "
+                    "of main (not its assertions) be repaired.")
+
+
+def _only_main(run: RepairRun) -> bool:
+    """Whether ``main`` is the program's only function that repairs may
+    change but, unless ``--mutate-main``, do not."""
+    o = run.options
+    return not o.mutate_main and not any(f != "main" and not is_specification(f, o.no_mutate)
+                                         for f in run.program.functions)
 
 
 def _source_line(original: str, line: int) -> str:
@@ -114,6 +127,8 @@ def render_header(run: RepairRun) -> str:
             f"{stats.locations} repairable locations; search space "
             + ", ".join(f"size {k}: {n}" for k, n in stats.space.items())
         )
+        if stats.locations == 0 and _only_main(run):
+            lines.append(MUTATE_MAIN_HINT)
     if run.bound.too_small:
         if o.unwinding == Unwinding.ASSERTIONS:
             lines.append(f"warning: the original program's runs go beyond the bound: {run.bound.message()}; "
@@ -250,8 +265,7 @@ def render_localize(result: LocalizeResult, original: str) -> str:
             f"  every expression it depends on is in the specification ({plural(result.in_specification, 'location')}"
             " in main, AllRepair_correct_* or --no-mutate), which is never changed."
         )
-        out.append("  Move the code under test out of main into a function, or pass --mutate-main to let the code "
-                   "of main (not its assertions) be repaired.")
+        out.append("  " + MUTATE_MAIN_HINT)
         out.extend(_bound_warning(result.bound))
         return "\n".join(out)
     out.append(f"must location set ({plural(n, 'location')}) for the {_violation(cex, original)}")

@@ -1,0 +1,65 @@
+"""Running a program under gdb, the host side shared by the heap engine's
+recorder (:func:`crepair.heap.execute.record`, one batch run) and the
+debug shell's live driver (:class:`crepair.debug.driver.Driver`).
+
+Both compile a harness (``gcc -g -O0``), write a JSON configuration for
+their gdb-side script and start ``gdb -q -nx -batch -x SCRIPT``.  The
+gdb-side scripts read the memory graph with ``gdb_graph.py`` of this
+folder (gdb's own Python runs them: it cannot import crepair, so the
+folder is passed in the environment, :data:`LIB_VAR`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from crepair.errors import BadInput, MissingTool
+
+LIB_VAR = "CREPAIR_GDB_LIB"  # the folder of gdb_graph.py, for the gdb-side scripts
+LIB = str(Path(__file__).resolve().parent)
+
+
+def tool(name: str, who: str = "the heap scheme") -> str:
+    """The path of program ``name`` (gcc, gdb); raises ``MissingTool``
+    saying that ``who`` runs programs under it."""
+    found = shutil.which(name)
+    if not found:
+        raise MissingTool(f"{name} is not installed; {who} runs programs under it "
+                          f"(install it, e.g. apt-get install {name})")
+    return found
+
+
+def compile_harness(gcc: str, source: str, program_path: str, folder: Path) -> Path:
+    """Compile the harness text ``source`` of the program at
+    ``program_path`` (its folder is on the include path, for its local
+    headers) into ``folder``/prog, with debugging information and no
+    optimization.  Returns the executable; raises ``BadInput`` naming the
+    program and gcc's first error line when it does not compile."""
+    src, exe = folder / "harness.c", folder / "prog"
+    src.write_text(source)
+    inc = str(Path(program_path).resolve().parent)
+    cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
+                        capture_output=True, text=True, errors="replace")
+    if cc.returncode != 0:
+        first = cc.stderr.strip().splitlines()[0] if cc.stderr.strip() else ""
+        raise BadInput(f"{program_path}: does not compile: {first}")
+    return exe
+
+
+def graph_config(fn, exe: Path) -> dict:
+    """The configuration ``gdb_graph.graph`` reads, for the function ``fn``
+    (a :class:`crepair.heap.ir.Function`) of the executable ``exe``:
+    ``program``, ``function``, ``globals``, ``node_type`` (the struct its
+    pointers point to, e.g. "struct node"; "int" if none) and ``fields``."""
+    tags = {t[4:] for t in fn.variables.values() if t.startswith("ptr:")}
+    tag = next((t for t in fn.structs if t in tags), None)
+    return {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
+            "node_type": f"struct {tag}" if tag else "int", "fields": list(fn.structs.get(tag, {})) if tag else []}
+
+
+def gdb_command(gdb: str, script: Path) -> list[str]:
+    """The command line running the gdb-side ``script`` in batch mode,
+    without the user's gdbinit."""
+    return [gdb, "-q", "-nx", "-batch", "-x", str(script)]
