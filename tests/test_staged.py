@@ -1,0 +1,218 @@
+"""Repair against a reference checked in stages (given tests, generated
+inputs, counterexamples, bounded proof) and the folder forms of tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cprog import SHARED
+from crepair.oracle import ReferenceProgram, mutate_inputs, stdin_of
+from crepair.oracle.inputs import _split
+from crepair.bmc import Counterexample, InputValue
+from crepair.frontend.spans import Span
+from crepair.testsuite.spec import Comparison, Naming, load_tests
+from crepair.errors import UsageError
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+MODEL = r"""#include <stdio.h>
+int main(void) {
+    int a, b, c, m;
+    scanf("%d%d%d", &a, &b, &c);
+    m = a > b ? a : b;
+    m = c > m ? c : m;
+    printf("%d\n", m);
+    return 0;
+}
+"""
+
+# prints the last number read instead of the largest (an output argument)
+SUBMISSION = r"""#include <stdio.h>
+int main(void) {
+    int i, n, best;
+    scanf("%d", &best);
+    for (i = 1; i < 3; i++) {
+        scanf("%d", &n);
+        if (n > best)
+            best = n;
+    }
+    printf("%d\n", n);
+    return 0;
+}
+"""
+
+TESTS = {"t0": ("1 2 3\n", "3\n"), "t1": ("6 2 1\n", "6\n"), "t2": ("-1 3 1\n", "3\n")}
+
+
+def crepair(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=env)
+
+
+def course(tmp_path: Path, submission: str = SUBMISSION, tests=TESTS) -> Path:
+    (tmp_path / "sub.c").write_text(submission)
+    (tmp_path / "model.c").write_text(MODEL)
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    for name, (given, expected) in tests.items():
+        (folder / f"{name}.in").write_text(given)
+        (folder / f"{name}.out").write_text(expected)
+    return tmp_path
+
+
+# -- the folder forms and the comparison --------------------------------------------
+
+def test_a_folder_of_in_out_pairs_is_a_test_suite_in_natural_order(tmp_path):
+    course(tmp_path, tests={"ex_10": ("1 2 3\n", "3\n"), "ex_2": ("1 1 1\n", "1\n")})
+    spec = load_tests(tmp_path / "sub.c", tests_dir=tmp_path / "tests", compare="exact")
+    assert spec.ids == ("ex_2", "ex_10")
+    assert spec.naming is Naming.SUFFIX and spec.compare is Comparison.EXACT
+    assert spec.input_path("ex_2").read_text() == "1 1 1\n"
+
+
+def test_a_folder_mixing_both_namings_is_a_usage_error(tmp_path):
+    course(tmp_path)
+    (tmp_path / "tests" / "input-x").write_text("1 2 3\n")
+    (tmp_path / "tests" / "output-x").write_text("3\n")
+    with pytest.raises(UsageError, match="both input-X/output-X and X.in/X.out"):
+        load_tests(tmp_path / "sub.c", tests_dir=tmp_path / "tests")
+
+
+@pytest.mark.parametrize("how,same", [("exact", False), ("trailing-whitespace", True), ("tokens", True)])
+def test_the_comparisons(how, same):
+    c = Comparison(how)
+    assert (c.normalize(b"3 \n\n") == c.normalize(b"3\n")) is same
+    assert Comparison.TOKENS.normalize(b"1\n2\n") == Comparison.TOKENS.normalize(b"1 2")
+    assert Comparison.EXACT.normalize(b"1\n2") != Comparison.EXACT.normalize(b"1 2")
+
+
+def test_a_missing_newline_fails_a_course_judge_and_not_codeflaws_comparison(tmp_path):
+    course(tmp_path, submission=SUBMISSION.replace('printf("%d\\n", n)', 'printf("%d", best)'))
+    exact = crepair("repair", "sub.c", "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "60",
+                    cwd=tmp_path)
+    assert json.loads(exact.stdout)["tests"]["failing"] == ["t0", "t1", "t2"], exact.stderr
+    lenient = crepair("repair", "sub.c", "--tests-dir", "tests", cwd=tmp_path)
+    assert lenient.returncode == 123, lenient.stdout + lenient.stderr  # no failing test
+
+
+# -- input generation ---------------------------------------------------------------------
+
+def test_generated_inputs_keep_separators_and_lines_and_are_deterministic():
+    given = [b"3\n1 2 3\n", b"abc 7\n"]
+    first = mutate_inputs(given, count=30, seed=4)
+    assert first == mutate_inputs(given, count=30, seed=4)
+    assert len(first) == len(set(first)) and not set(first) & set(given)
+    for new in first:
+        parts = _split(new)
+        assert parts[0::2] in (_split(given[0])[0::2], _split(given[1])[0::2])  # the whitespace between tokens
+
+
+def test_the_stdin_of_a_counterexample_is_the_tokens_the_run_reads():
+    span = Span("p.c", 1, 1, 1, 2, 0, 1)
+    cex = Counterexample(span, (
+        InputValue("x (uninitialized)", 3, 5),
+        InputValue("scanf %d", 4, -7),
+        InputValue("scanf %d", 4, 12),
+        InputValue("scanf %d", 4, 99, executed=False),
+        InputValue("scanf %s", 5, [104, 105, 0, 0], chars=True),
+    ), (1,))
+    assert stdin_of(cex) == b"-7 12 hi\n"
+
+
+def test_an_input_on_which_the_reference_has_undefined_behaviour_is_not_a_test(tmp_path):
+    ref = tmp_path / "ref.c"
+    ref.write_text('#include <stdio.h>\nint main(void){ int a, b; scanf("%d%d", &a, &b);'
+                   ' printf("%d\\n", a / b); return 0; }\n')
+    with ReferenceProgram(ref) as oracle:
+        assert oracle.expected(b"7 2\n") == b"3\n"
+        assert oracle.expected(b"7 0\n") is None  # division by zero
+    uninit = tmp_path / "uninit.c"
+    uninit.write_text('#include <stdio.h>\nint main(void){ int a, b; if (scanf("%d", &a) == 1) b = a;'
+                      ' printf("%d\\n", b); return 0; }\n')
+    with ReferenceProgram(uninit) as oracle:
+        assert oracle.expected(b"4\n") == b"4\n"
+        assert oracle.expected(b"x\n") is None  # prints an uninitialized value
+
+
+# -- the staged run -------------------------------------------------------------------------------
+
+SUM = r"""#include <stdio.h>
+int main(void) {
+    int n, i, x, s = 0;
+    scanf("%d", &n);
+    for (i = 0; i < n - 1; i++) {
+        scanf("%d", &x);
+        s += x;
+    }
+    printf("%d\n", s);
+    return 0;
+}
+"""
+
+
+def test_generated_inputs_refute_a_loop_bound_replaced_by_a_constant(tmp_path):
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    (tmp_path / "ref.c").write_text(SUM)
+    (tmp_path / "sub.c").write_text(SUM)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("2\n5 6\n")  # n - 1 == 1: i < 1 passes the given test
+    (tmp_path / "tests" / "a.out").write_text("5\n")
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=30),
+                    tests_dir=tmp_path / "tests")
+    try:
+        assert run.stats.generated >= 10
+        assert run._failures(SUM) == 0
+        assert run._failures(SUM.replace("i < n - 1", "i < 1")) > 0
+    finally:
+        run.close()
+
+
+def test_the_teacher_s_case_is_repaired_with_a_proof(tmp_path):
+    course(tmp_path)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "300", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    first = report["repairs"][0]
+    assert first["evidence_level"] == "proof"
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("n", "best")]
+    assert report["tests"]["given"] == 3 and report["tests"]["generated"] > 0
+    assert (tmp_path / "sub.c").read_text() == SUBMISSION  # nothing written without --apply
+
+
+def test_the_reference_alone_seeds_the_tests_from_a_counterexample(tmp_path):
+    course(tmp_path)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--timeout", "300", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "proof (unwind 8" in proc.stdout
+    assert "-    printf(\"%d\\n\", n);" in proc.stdout and "+    printf(\"%d\\n\", best);" in proc.stdout
+
+
+def test_test_driven_without_a_specification_it_can_run_is_one_usage_line(tmp_path):
+    course(tmp_path)
+    proc = crepair("repair", "sub.c", "--scheme", "test-driven", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "--scheme test-driven needs" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+IPAS = SHARED / "c-pack-ipas"
+
+
+@pytest.mark.skipif(not IPAS.is_dir(), reason="the C-Pack-IPAs benchmark (../shared) is absent")
+def test_student_063_is_repaired_from_the_course_tests(tmp_path):
+    sub = IPAS / "incorrect" / "year-3" / "lab02" / "ex01" / "ex01-stu_063-sub_001.c"
+    (tmp_path / "sub.c").write_bytes(sub.read_bytes())
+    proc = crepair("repair", "sub.c", "--tests-dir", str(IPAS / "tests" / "lab02" / "ex01"), "--compare", "exact",
+                   "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["repairs"], proc.stdout
