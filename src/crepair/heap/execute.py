@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool
+from crepair import toolchain
+from crepair.errors import BadInput
 from crepair.frontend import CProgram
 from crepair.heap.ir import INT, Function, loop_lines
 from crepair.heap.states import Event, Spec, State
@@ -110,11 +109,8 @@ def harness(text: str, fn: Function, path: str, lines: list[int] | None = None, 
 def tool(name: str, who: str = "the heap scheme") -> str:
     """The path of program ``name`` (gcc, gdb); raises ``MissingTool``
     saying that ``who`` runs programs under it."""
-    found = shutil.which(name)
-    if not found:
-        raise MissingTool(f"{name} is not installed; {who} runs programs under it "
-                          f"(install it, e.g. apt-get install {name})")
-    return found
+    return toolchain.find(name, f"{name} is not installed; {who} runs programs under it "
+                                f"(install it, e.g. apt-get install {name})")
 
 
 def record(program: CProgram, fn: Function, text: str | None = None, force: dict[int, int] | None = None,
@@ -135,8 +131,7 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
         src.write_text(harness(text, fn, program.path, lines, exit_hook=True))
         exe = Path(tmp) / "prog"
         inc = str(Path(program.path).resolve().parent)
-        cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
-                            capture_output=True, text=True, errors="replace")
+        cc = toolchain.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)], text=True)
         if cc.returncode != 0:
             raise BadInput(f"{program.path}: does not compile: {cc.stderr.strip().splitlines()[0] if cc.stderr else ''}")
         cfg = {"program": str(exe), "function": fn.name, "globals": list(fn.globals),
@@ -146,11 +141,11 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
         (Path(tmp) / "cfg.json").write_text(json.dumps(cfg))
         helper = Path(__file__).with_name("gdb_helper.py")
         env = dict(os.environ, CREPAIR_HEAP_CONFIG=str(Path(tmp) / "cfg.json"))
-        try:
-            out = subprocess.run([gdb, "-q", "-nx", "-batch", "-x", str(helper)], capture_output=True, text=True,
-                                 errors="replace", env=env, timeout=timeout, cwd=tmp).stdout
-        except subprocess.TimeoutExpired:
+        gdb_run = toolchain.run([gdb, "-q", "-nx", "-batch", "-x", str(helper)], text=True, env=env,
+                                timeout=timeout, cwd=tmp)
+        if gdb_run.timed_out:
             return Run(Spec(fn.name, ()), True, "time-out")
+        out = gdb_run.stdout
     traces, crashed, error = [], False, ""
     for line in out.splitlines():
         if line.startswith("@@CREPAIR-ERROR"):
