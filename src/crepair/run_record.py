@@ -13,13 +13,14 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from crepair.options import RepairOptions
 from crepair.records import BoundReport, RepairOutcome, Scheme, StopReason
 
 if TYPE_CHECKING:
     from crepair.bmc import Counterexample
+    from crepair.localization.spectrum import RankedLine
 
 
 @dataclass(slots=True)
@@ -130,3 +131,30 @@ class RunRecord:
     def stats(self) -> SchemeStats:
         """The statistics of the first stage."""
         return self.stages[0].stats
+
+
+@dataclass(frozen=True, slots=True)
+class TestDrivenRecord:
+    """A test-driven repair run (f1x, TOSEM'18) as the renderers see it, at
+    one moment: ``path`` of the program; the run's ``options`` (a
+    :class:`~crepair.schemes.test_driven.TestRepairOptions`) and a copy of
+    its ``stats`` (a :class:`~crepair.schemes.test_driven.TestDrivenStats`);
+    ``test_timeout`` in milliseconds; the ``failing`` and ``passing`` test
+    ids of the original; the spectrum ``ranking`` of the lines; the places
+    ``skipped`` from the search space (point, why); ``found`` plausible
+    patches; ``outcome``, ``stopped``, ``reason``; ``seconds`` since the
+    run started."""
+
+    path: str
+    options: Any
+    stats: Any
+    test_timeout: int
+    failing: tuple[str, ...]
+    passing: tuple[str, ...]
+    ranking: "tuple[RankedLine, ...]"
+    skipped: tuple[tuple[str, str], ...]
+    found: int
+    outcome: RepairOutcome
+    stopped: StopReason
+    reason: str
+    seconds: float
