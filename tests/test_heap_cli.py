@@ -78,3 +78,17 @@ def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
     # the same repair whatever heap runs came before in the process (the first model in a fixed order)
     assert f"{PROG}:19: insert   head = current;\n" in out
     assert "temp2 = current->prev;  =>  temp2 = current->next;" in out
+
+
+def test_localize_gradient_against_a_reference_and_its_usage_error(tmp_path, capsys):
+    buggy = tmp_path / "rev.c"
+    buggy.write_text(CORRECT.replace("temp2 = current->next", "temp2 = current->prev"))
+    ref = tmp_path / "ref.c"
+    ref.write_text(CORRECT)
+    code = main(["localize", str(buggy), "--method", "gradient", "--reference", str(ref), "--checkpoints", "reverse",
+                 "--json"])
+    out = json.loads(capsys.readouterr().out)
+    wrong = next(i for i, text in enumerate(buggy.read_text().split("\n"), start=1) if "temp2 = current->prev" in text)
+    assert code == 0 and out["function"] == "reverse" and wrong in [loc["line"] for loc in out["locations"]]
+    assert main(["localize", str(buggy), "--method", "gradient", "--checkpoints", "reverse"]) == 2
+    assert "--states SPEC.json or --reference" in capsys.readouterr().err
