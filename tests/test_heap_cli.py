@@ -94,3 +94,17 @@ def test_the_readme_command_without_insert_slots_widens_to_one_slot_and_repairs(
     assert "no repair with 0 insertion slot(s); trying 1\n" in run.stdout
     assert "tests/data/heap/fig1_reverse.c:19: insert   head = current;" in run.stdout
     assert "repaired: 1 repair(s) with 1 insertion slot(s)" in run.stdout
+
+
+def test_localize_gradient_against_a_reference_and_its_usage_error(tmp_path, capsys):
+    buggy = tmp_path / "rev.c"
+    buggy.write_text(CORRECT.replace("temp2 = current->next", "temp2 = current->prev"))
+    ref = tmp_path / "ref.c"
+    ref.write_text(CORRECT)
+    code = main(["localize", str(buggy), "--method", "gradient", "--reference", str(ref), "--checkpoints", "reverse",
+                 "--json"])
+    out = json.loads(capsys.readouterr().out)
+    wrong = next(i for i, text in enumerate(buggy.read_text().split("\n"), start=1) if "temp2 = current->prev" in text)
+    assert code == 0 and out["function"] == "reverse" and wrong in [loc["line"] for loc in out["locations"]]
+    assert main(["localize", str(buggy), "--method", "gradient", "--checkpoints", "reverse"]) == 2
+    assert "--states SPEC.json or --reference" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from crepair.solver import UNITS_PER_SECOND, WALL_CLOCK_SAFETY, Ledger, Limits, optimizer, smt
+from crepair.solver import UNITS_PER_SECOND, WALL_CLOCK_SAFETY, Ledger, Limits, optimizer_solver, smt
 from crepair.solver.smt import SPENT, Verdict
 from cprog import write_c
 from test_template import MAX  # FMCAD'11 Example 2: templates find y first, then more while the budget lasts
@@ -55,12 +55,12 @@ def test_a_check_stops_when_the_runs_ledger_is_spent():
     hard = [x * y == smt.BitVecVal(1000000016000000063, 64), smt.UGT(x, smt.BitVecVal(1, 64)),
             smt.UGT(y, smt.BitVecVal(1, 64))]
     limits = Limits(ledger=Ledger(1000))
-    opt = optimizer(limits)
+    opt = optimizer_solver(limits)
     opt.add(*hard)
     assert opt.check() == Verdict.UNKNOWN and opt.reason_unknown == SPENT
     assert limits.ledger.spent >= 1000 and limits.expired()
     assert opt.check() == Verdict.UNKNOWN  # nothing left: not even tried
-    free = optimizer(Limits())
+    free = optimizer_solver(Limits())
     free.add(*hard)
     assert free.check() == Verdict.SAT
 

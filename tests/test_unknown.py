@@ -204,13 +204,13 @@ def test_an_optimizer_budget_is_counted_in_resource_units_over_the_whole_call():
     (not seconds), shared by the greedy pass's checks: spent, the answer is
     UNKNOWN with that reason, and the same budget gives the same answer
     at any load; without a budget the same query is decided."""
-    from crepair.solver import optimizer, smt
+    from crepair.solver import optimizer_solver, smt
     x, y = smt.BitVec("x", 64), smt.BitVec("y", 64)
     hard = [x * y == smt.BitVecVal(1000000016000000063, 64), smt.UGT(x, smt.BitVecVal(1, 64)),
             smt.UGT(y, smt.BitVecVal(1, 64)), smt.ULT(x, y)]
 
     def check(budget):
-        opt = optimizer(Limits())
+        opt = optimizer_solver(Limits())
         opt.add(*hard)
         opt.add_soft(x == smt.BitVecVal(2, 64))  # not satisfiable: dropped by the greedy pass
         verdict = opt.check(budget=budget)

@@ -24,11 +24,11 @@ import datetime
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 
+from crepair import toolchain
 from crepair.batch.manifest import Job
 from crepair.options import DEFAULT_TIMEOUT
 from crepair.solver import WALL_CLOCK_SAFETY
@@ -120,15 +120,13 @@ def run_job(job: Job | dict, limits: JobLimits | dict | None = None, running: se
     limits = limits if isinstance(limits, JobLimits) else JobLimits(**(limits or {}))
     env = dict(os.environ, PYTHONHASHSEED="0")  # deterministic output (STYLE.md, 11)
     start = time.monotonic()
-    proc = subprocess.Popen(command_line(job, limits), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, errors="surrogateescape", env=env,
-                            start_new_session=True)
+    proc = toolchain.spawn(command_line(job, limits), text=True, errors="surrogateescape", env=env)
     if running is not None:
         running.add(proc)
     try:
         stdout, stderr = proc.communicate(timeout=limits.kill_after(job))
         killed = False
-    except subprocess.TimeoutExpired:
+    except toolchain.TimeoutExpired:
         kill(proc)
         stdout, stderr = proc.communicate()
         killed = True
@@ -162,9 +160,6 @@ def run_job(job: Job | dict, limits: JobLimits | dict | None = None, running: se
     }
 
 
-def kill(proc: subprocess.Popen) -> None:
+def kill(proc: toolchain.Process) -> None:
     """SIGKILL the worker ``proc`` and the processes it started."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    toolchain.kill_group(proc)

@@ -8,7 +8,6 @@ import shlex
 import os
 import platform
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,13 +34,17 @@ def add_parser(sub) -> None:
 
 def _commit() -> tuple[str, str]:
     """(HEAD commit, uncommitted changes of src/) of the repository here ("" if none)."""
+    from crepair import toolchain
+    from crepair.errors import MissingTool
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "src"], capture_output=True, text=True,
-                               timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+        commit = toolchain.run(["git", "rev-parse", "HEAD"], text=True, timeout=10)
+        dirty = toolchain.run(["git", "status", "--porcelain", "src"], text=True, timeout=10)
+    except MissingTool:
         return "", ""
-    return commit, dirty
+    if commit.timed_out or dirty.timed_out:
+        return "", ""
+    return commit.stdout.strip(), dirty.stdout.strip()
 
 
 def _machine() -> dict:

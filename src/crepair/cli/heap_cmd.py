@@ -174,7 +174,7 @@ def run_inject(args: argparse.Namespace) -> int:
     from crepair.heap.build import build_function
     from crepair.heap.inject import inject
     from crepair.heap.states import save_spec
-    from crepair.schemes.heap import reference_spec
+    from crepair.heap.reference import reference_spec
 
     out = Path(args.output)
     if out.exists() and not out.is_dir():

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         run = api.repair(args.file, options, progress=progress, schedule=schedule)
         repairs = []
         if not args.json:
-            print(text.render_header(run), flush=True)
+            print(text.render_header(run.record()), flush=True)
         for rep in run:
             repairs.append(rep)
             if not args.json:
@@ -139,12 +139,13 @@ def run(args: argparse.Namespace) -> int:
                 print(text.render_repair(rep, len(repairs)), flush=True)
     finally:
         progress.stop()
+    record = run.record()
     if args.json:
-        print(json_report.repair_json(run, repairs))
+        print(json_report.repair_json(record, repairs))
     else:
         print()
-        print(text.render_summary(run))
-    write_html(args, "repair", json_report.repair_json(run, repairs), run.program.original)
+        print(text.render_summary(record))
+    write_html(args, "repair", json_report.repair_json(record, repairs), run.program.original)
     if args.apply:
         chosen = next((r for r in repairs if not r.vacuous), None)
         if chosen is None:

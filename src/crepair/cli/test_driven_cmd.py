@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     run.progress = progress
     repairs = []
     if not args.json:
-        print(report.render_header(run), flush=True)
+        print(report.render_header(run.record()), flush=True)
     try:
         for rep in run:
             repairs.append(rep)
@@ -122,12 +122,13 @@ def run(args: argparse.Namespace) -> int:
                 print(report.render_patch(rep, len(repairs)), flush=True)
     finally:
         progress.stop()
+    record = run.record()
     if args.json:
-        print(report.run_json(run, repairs))
+        print(report.run_json(record, repairs))
     else:
         print()
-        print(report.render_summary(run))
-    write_html(args, "repair", report.run_json(run, repairs), run.programs[args.file].original
+        print(report.render_summary(record))
+    write_html(args, "repair", report.run_json(record, repairs), run.programs[args.file].original
                if args.file in run.programs else None)
     if args.apply:
         if not repairs:

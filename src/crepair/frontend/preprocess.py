@@ -19,13 +19,12 @@ import difflib
 import enum
 import os
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool, SourcePoint, UnsupportedConstruct
+from crepair import toolchain
+from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
 from crepair.frontend.source import ENCODING, decode, encode, point_at
 from crepair.frontend.tokens import Token, tokenize
 
@@ -125,10 +124,8 @@ def compiler_error(pre: Preprocessed) -> tuple[SourcePoint, str] | None:
     return SourcePoint(pre.path, line, _char_column(pre.original, line, int(m["col"]))), m["msg"]
 
 
-def _gcc(mode: list[str], path: Path, original: str, headers: Headers) -> subprocess.CompletedProcess:
-    gcc = shutil.which("gcc") or shutil.which("cc")
-    if gcc is None:
-        raise MissingTool("crepair needs a C preprocessor: install gcc (apt-get install gcc)")
+def _gcc(mode: list[str], path: Path, original: str, headers: Headers) -> toolchain.Completed:
+    gcc = toolchain.find("gcc", "crepair needs a C preprocessor: install gcc (apt-get install gcc)", "cc")
     data = encode(original)
     cmd = [gcc, *mode, "-x", "c", "-nostdinc", "-undef", *_header_flags(headers), "-"]
     proc = _run(cmd[:1] + ["-fdiagnostics-column-unit=byte"] + cmd[1:], data, path)
@@ -150,13 +147,9 @@ def _reject_line_directives(path: str, original: str) -> None:
             raise UnsupportedConstruct(point_at(path, original, tok.start), "#line directive")
 
 
-def _run(cmd: list[str], data: bytes, path: Path) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(
-            cmd, input=data, capture_output=True, check=False, cwd=path.parent, env={**os.environ, "LC_ALL": "C"}
-        )
-    except OSError as exc:
-        raise MissingTool(f"cannot run the C preprocessor {cmd[0]}: {exc.strerror or exc}") from None
+def _run(cmd: list[str], data: bytes, path: Path) -> toolchain.Completed:
+    return toolchain.run(cmd, input=data, cwd=path.parent, env={**os.environ, "LC_ALL": "C"},
+                         remedy="the C preprocessor; install gcc (apt-get install gcc)")
 
 
 def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:

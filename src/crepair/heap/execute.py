@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from crepair import toolchain
 from crepair.frontend import CProgram
 from crepair.heap.ir import INT, Function, loop_lines
 from crepair.heap.states import Event, Spec, State
@@ -124,11 +124,11 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
                "force": {str(k): v for k, v in (force or {}).items()}, "stdout": str(Path(tmp) / "out")}
         (Path(tmp) / "cfg.json").write_text(json.dumps(cfg))
         env = dict(os.environ, CREPAIR_HEAP_CONFIG=str(Path(tmp) / "cfg.json"), **{LIB_VAR: LIB})
-        try:
-            out = subprocess.run(gdb_command(gdb, Path(__file__).with_name("gdb_helper.py")), capture_output=True,
-                                 text=True, errors="replace", env=env, timeout=timeout, cwd=tmp).stdout
-        except subprocess.TimeoutExpired:
+        gdb_run = toolchain.run(gdb_command(gdb, Path(__file__).with_name("gdb_helper.py")), text=True, env=env,
+                                timeout=timeout, cwd=tmp)
+        if gdb_run.timed_out:
             return Run(Spec(fn.name, ()), True, "time-out")
+        out = gdb_run.stdout
     traces, crashed, error = [], False, ""
     for line in out.splitlines():
         if line.startswith("@@CREPAIR-ERROR"):

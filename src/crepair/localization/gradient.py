@@ -38,10 +38,13 @@ def localize_gradient(path: str | Path, options) -> GradientResult:
     states or the reference).  Raises ``BadInput``/``UsageError`` as the
     heap scheme does."""
     from crepair.frontend import load_program
+    from crepair.heap.build import build_function
     from crepair.heap.localize import suspicious
-    from crepair.schemes.heap import HeapScheme
+    from crepair.heap.reference import specification
 
-    scheme = HeapScheme(load_program(path, real_c=True), options)
-    found = suspicious(scheme.fn, scheme.spec)
-    locs = tuple((i.span, i.text()) for i in scheme.fn.instrs if i.index in found)
-    return GradientResult(str(path), scheme.fn.name, locs, len(scheme.fn.instrs))
+    options.check()
+    program = load_program(path, real_c=True)
+    fn = build_function(program, options.function)
+    found = suspicious(fn, specification(program, fn, options.states, options.reference, options.loop_states))
+    locs = tuple((i.span, i.text()) for i in fn.instrs if i.index in found)
+    return GradientResult(str(path), fn.name, locs, len(fn.instrs))

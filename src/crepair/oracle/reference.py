@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool
+from crepair import toolchain
+from crepair.errors import BadInput
 
 SANITIZER_EXIT = 86  # the exit status the sanitizers are told to use
 _ENV = {"ASAN_OPTIONS": f"detect_leaks=0:exitcode={SANITIZER_EXIT}:abort_on_error=0",
@@ -45,12 +45,10 @@ def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: 
     """Compile ``source`` (its folder on the include path) to ``out``;
     None on success, else gcc's first error line.  Raises ``MissingTool``
     without gcc."""
-    if shutil.which("gcc") is None:
-        raise MissingTool("gcc not found: install gcc (e.g. apt-get install gcc)")
-    argv = ["gcc", *_BASE, *flags, "-I", str(source.parent), str(source), "-o", str(out), "-lm"]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    gcc = toolchain.find("gcc", "gcc not found: install gcc (e.g. apt-get install gcc)")
+    argv = [gcc, *_BASE, *flags, "-I", str(source.parent), str(source), "-o", str(out), "-lm"]
+    done = toolchain.run(argv, text=True, timeout=timeout)
+    if done.timed_out:
         return f"{source}: gcc did not finish in {timeout:g} s"
     if done.returncode == 0:
         return None
@@ -61,11 +59,7 @@ def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: 
 def run_binary(binary: Path, stdin: bytes, *, timeout: float, env: dict[str, str] | None = None) -> Run:
     """Run ``binary`` on ``stdin`` for at most ``timeout`` seconds (its
     whole process group is killed then)."""
-    try:
-        done = subprocess.run([str(binary)], input=stdin, capture_output=True, timeout=timeout,
-                              env={**os.environ, **(env or {})}, start_new_session=True)
-    except subprocess.TimeoutExpired as exc:
-        return Run(exc.stdout or b"", None)
+    done = toolchain.run([str(binary)], input=stdin, timeout=timeout, env={**os.environ, **(env or {})})
     return Run(done.stdout, done.returncode)
 
 

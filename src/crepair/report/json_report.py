@@ -12,7 +12,7 @@ from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
 from crepair.options import Method
 from crepair.records import BoundedProof, BoundReport, EquivalenceProof, PassesSuite, PassesTests, Repair
-from crepair.schemes.run import RepairRun
+from crepair.run_record import RunRecord
 
 
 def span_dict(span: Span) -> dict[str, Any]:
@@ -111,10 +111,10 @@ def repair_dict(repair: Repair) -> dict[str, Any]:
     }
 
 
-def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
+def repair_json(run: RunRecord, repairs: list[Repair]) -> str:
     o = run.options
     data = {
-        "file": run.program.path,
+        "file": run.path,
         "options": {
             "schemes": [x.value for x in o.schemes], "level": int(o.level), "unwind": o.unwind,
             "unwinding": o.unwinding.value, "entry": o.entry, "max_size": o.max_size, "timeout": o.timeout,
@@ -124,8 +124,8 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
         "bound": bound_dict(run.bound),
         "counterexample": counterexample_dict(run.counterexample),
         "repairs": [repair_dict(r) for r in repairs],
-        "schemes": [s.stats.as_dict() for s in run.schemes if s not in run.skipped],
-        "schedule": [st.label(o) for st in run.schedule.stages] if run.schedule.escalate else None,
+        "schemes": [s.stats.as_dict() for s in run.stages if not s.skipped],
+        "schedule": [s.label for s in run.stages] if run.escalate else None,
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
         "reason": run.unknown_reason,

@@ -12,14 +12,15 @@ from typing import Any
 from crepair.records import Repair, RepairOutcome
 from crepair.report.json_report import repair_dict
 from crepair.report.text import plural
+from crepair.run_record import TestDrivenRecord
 
 
-def render_header(run) -> str:
+def render_header(run: TestDrivenRecord) -> str:
     """What was run: the tests found failing and passing, the search space."""
     o, s = run.options, run.stats
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
     mode = "test-equivalence partitioning" if o.partition else "no partitioning (enumerative baseline)"
-    files = " ".join(run.stats.files) or run.program.path
+    files = " ".join(run.stats.files) or run.path
     lines = [
         f"crepair repair {files}: scheme test-driven, {mode}, time limit {timeout}, "
         f"test time limit {run.test_timeout} ms" + (" (auto)" if o.test_timeout is None else ""),
@@ -32,7 +33,7 @@ def render_header(run) -> str:
                      f"on {plural(len({(r.file, r.line) for r in run.ranking}), 'line')} every failing test executes"
                      + (f" in {plural(len(s.files), 'file')}" if len(s.files) > 1 else "")
                      + (f" ({schemas})" if schemas else ""))
-        skipped = len(run.space.skipped)
+        skipped = len(run.skipped)
         if skipped:
             lines.append(f"note: {plural(skipped, 'place')} left out of the search space "
                          "(unsupported types or code; --json lists them)")
@@ -50,7 +51,7 @@ def render_patch(repair: Repair, index: int) -> str:
     return "\n".join(out)
 
 
-def render_summary(run) -> str:
+def render_summary(run: TestDrivenRecord) -> str:
     """The outcome and the exploration counts."""
     s = run.stats
     if run.outcome == RepairOutcome.NO_FAILING_TEST:
@@ -74,11 +75,11 @@ def render_summary(run) -> str:
     return "\n".join(lines)
 
 
-def run_json(run, repairs: list[Repair]) -> str:
+def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:
     """The whole run as one JSON object (see the README's JSON section)."""
     o, s = run.options, run.stats
     data: dict[str, Any] = {
-        "file": run.program.path,
+        "file": run.path,
         "files": list(s.files),
         "scheme": "test-driven",
         "options": {"partition": o.partition, "all": o.all, "timeout": o.timeout,
@@ -88,7 +89,7 @@ def run_json(run, repairs: list[Repair]) -> str:
         "tests": {"failing": list(run.failing), "passing": list(run.passing)},
         "localization": [{"file": r.file, "line": r.line, "score": r.score} for r in run.ranking],
         "space": {"sites": s.sites, "candidates": s.candidates, "by_schema": s.by_schema,
-                  "skipped": [{"point": p, "why": why} for p, why in run.space.skipped]},
+                  "skipped": [{"point": p, "why": why} for p, why in run.skipped]},
         "exploration": {"explored": s.explored, "picked": s.picked, "executions": s.executions,
                         "partitions": s.partitions,
                         "plausible": s.plausible, "ratio": s.ratio, "complete": s.complete,

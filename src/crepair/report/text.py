@@ -1,35 +1,22 @@
 """Human-readable renderings of verification, localization and repair results.
 
-Renderers read records only (``crepair.records``, ``bmc``, the run's
-statistics); ``original`` is the user's file text.
+Renderers read records only (``crepair.records``, ``bmc``, a repair run's
+:class:`~crepair.run_record.RunRecord`); ``original`` is the user's file text.
 """
 
 from __future__ import annotations
 
-from crepair.solver import UNITS_PER_SECOND
 from crepair.bmc import ENCODING_TIMEOUT, Counterexample, VerifyOutcome, VerifyResult, Violation
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
-from crepair.mutation.operators import is_specification
 from crepair.options import Method
 from crepair.records import BoundReport, Repair, RepairOutcome, StopReason
-from crepair.schemes.base import SchemeStats
-from crepair.schemes.mutation import MutationStats
-from crepair.schemes.run import RepairRun
-from crepair.schemes.template_scheme import TemplateStats
+from crepair.run_record import MutationStats, RunRecord, SchemeStats, TemplateStats
 
 
 MUTATE_MAIN_HINT = ("Move the code under test out of main into a function, or pass --mutate-main to let the code "
                     "of main (not its assertions) be repaired.")
-
-
-def _only_main(run: RepairRun) -> bool:
-    """Whether ``main`` is the program's only function that repairs may
-    change but, unless ``--mutate-main``, do not."""
-    o = run.options
-    return not o.mutate_main and not any(f != "main" and not is_specification(f, o.no_mutate)
-                                         for f in run.program.functions)
 
 
 def _source_line(original: str, line: int) -> str:
@@ -110,15 +97,15 @@ def render_repair(repair: Repair, index: int) -> str:
     return "\n".join(out)
 
 
-def render_header(run: RepairRun) -> str:
+def render_header(run: RunRecord) -> str:
     o = run.options
     timeout = "none" if o.timeout is None else f"{o.timeout:g} s"
-    if o.reproducible and o.timeout is not None:
-        timeout += f" counted as {o.timeout * UNITS_PER_SECOND / 1e6:g} M z3 resource units (reproducible)"
+    if run.budget_units is not None:
+        timeout += f" counted as {run.budget_units / 1e6:g} M z3 resource units (reproducible)"
     lines = [
-        f"crepair repair {run.program.path}: "
-        + (f"schedule {' / '.join(st.label(o) for st in run.schedule.stages)}, each if the ones before found no "
-           f"repair" if run.schedule.escalate else f"scheme {','.join(x.value for x in o.schemes)}, level {int(o.level)}")
+        f"crepair repair {run.path}: "
+        + (f"schedule {' / '.join(st.label for st in run.stages)}, each if the ones before found no "
+           f"repair" if run.escalate else f"scheme {','.join(x.value for x in o.schemes)}, level {int(o.level)}")
         + f", max size {o.max_size}, unwinding bound {o.unwind} ({o.unwinding.value}), timeout {timeout}",
     ]
     stats = run.stats
@@ -127,7 +114,7 @@ def render_header(run: RepairRun) -> str:
             f"{stats.locations} repairable locations; search space "
             + ", ".join(f"size {k}: {n}" for k, n in stats.space.items())
         )
-        if stats.locations == 0 and _only_main(run):
+        if stats.locations == 0 and run.only_main:
             lines.append(MUTATE_MAIN_HINT)
     if run.bound.too_small:
         if o.unwinding == Unwinding.ASSERTIONS:
@@ -138,11 +125,11 @@ def render_header(run: RepairRun) -> str:
     elif run.bound.too_small is None:
         lines.append(f"warning: {run.bound.message()}")
     if run.counterexample is not None:
-        lines.append("the original program: " + _violation(run.counterexample, run.program.original))
+        lines.append("the original program: " + _violation(run.counterexample, run.original))
     return "\n".join(lines)
 
 
-def _outcome_text(run: RepairRun, stats: SchemeStats | None, found: int) -> str:
+def _outcome_text(run: RunRecord, stats: SchemeStats | None, found: int) -> str:
     o = run.options
     outcome = stats.outcome if stats is not None else run.outcome
     b = o.unwind
@@ -189,19 +176,19 @@ def _coverage(stats: MutationStats) -> str:
     return "covered " + " and ".join(parts) if parts else "nothing covered"
 
 
-def render_summary(run: RepairRun) -> str:
+def render_summary(run: RunRecord) -> str:
     found = run.found
     if not run.searched:
         return f"outcome: {_outcome_text(run, None, found)}"
     out = []
-    for stage, scheme in zip(run.schedule.stages, run.schemes):
-        if scheme in run.skipped:
-            out.append(f"stage {stage.label(run.options)}: not run (a repair was found before it)")
+    for stage in run.stages:
+        if stage.skipped:
+            out.append(f"stage {stage.label}: not run (a repair was found before it)")
             continue
-        if run.schedule.escalate:
-            out.append(f"stage {stage.label(run.options)}:")
-        stats = scheme.stats
-        n = found if len(run.schemes) == 1 else stats.repairs - stats.vacuous
+        if run.escalate:
+            out.append(f"stage {stage.label}:")
+        stats = stage.stats
+        n = found if len(run.stages) == 1 else stats.repairs - stats.vacuous
         if isinstance(stats, MutationStats):
             out.append(_mutation_summary(run, stats))
         elif isinstance(stats, TemplateStats):
@@ -214,12 +201,12 @@ def render_summary(run: RepairRun) -> str:
         if stats.vacuous:
             out.append(f"  vacuous repairs (not counted): {stats.vacuous}")
         out.append(f"  outcome: {_outcome_text(run, stats, n)}")
-    if len(run.schemes) > 1:
+    if len(run.stages) > 1:
         out.append(f"overall outcome: {run.outcome.value} ({plural(found, 'repair')})")
     return "\n".join(out)
 
 
-def _mutation_summary(run: RepairRun, stats: MutationStats) -> str:
+def _mutation_summary(run: RunRecord, stats: MutationStats) -> str:
     out = ["summary (mutation scheme):", "  size  search space  covered after"]
     for k, n in stats.space.items():
         cov = stats.covered.get(k)

@@ -10,7 +10,6 @@ smallest first where the scheme has an order; its ``stats`` (a
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import time
 from collections.abc import Iterator
@@ -22,7 +21,8 @@ from crepair.encode.symex import Overrides
 from crepair.frontend import CProgram
 from crepair.mutation import MutationUnit
 from crepair.options import RepairOptions
-from crepair.records import Repair, RepairOutcome, Scheme, StopReason
+from crepair.records import Repair, RepairOutcome, StopReason
+from crepair.run_record import SchemeStats
 from crepair.solver import Limits
 
 
@@ -64,36 +64,6 @@ class Problem:
                     checks=o.checks, deadline=self.limits.deadline,
                 )
         return self._encodings[kind]
-
-
-@dataclass(slots=True)
-class SchemeStats:
-    """What every scheme reports: ``outcome``; why it stopped (``stopped``)
-    and, for UNKNOWN, the solver's ``reason``; ``repairs`` found (of them
-    ``vacuous``); ``checks``: SMT checks; ``seconds`` of search."""
-
-    scheme: Scheme
-    outcome: RepairOutcome = RepairOutcome.UNKNOWN
-    stopped: StopReason = StopReason.NOT_STARTED
-    reason: str = ""
-    repairs: int = 0
-    vacuous: int = 0
-    checks: int = 0
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict:
-        """Plain values (Enums by value) for JSON."""
-        out = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, enum.Enum):
-                v = v.value
-            elif isinstance(v, dict):
-                v = {str(k): (round(x, 3) if isinstance(x, float) else x) for k, x in v.items()}
-            elif isinstance(v, float):
-                v = round(v, 3)
-            out[f.name] = v
-        return out
 
 
 class RepairScheme(Protocol):

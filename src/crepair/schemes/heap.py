@@ -23,7 +23,8 @@ from crepair.heap.build import build_function
 from crepair.heap.execute import Run, check_against, decisions, record
 from crepair.heap.ir import Function
 from crepair.heap.repair import HeapOutcome, IRChange, repair_ir
-from crepair.heap.states import Event, Spec, load_spec
+from crepair.heap.reference import specification
+from crepair.heap.states import Spec
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, Evidence, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.schemes.base import SchemeStats, finish
@@ -92,25 +93,6 @@ class HeapStats(SchemeStats):
     history: list = field(default_factory=list)
 
 
-def reference_spec(program: CProgram, fn: Function, reference: str, loop_states: bool) -> Spec:
-    """The states of the correct program ``reference`` (same function name,
-    same loops) recorded under gdb; loop lines are ``fn``'s.  Raises
-    ``BadInput``/``UsageError`` when it cannot be used."""
-    ref = load_program(reference, real_c=True)
-    ref_fn = build_function(ref, fn.name)
-    if len(ref_fn.loops()) != len(fn.loops()):
-        raise UsageError(f"--reference {reference}: '{fn.name}' has {len(ref_fn.loops())} loops, "
-                         f"the program {len(fn.loops())}")
-    run = record(ref, ref_fn, lines=[lp.line for lp in fn.loops()])
-    if run.crashed or not run.spec.traces:
-        raise UsageError(f"--reference {reference}: its run failed ({run.error or 'no call of ' + fn.name})")
-    traces = []
-    for t in run.spec.traces:
-        traces.append((t[0],) + tuple(e if loop_states or e.at != "loop" else Event(e.at, e.line, None)
-                                      for e in t[1:]))
-    return Spec(fn.name, tuple(traces))
-
-
 class HeapScheme:
     """Checked heap repairs of ``program`` (loaded with ``real_c``);
     ``spec`` given: instead of ``options.states``/``reference``;
@@ -124,8 +106,7 @@ class HeapScheme:
         self.start = time.monotonic()
         self.fn = build_function(program, options.function)
         if spec is None:
-            spec = (load_spec(options.states) if options.states is not None
-                    else reference_spec(program, self.fn, options.reference, options.loop_states))
+            spec = specification(program, self.fn, options.states, options.reference, options.loop_states)
         self.spec = spec
         self.stats = HeapStats(Scheme.HEAP, locations=len(self.fn.instrs))
 

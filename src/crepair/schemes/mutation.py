@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from crepair.bmc import check_bound
 from crepair.encode import ProgramFormula
@@ -63,7 +63,8 @@ from crepair.records import (
     StopReason,
     text_span,
 )
-from crepair.schemes.base import Encoding, Problem, SchemeStats, finish, tracked
+from crepair.run_record import MutationStats
+from crepair.schemes.base import Encoding, Problem, finish, tracked
 from crepair.solver import Limits, cardinality_solver, smt, smt_solver
 from crepair.solver.sat import VarPool
 from crepair.solver.smt import SmtSolver, Verdict
@@ -71,29 +72,6 @@ from crepair.solver.smt import SmtSolver, Verdict
 # z3 resource units per sv on the check solver τ before the fresh-solver
 # fallback (about 2 s on TCAS; see crepair.schemes.template.CANDIDATE_RLIMIT)
 INCREMENTAL_RLIMIT = 14_000_000
-
-
-@dataclass(slots=True)
-class MutationStats(SchemeStats):
-    """Counts of an AllRepair run: ``space[k]`` svs of size k; ``covered[k]``
-    seconds until every sv of size ≤ k was explored; ``checks`` SMT checks
-    (``fresh_checks`` of them by the fallback solver, ``unknown_checks``
-    answered UNKNOWN); FOSFL calls (``localizations``) and their seconds;
-    ``complete``: every sv of size ≤ ``max_size`` was explored;
-    ``checked``: svs checked so far."""
-
-    scheme: Scheme = Scheme.MUTATION
-    locations: int = 0
-    space: dict[int, int] = field(default_factory=dict)
-    covered: dict[int, float] = field(default_factory=dict)
-    fresh_checks: int = 0
-    unknown_checks: int = 0
-    localizations: int = 0
-    localization_seconds: float = 0.0
-    max_size: int = 0
-    size: int = 0  # the size level being explored
-    complete: bool = False
-    checked: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,19 +13,22 @@ The schemes run as a :class:`~crepair.schemes.schedule.Schedule` says
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Iterator
 
 from crepair.bmc import ENCODING_TIMEOUT, Counterexample, check_bound, check_original, counterexample_of, needed_bound
 from crepair.encode.formula import EncodingTimeout, Unwinding
 from crepair.frontend import CProgram
+from crepair.mutation.operators import is_specification
 from crepair.options import RepairOptions
 from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReason
+from crepair.run_record import RunRecord, StageRecord
 from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
 from crepair.schemes.mutation import MutationScheme, Progress
 from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import TemplateScheme
-from crepair.solver import Limits
+from crepair.solver import UNITS_PER_SECOND, Limits
 from crepair.solver.smt import Verdict
 
 _ENCODING = {Scheme.MUTATION: Encoding.MUTANTS, Scheme.TEMPLATE: Encoding.SPLIT_TERNARIES}
@@ -208,6 +211,20 @@ class RepairRun:
         if self.reason:
             return self.reason
         return next((s.stats.reason for s in self.schemes if s.stats.outcome == RepairOutcome.UNKNOWN), "")
+
+    def record(self) -> RunRecord:
+        """The run as the renderers read it, now (before the search: what
+        the header needs; after it: everything), with copies of the
+        schemes' statistics."""
+        o = self.options
+        stages = tuple(StageRecord(stage.label(o), copy.deepcopy(scheme.stats), scheme in self.skipped)
+                       for stage, scheme in zip(self.schedule.stages, self.schemes))
+        units = int(o.timeout * UNITS_PER_SECOND) if o.reproducible and o.timeout is not None else None
+        only_main = not o.mutate_main and not any(f != "main" and not is_specification(f, o.no_mutate)
+                                                  for f in self.program.functions)
+        return RunRecord(self.program.path, self.program.original, o, stages, self.schedule.escalate, self.bound,
+                         self.counterexample, self.searched, self.found, self.outcome, self.stopped,
+                         self.unknown_reason, units, only_main)
 
     def ranked(self, repairs: list[Repair]) -> list[Repair]:
         """``repairs`` of this run (in the order found) in rank order

@@ -51,7 +51,7 @@ from crepair.schemes.template_forms import (
     render,
     template_for,
 )
-from crepair.solver import Limits, optimizer, smt, smt_solver
+from crepair.solver import Limits, optimizer_solver, smt, smt_solver
 from crepair.solver.optimizer import Optimizer
 from crepair.solver.smt import Verdict
 
@@ -133,7 +133,7 @@ class TemplateRepair:
     def repairs(self, start: float) -> Iterator[Repair]:
         deadline = self._limits.deadline
         found: list[dict[str, int]] = []
-        candidates = optimizer(self._limits)
+        candidates = optimizer_solver(self._limits)
         unit = {str(p): t.unit for t in self.templates for p in t.k}
         coefficients = [p for p in self._params if p.size() != 3]
         constants = [p for p in self._params if p.size() == 32]
@@ -272,7 +272,7 @@ class TemplateRepair:
             model = solver.model()
             return {str(i.term): smt.value_of(model, i.term) for i in self._inputs}
         scalars = [i for i in self._inputs if not i.is_array]
-        nasty = optimizer(self._limits)
+        nasty = optimizer_solver(self._limits)
         nasty.add(fixed)
         for i in scalars:
             big = smt.BitVecVal(LARGE, i.term.size()) if i.term.size() > 21 else None

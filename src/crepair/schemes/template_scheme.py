@@ -18,7 +18,6 @@ found nothing says "unknown", never "no repair" or "already correct".
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from crepair.localization.diagnosis import (
     CONDITION_KINDS,
@@ -31,22 +30,12 @@ from crepair.localization.diagnosis import (
 from crepair.mutation.operators import is_specification
 from crepair.options import Component
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
-from crepair.schemes.base import Encoding, Problem, SchemeStats, finish, tracked
+from crepair.run_record import TemplateStats
+from crepair.schemes.base import Encoding, Problem, finish, tracked
 from crepair.schemes.template import TemplateRepair
 from crepair.schemes.template_forms import Shape, is_truth_value
 
 DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
-
-
-@dataclass(slots=True)
-class TemplateStats(SchemeStats):
-    """Counts of a template-scheme run: ``diagnoses`` tried (the last found
-    after ``diagnosis_seconds``), plus the common counts; ``checks`` are
-    the SMT checks of the refinement loops."""
-
-    scheme: Scheme = Scheme.TEMPLATE
-    diagnoses: int = 0
-    diagnosis_seconds: float = 0.0
 
 
 def component_kinds(components: frozenset[Component]) -> frozenset:

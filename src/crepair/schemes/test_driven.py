@@ -23,6 +23,7 @@ A patch that passes every test is *plausible*, never "correct".
 
 from __future__ import annotations
 
+import copy
 import math
 import tempfile
 import time
@@ -34,6 +35,7 @@ from pathlib import Path
 from crepair.frontend import CProgram, load_program
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Scheme, StopReason, text_span
+from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
 from crepair.testequiv.candidates import Candidate, SearchSpace
 from crepair.testequiv.search import Exploration, ExplorationStats
@@ -276,6 +278,13 @@ class TestDrivenRun:
     @property
     def seconds(self) -> float:
         return time.monotonic() - self.start
+
+    def record(self) -> TestDrivenRecord:
+        """The run as the renderers read it, now (a copy of the statistics)."""
+        return TestDrivenRecord(self.program.path, self.options, copy.deepcopy(self.stats), self.test_timeout,
+                                self.failing, self.passing, tuple(self.ranking),
+                                tuple((p, why) for p, why in self.space.skipped), self.found, self.outcome,
+                                self.stopped, self.reason, self.seconds)
 
     def __iter__(self) -> Iterator[Repair]:
         return self

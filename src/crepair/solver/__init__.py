@@ -116,7 +116,7 @@ def smt_solver(limits: Limits) -> SmtSolver:
     return SmtSolver(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit, ledger=limits.ledger)
 
 
-def optimizer(limits: Limits) -> Optimizer:
+def optimizer_solver(limits: Limits) -> Optimizer:
     """A fresh :class:`~crepair.solver.optimizer.Optimizer` under ``limits``."""
     return Optimizer(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit, ledger=limits.ledger)
 
@@ -131,4 +131,4 @@ def cardinality_solver(
 
 
 __all__ = ["UNITS_PER_SECOND", "WALL_CLOCK_SAFETY", "Ledger", "Limits", "Optimizer", "SmtSolver", "Verdict", "cardinality_solver",
-           "optimizer", "smt_solver"]
+           "optimizer_solver", "smt_solver"]

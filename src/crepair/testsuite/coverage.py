@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from crepair.errors import BadInput, MissingTool
+from crepair import toolchain
+from crepair.errors import BadInput
 from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test, run_tests
 from crepair.testsuite.spec import TestSpec
 
@@ -116,9 +115,7 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
     first error line) and ``MissingTool`` when gcc, make or gcov is missing.
     The project directory is only read.
     """
-    gcov = shutil.which("gcov")
-    if gcov is None:
-        raise MissingTool("coverage needs gcov, which was not found: install gcc (gcov comes with it)")
+    gcov = toolchain.find("gcov", "coverage needs gcov, which was not found: install gcc (gcov comes with it)")
     start = time.monotonic()
     with spec.workspace() as ws:
         built = ws.build()
@@ -176,8 +173,7 @@ def executed_lines_by_file(gcov: str, gcda: list[Path], sources: Mapping[str, st
     killed = False
     header = os.path.realpath(header) if header else ""
     for data in gcda:
-        proc = subprocess.run([gcov, "--json-format", "--stdout", data.name], cwd=data.parent,
-                              capture_output=True, stdin=subprocess.DEVNULL)
+        proc = toolchain.run([gcov, "--json-format", "--stdout", data.name], cwd=data.parent)
         if proc.returncode != 0:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise BadInput(f"gcov could not read {data.name}: {message[0] if message else proc.returncode}")

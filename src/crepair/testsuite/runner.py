@@ -19,13 +19,14 @@ import enum
 import os
 import select
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from crepair import toolchain
+from crepair.errors import MissingTool
 from crepair.testsuite.spec import Invocation, TestSpec
 from crepair.testsuite.workspace import Workspace
 
@@ -122,24 +123,20 @@ def run_tests(spec: TestSpec, root: str | os.PathLike | Workspace, ids: Iterable
 
 
 def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+    toolchain.kill_group(pid, sig)
 
 
 def _execute(inv: Invocation, env, timeout: float, grace: float) -> tuple[int | None, bytes | None, bool]:
     """(exit code, captured output or None, timed out) of ``inv``."""
     capture = inv.expected is not None
     try:
-        stdin = os.open(inv.stdin, os.O_RDONLY) if inv.stdin else subprocess.DEVNULL
+        stdin = os.open(inv.stdin, os.O_RDONLY) if inv.stdin else toolchain.DEVNULL
     except OSError:
         return None, None, False
     try:
-        proc = subprocess.Popen(inv.argv, cwd=inv.cwd, env=env, stdin=stdin,
-                                stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError:
+        proc = toolchain.spawn(inv.argv, cwd=inv.cwd, env=env, stdin=stdin,
+                               stdout=toolchain.PIPE if capture else toolchain.DEVNULL, stderr=toolchain.DEVNULL)
+    except MissingTool:
         return None, None, False
     finally:
         if inv.stdin:
@@ -167,7 +164,7 @@ def _execute(inv: Invocation, env, timeout: float, grace: float) -> tuple[int | 
             proc.stdout.close()
 
 
-def _watch(proc: subprocess.Popen, pidfd: int, timeout: float, limit: int) -> tuple[bytes | None, bool]:
+def _watch(proc: toolchain.Process, pidfd: int, timeout: float, limit: int) -> tuple[bytes | None, bool]:
     """Wait for the process, reading its output if piped: (output, exited
     in time); output None when it exceeded ``limit`` bytes.  When the
     process exits its group is killed, and the output read to its end."""
@@ -200,15 +197,15 @@ def _watch(proc: subprocess.Popen, pidfd: int, timeout: float, limit: int) -> tu
     return bytes(out), True
 
 
-def _execute_portable(proc: subprocess.Popen, timeout: float, grace: float, capture: bool):
+def _execute_portable(proc: toolchain.Process, timeout: float, grace: float, capture: bool):
     try:
         out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except toolchain.TimeoutExpired:
         if grace > 0:
             _kill(proc.pid, signal.SIGTERM)
             try:
                 proc.wait(grace)
-            except subprocess.TimeoutExpired:
+            except toolchain.TimeoutExpired:
                 pass
         _kill(proc.pid)
         proc.communicate()

@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import stat
-import subprocess
 import tempfile
-import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from crepair import toolchain
 from crepair.errors import MissingTool
 from crepair.testsuite.spec import HELDOUT, BuildKind, BuildRecipe
 
@@ -181,26 +179,16 @@ class Workspace:
         removed first.  Raises ``MissingTool`` when make is needed and
         missing; a failing build is a result, not an exception."""
         argv, here = self.build_command()
-        if argv[0] == "make" and shutil.which("make") is None:
-            raise MissingTool("the project has a Makefile but make was not found: install make, or give --build CMD")
+        if argv[0] == "make":
+            toolchain.find("make", "the project has a Makefile but make was not found: install make, or give --build CMD")
         environ = self.environment(extra_cflags, env)
         if self.recipe.kind == BuildKind.MAKE and self.recipe.target:
             environ.setdefault("LDLIBS", "-lm")  # make's built-in PROG: PROG.c rule, as a direct build links
         if self.recipe.output:
             self.path(self.recipe.output).unlink(missing_ok=True)
-        start = time.monotonic()
-        proc = subprocess.Popen(argv, cwd=here, env=environ, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-            ok = proc.returncode == 0
-            log = out.decode("utf-8", "replace")
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-            ok = False
-            log = out.decode("utf-8", "replace") + f"\nerror: the build took longer than {timeout:g} s"
-        return BuildResult(ok, log, time.monotonic() - start)
+        done = toolchain.run(argv, cwd=here, env=environ, stderr=toolchain.STDOUT, timeout=timeout, text=True)
+        log = done.stdout + (f"\nerror: the build took longer than {timeout:g} s" if done.timed_out else "")
+        return BuildResult(done.ok, log, done.seconds)
 
     def close(self) -> None:
         """Remove the temporary directory (idempotent)."""

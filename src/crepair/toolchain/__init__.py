@@ -1,3 +1,127 @@
-"""External tools crepair drives (gcc, gdb): the host side in
-:mod:`crepair.toolchain.gdb`, the gdb side in ``gdb_graph.py``.  Imports
-nothing from the rest of crepair, so every stage may use it."""
+"""The one place that starts processes: gcc (``-E``, compiles,
+``--coverage``), gcov, make and build commands, test drivers and programs
+under test, gdb, the batch workers (DESIGN.md, ``toolchain/``).
+
+:func:`run` runs a command to its end (or its time limit) and returns a
+:class:`Completed` record; :func:`spawn` starts one for a caller that
+watches it (a test run reading its output as it comes, a batch worker, a
+gdb session); :func:`kill_group` ends a started command and everything it
+started; :func:`find` is the path of a tool or a ``MissingTool`` error that
+says how to install it.  Every command runs in a new session (process
+group), so that killing it leaves no grandchildren behind.  The gdb
+sessions' host side is :mod:`crepair.toolchain.gdb`, their gdb side
+``gdb_graph.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from crepair.errors import MissingTool
+
+#: the standard streams a caller may ask for (as in :mod:`subprocess`)
+PIPE, DEVNULL, STDOUT = subprocess.PIPE, subprocess.DEVNULL, subprocess.STDOUT
+#: what :func:`spawn` returns; ``Popen.wait``/``communicate`` raise it on their time limit
+Process, TimeoutExpired = subprocess.Popen, subprocess.TimeoutExpired
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """A command that ended: its ``argv``; ``returncode`` (negative: killed
+    by that signal; None: killed at the time limit, ``timed_out``); its
+    ``stdout`` and ``stderr`` (bytes, or str with ``text``; ``b""``/``""``
+    when not captured or merged into stdout); ``seconds`` of wall time."""
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: bytes | str
+    stderr: bytes | str
+    seconds: float
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """It ended by itself with exit status 0."""
+        return self.returncode == 0
+
+
+def find(name: str, missing: str, *alternatives: str) -> str:
+    """The path of the program ``name`` (else of the first of
+    ``alternatives`` found).  Raises ``MissingTool`` with the message
+    ``missing`` (what needs the tool, and how to install it) when none is
+    found."""
+    for candidate in (name, *alternatives):
+        found = shutil.which(candidate)
+        if found:
+            return found
+    raise MissingTool(missing)
+
+
+def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.PathLike | None = None,
+        env: Mapping[str, str] | None = None, input: bytes | str | None = None, text: bool = False,
+        errors: str = "replace", stdout: int = PIPE, stderr: int = PIPE, remedy: str = "") -> Completed:
+    """Run ``argv`` to its end, at most ``timeout`` seconds (None: no
+    limit; past it the command's whole process group is killed and the
+    record says ``timed_out``), in ``cwd`` with the environment ``env``
+    (None: this process's), ``input`` on its standard input (None: none,
+    /dev/null); ``text``: decode the output as UTF-8 (undecodable bytes as
+    ``errors`` says: replaced by default); ``stdout``/``stderr``: PIPE (captured), DEVNULL, or STDOUT
+    (stderr merged into stdout).  Raises ``MissingTool`` (saying
+    ``remedy``) when the command cannot be started; a failing command is a
+    result, not an exception."""
+    start = time.monotonic()
+    proc = spawn(argv, cwd=cwd, env=env, stdin=PIPE if input is not None else DEVNULL, stdout=stdout,
+                 stderr=stderr, text=text, errors=errors, remedy=remedy)
+    timed_out = False
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, err = proc.communicate()
+        timed_out = True
+    except BaseException:
+        kill_group(proc)
+        proc.wait()
+        raise
+    empty = "" if text else b""
+    return Completed(tuple(str(a) for a in argv), None if timed_out else proc.returncode,
+                     empty if out is None else out, empty if err is None else err,
+                     time.monotonic() - start, timed_out)
+
+
+def spawn(argv: Sequence[str], *, cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None,
+          stdin=DEVNULL, stdout=PIPE, stderr=PIPE, text: bool = False, errors: str = "replace",
+          remedy: str = "") -> Process:
+    """Start ``argv`` in a new session (its own process group) and return
+    it; the caller waits for it and ends it with :func:`kill_group`.
+    ``stdin``: DEVNULL, PIPE or an open file descriptor; ``text`` and
+    ``errors`` as for :func:`run`.  Raises
+    ``MissingTool`` (saying ``remedy``) when it cannot be started."""
+    try:
+        return subprocess.Popen(list(argv), cwd=cwd, env=None if env is None else dict(env), stdin=stdin,
+                                stdout=stdout, stderr=stderr, text=text or None,
+                                errors=errors if text else None, start_new_session=True)
+    except OSError as exc:
+        raise MissingTool(f"cannot run {argv[0]}: {exc.strerror or exc}" + (f": {remedy}" if remedy else "")) \
+            from None
+
+
+def kill_group(proc: Process | int, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to the process group of ``proc`` (a started command or
+    its pid): the command and whatever it started.  A group already gone
+    is no error."""
+    pid = proc if isinstance(proc, int) else proc.pid
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+__all__ = ["DEVNULL", "PIPE", "STDOUT", "Completed", "Process", "TimeoutExpired", "find", "kill_group", "run",
+           "spawn"]

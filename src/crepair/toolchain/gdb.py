@@ -11,11 +11,10 @@ folder is passed in the environment, :data:`LIB_VAR`).
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
-from crepair.errors import BadInput, MissingTool
+from crepair import toolchain
+from crepair.errors import BadInput
 
 LIB_VAR = "CREPAIR_GDB_LIB"  # the folder of gdb_graph.py, for the gdb-side scripts
 LIB = str(Path(__file__).resolve().parent)
@@ -24,11 +23,8 @@ LIB = str(Path(__file__).resolve().parent)
 def tool(name: str, who: str = "the heap scheme") -> str:
     """The path of program ``name`` (gcc, gdb); raises ``MissingTool``
     saying that ``who`` runs programs under it."""
-    found = shutil.which(name)
-    if not found:
-        raise MissingTool(f"{name} is not installed; {who} runs programs under it "
-                          f"(install it, e.g. apt-get install {name})")
-    return found
+    return toolchain.find(name, f"{name} is not installed; {who} runs programs under it "
+                                f"(install it, e.g. apt-get install {name})")
 
 
 def compile_harness(gcc: str, source: str, program_path: str, folder: Path) -> Path:
@@ -40,8 +36,7 @@ def compile_harness(gcc: str, source: str, program_path: str, folder: Path) -> P
     src, exe = folder / "harness.c", folder / "prog"
     src.write_text(source)
     inc = str(Path(program_path).resolve().parent)
-    cc = subprocess.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)],
-                        capture_output=True, text=True, errors="replace")
+    cc = toolchain.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)], text=True)
     if cc.returncode != 0:
         first = cc.stderr.strip().splitlines()[0] if cc.stderr.strip() else ""
         raise BadInput(f"{program_path}: does not compile: {first}")

@@ -1,0 +1,44 @@
+"""crepair.toolchain: the one place that starts processes."""
+
+import os
+import time
+
+import pytest
+
+from crepair import toolchain
+from crepair.errors import MissingTool
+
+
+def test_run_captures_the_output_and_the_exit_status(tmp_path):
+    done = toolchain.run(["sh", "-c", "cat; echo err >&2; pwd; exit 3"], input=b"in\n", cwd=tmp_path)
+    assert (done.returncode, done.ok, done.timed_out) == (3, False, False)
+    assert done.stdout == f"in\n{os.path.realpath(tmp_path)}\n".encode() and done.stderr == b"err\n"
+
+
+def test_run_merges_stderr_and_decodes_text():
+    done = toolchain.run(["sh", "-c", "echo a; echo b >&2"], stderr=toolchain.STDOUT, text=True)
+    assert done.ok and done.stdout == "a\nb\n" and done.stderr == ""
+
+
+def test_a_time_out_kills_the_whole_process_group(tmp_path):
+    pid_file = tmp_path / "pid"
+    start = time.monotonic()
+    done = toolchain.run(["sh", "-c", f"sleep 60 & echo $! > {pid_file}; wait"], timeout=0.5)
+    assert done.timed_out and done.returncode is None and time.monotonic() - start < 10
+    grandchild = int(pid_file.read_text())
+    for _ in range(50):  # the killed grandchild is reaped by init shortly
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the background sleep outlived the time-out")
+
+
+def test_a_missing_tool_is_a_missing_tool_error_with_the_remedy():
+    with pytest.raises(MissingTool, match="cannot run /no/such/tool: .*: install it"):
+        toolchain.run(["/no/such/tool"], remedy="install it")
+    with pytest.raises(MissingTool, match="^crepair needs xyz: apt-get install xyz$"):
+        toolchain.find("crepair-no-such-tool", "crepair needs xyz: apt-get install xyz")
+    assert toolchain.find("crepair-no-such-tool", "unused", "sh").endswith("/sh")
