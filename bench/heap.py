@@ -3,7 +3,7 @@
 For each program of bench/heap/programs.json (a correct heap program and
 its function under test), the correct program's run under gdb gives the
 specification (states at each call's entry, every loop head and exit:
-``--reference --checkpoints F,loops``); ``crepair inject`` makes N buggy
+``--states-from --checkpoints F,loops``); ``crepair inject`` makes N buggy
 versions per class ⟨1,0⟩ ⟨1,1⟩ ⟨2,0⟩ ⟨2,1⟩ (⟨x,y⟩: x mutations, y deleted
 statements; seed = class and program number); each version is repaired with
 Algorithm 2's localization on and off (insertion slots = y).  Reported per

@@ -41,7 +41,7 @@ def test_repair_against_a_reference_and_apply(tmp_path, capsys):
     buggy.write_text(CORRECT.replace("temp2 = current->next", "temp2 = current->prev"))
     ref = tmp_path / "ref.c"
     ref.write_text(CORRECT)
-    code = main(["repair", str(buggy), "--scheme", "heap", "--reference", str(ref), "--checkpoints", "reverse",
+    code = main(["repair", str(buggy), "--scheme", "heap", "--states-from", str(ref), "--checkpoints", "reverse",
                  "--apply"])
     out = capsys.readouterr().out
     assert code == 0
@@ -52,7 +52,7 @@ def test_repair_against_a_reference_and_apply(tmp_path, capsys):
 def test_original_correct_and_no_repair_exit_codes(tmp_path, capsys):
     ref = tmp_path / "ref.c"
     ref.write_text(CORRECT)
-    assert main(["repair", str(ref), "--scheme", "heap", "--reference", str(ref), "--checkpoints",
+    assert main(["repair", str(ref), "--scheme", "heap", "--states-from", str(ref), "--checkpoints",
                  "reverse,loops"]) == 6
     # the missing head = ... needs an insertion slot: none allowed (given explicitly: no widening), no repair
     assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--insert-slots", "0"]) == 5
@@ -71,7 +71,7 @@ def test_usage_errors(capsys):
     assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--checkpoints", "f"]) == 2
     assert main(["repair", str(PROG), "--states", str(SPEC)]) == 2
     err = capsys.readouterr().err
-    assert "--states SPEC.json or --reference" in err and "used by --scheme heap only" in err
+    assert "--states SPEC.json or --states-from" in err and "used by --scheme heap only" in err
 
 
 def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):
@@ -101,10 +101,10 @@ def test_localize_gradient_against_a_reference_and_its_usage_error(tmp_path, cap
     buggy.write_text(CORRECT.replace("temp2 = current->next", "temp2 = current->prev"))
     ref = tmp_path / "ref.c"
     ref.write_text(CORRECT)
-    code = main(["localize", str(buggy), "--method", "gradient", "--reference", str(ref), "--checkpoints", "reverse",
+    code = main(["localize", str(buggy), "--method", "gradient", "--states-from", str(ref), "--checkpoints", "reverse",
                  "--json"])
     out = json.loads(capsys.readouterr().out)
     wrong = next(i for i, text in enumerate(buggy.read_text().split("\n"), start=1) if "temp2 = current->prev" in text)
     assert code == 0 and out["function"] == "reverse" and wrong in [loc["line"] for loc in out["locations"]]
     assert main(["localize", str(buggy), "--method", "gradient", "--checkpoints", "reverse"]) == 2
-    assert "--states SPEC.json or --reference" in capsys.readouterr().err
+    assert "--states SPEC.json or --states-from" in capsys.readouterr().err

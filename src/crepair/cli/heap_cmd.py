@@ -1,6 +1,6 @@
 """``crepair repair --scheme heap`` and ``crepair localize --method
 gradient``: Wolverine2's repair and localization against program states
-(``--states SPEC.json``, or ``--reference CORRECT.c --checkpoints F``)."""
+(``--states SPEC.json``, or ``--states-from CORRECT.c --checkpoints F``)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ def add_arguments(sp: argparse.ArgumentParser, repair: bool) -> None:
     g = sp.add_argument_group("heap programs against program states (--scheme heap, --method gradient)")
     g.add_argument("--states", metavar="SPEC.json",
                    help="the specification: expected memory graphs at the function's entry, loop heads and exit")
+    g.add_argument("--states-from", metavar="CORRECT.c",
+                   help="the specification: the states of a correct program's run under gdb (with --checkpoints)")
     g.add_argument("--checkpoints", metavar="F[,loops]",
-                   help="with --reference: the function under repair, whose states the correct program's run "
+                   help="with --states-from: the function under repair, whose states the correct program's run "
                         "gives at each call's entry and exit (with 'loops': at every loop head too)")
     g.add_argument("--function", metavar="F", help="the function under repair (default: the states file's)")
     if repair:
@@ -41,23 +43,26 @@ def heap_options(args: argparse.Namespace, **extra):
     from crepair.heap.states import load_spec
     from crepair.schemes.heap import HeapOptions
 
-    if args.states is None and args.reference is None:
-        raise UsageError("the heap scheme needs --states SPEC.json or --reference CORRECT.c --checkpoints F")
-    if args.states is not None and args.reference is not None:
-        raise UsageError("--states and --reference: give one specification")
+    if args.reference is not None:
+        raise UsageError("--reference means equivalence with a reference implementation; the heap scheme takes "
+                         "the states of a correct program's run as --states-from CORRECT.c --checkpoints F")
+    if args.states is None and args.states_from is None:
+        raise UsageError("the heap scheme needs --states SPEC.json or --states-from CORRECT.c --checkpoints F")
+    if args.states is not None and args.states_from is not None:
+        raise UsageError("--states and --states-from: give one specification")
     names = [x.strip() for x in (args.checkpoints or "").split(",") if x.strip()]
     loops = "loops" in names
     names = [x for x in names if x != "loops"]
-    if args.checkpoints is not None and args.reference is None:
-        raise UsageError("--checkpoints: used with --reference only")
+    if args.checkpoints is not None and args.states_from is None:
+        raise UsageError("--checkpoints: used with --states-from only")
     if len(names) > 1:
         raise UsageError("--checkpoints: one function under repair (and 'loops')")
     function = args.function or (names[0] if names else None)
     if function is None and args.states is not None:
         function = load_spec(args.states).function
     if function is None:
-        raise UsageError("--reference needs --checkpoints F (the function under repair)")
-    return HeapOptions(function, args.states, args.reference, loops, **extra)
+        raise UsageError("--states-from needs --checkpoints F (the function under repair)")
+    return HeapOptions(function, args.states, args.states_from, loops, **extra)
 
 
 def _refuse_bounded(args: argparse.Namespace) -> None:

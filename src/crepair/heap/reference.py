@@ -19,11 +19,11 @@ def reference_spec(program: CProgram, fn: Function, reference: str, loop_states:
     ref = load_program(reference, real_c=True)
     ref_fn = build_function(ref, fn.name)
     if len(ref_fn.loops()) != len(fn.loops()):
-        raise UsageError(f"--reference {reference}: '{fn.name}' has {len(ref_fn.loops())} loops, "
+        raise UsageError(f"--states-from {reference}: '{fn.name}' has {len(ref_fn.loops())} loops, "
                          f"the program {len(fn.loops())}")
     run = record(ref, ref_fn, lines=[lp.line for lp in fn.loops()])
     if run.crashed or not run.spec.traces:
-        raise UsageError(f"--reference {reference}: its run failed ({run.error or 'no call of ' + fn.name})")
+        raise UsageError(f"--states-from {reference}: its run failed ({run.error or 'no call of ' + fn.name})")
     traces = []
     for t in run.spec.traces:
         traces.append((t[0],) + tuple(e if loop_states or e.at != "loop" else Event(e.at, e.line, None)

@@ -45,6 +45,6 @@ def localize_gradient(path: str | Path, options) -> GradientResult:
     options.check()
     program = load_program(path, real_c=True)
     fn = build_function(program, options.function)
-    found = suspicious(fn, specification(program, fn, options.states, options.reference, options.loop_states))
+    found = suspicious(fn, specification(program, fn, options.states, options.states_from, options.loop_states))
     locs = tuple((i.span, i.text()) for i in fn.instrs if i.index in found)
     return GradientResult(str(path), fn.name, locs, len(fn.instrs))

@@ -2,7 +2,7 @@
 
 Wolverine2 (Verma & Roy): the specification is program states
 (:mod:`crepair.heap.states`), recorded by a person or, with
-``reference``, from a correct program run under gdb; Algorithm 2
+``states_from``, from a correct program run under gdb; Algorithm 2
 (:mod:`crepair.heap.localize`) locks the statements it clears, Algorithm
 1 (:mod:`crepair.heap.repair`) finds P̂, and every repair is re-checked
 before it is reported: the patched text is compiled and run under gdb and
@@ -34,7 +34,7 @@ from crepair.solver import Limits
 @dataclass(frozen=True, slots=True)
 class HeapOptions:
     """``function`` under repair; ``states`` (a states file) or
-    ``reference`` (a correct program whose run gives the states at each
+    ``states_from`` (a correct program whose run gives the states at each
     call's entry and exit, and at every loop head with ``loop_states``);
     ``insert_slots`` (N of Algorithm 1), ``localization`` (Algorithm 2 on),
     ``tries`` (widenings), ``candidates`` (repairs re-checked at most),
@@ -42,7 +42,7 @@ class HeapOptions:
 
     function: str
     states: str | None = None
-    reference: str | None = None
+    states_from: str | None = None
     loop_states: bool = False
     insert_slots: int = 0
     localization: bool = True
@@ -52,8 +52,8 @@ class HeapOptions:
     timeout: float | None = 120.0
 
     def check(self) -> "HeapOptions":
-        if (self.states is None) == (self.reference is None):
-            raise UsageError("the heap scheme needs exactly one of --states SPEC.json and --reference CORRECT.c")
+        if (self.states is None) == (self.states_from is None):
+            raise UsageError("the heap scheme needs exactly one of --states SPEC.json and --states-from CORRECT.c")
         if self.insert_slots < 0:
             raise UsageError("--insert-slots must be at least 0")
         if self.tries < 1 or self.candidates < 1 or self.max_repairs < 1:
@@ -95,7 +95,7 @@ class HeapStats(SchemeStats):
 
 class HeapScheme:
     """Checked heap repairs of ``program`` (loaded with ``real_c``);
-    ``spec`` given: instead of ``options.states``/``reference``;
+    ``spec`` given: instead of ``options.states``/``states_from``;
     ``rechecks``: a cache of re-checks (patched text -> failures) the
     caller may share between runs on the same specification."""
 
@@ -106,7 +106,7 @@ class HeapScheme:
         self.start = time.monotonic()
         self.fn = build_function(program, options.function)
         if spec is None:
-            spec = specification(program, self.fn, options.states, options.reference, options.loop_states)
+            spec = specification(program, self.fn, options.states, options.states_from, options.loop_states)
         self.spec = spec
         self.stats = HeapStats(Scheme.HEAP, locations=len(self.fn.instrs))
 
