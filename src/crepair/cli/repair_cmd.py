@@ -81,8 +81,15 @@ _EXIT = {
 def run(args: argparse.Namespace) -> int:
     if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
         raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
+    if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):
+        args.scheme = ["heap"]  # heap states are the heap scheme's specification
     if args.scheme and "heap" in args.scheme:
         return heap_cmd.run_repair(args)
+    bounded = [s for s in args.scheme or [] if s in ("mutation", "template")]
+    if bounded and test_driven_cmd.given(args):
+        raise UsageError(f"--scheme {','.join(bounded)}: checks candidates with the bounded engine against the "
+                         "program's assertions or --reference; tests are run by --scheme test-driven (the default "
+                         "with tests)")
     if args.states is not None or args.checkpoints is not None:
         raise UsageError("--states/--checkpoints: used by --scheme heap only")
     if args.scheme and "test-driven" in args.scheme:
