@@ -216,3 +216,28 @@ def test_student_063_is_repaired_from_the_course_tests(tmp_path):
                    "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["repairs"], proc.stdout
+
+
+def test_one_api_verb_runs_every_kind_of_specification(tmp_path):
+    import crepair
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.heap import HeapScheme
+    from crepair.schemes.staged import StagedRun
+    from crepair.schemes.test_driven import TestDrivenRun
+    from crepair.specification import HeapStates, Specification, TestSuite
+
+    course(tmp_path)
+    sub, tests = tmp_path / "sub.c", str(tmp_path / "tests")
+    teacher = Specification(reference=ReferenceOptions(str(tmp_path / "model.c")),
+                            tests=TestSuite(tests_dir=tests, compare="exact"))
+    run = crepair.repair(sub, spec=teacher, timeout=300)
+    assert isinstance(run, StagedRun)
+    first = next(iter(run))
+    run.close()
+    assert isinstance(first.evidence, crepair.EquivalenceProof)
+    assert isinstance(crepair.repair(sub, spec=Specification(tests=TestSuite(tests_dir=tests))), TestDrivenRun)
+    heap = Path(__file__).parent / "data" / "heap"
+    states = Specification(states=HeapStates(states=str(heap / "fig2_states.json")))
+    assert isinstance(crepair.repair(heap / "fig1_reverse.c", spec=states), HeapScheme)
+    with pytest.raises(UsageError, match="heap states are a specification of their own"):
+        crepair.repair(sub, spec=Specification(reference=teacher.reference, states=states.states))

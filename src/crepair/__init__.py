@@ -33,6 +33,8 @@ _WHERE = {
     "Evidence": "crepair.records", "Repair": "crepair.records", "RepairOutcome": "crepair.records",
     "Scheme": "crepair.records", "StopReason": "crepair.records",
     "RepairRun": "crepair.schemes.run",
+    "Specification": "crepair.specification", "TestSuite": "crepair.specification",
+    "HeapStates": "crepair.specification",
 }
 
 
@@ -88,4 +90,7 @@ __all__ = [
     "PassesTests",
     "PassesSuite",
     "EquivalenceProof",
+    "Specification",
+    "TestSuite",
+    "HeapStates",
 ]

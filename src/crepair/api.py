@@ -101,9 +101,16 @@ def repair(
     *,
     progress: Callable[[Progress], None] | None = None,
     schedule: Schedule | None = None,
+    spec: "Specification | None" = None,
     **overrides,
 ) -> RepairRun:
     """All minimal checked repairs of the C file at ``path``, smallest first.
+
+    With ``spec`` (a :class:`~crepair.specification.Specification`), the
+    run that checks it: heap states -> :func:`repair_heap`'s scheme, tests
+    alone -> :func:`repair_tests`, a reference of ``main`` (with or without
+    tests) -> :func:`repair_reference`, else the bounded schemes below;
+    ``overrides`` then hold that run's options (e.g. ``timeout``).
 
     ``options`` (or keyword ``overrides`` of its fields, e.g. ``level=2``,
     ``scheme="template"``, ``unwinding="assumptions"``) select the schemes
@@ -119,6 +126,11 @@ def repair(
     only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;
     FMCAD'11 Sect. III for the template scheme.
     """
+    if spec is not None:
+        run = _run_of(path, spec, options, overrides)
+        if run is not None:
+            return run
+        overrides["reference"] = spec.reference
     extra = {k: overrides.pop(k) for k in ("init", "assume", "input_bound") if k in overrides}
     if extra or isinstance(overrides.get("reference"), (str, Path)):
         overrides["reference"] = ReferenceOptions.of(overrides.get("reference"), **extra)
@@ -132,6 +144,36 @@ def repair(
                     schedule)
     run.options = options  # as given (the schemes hold the encoder's entry: the harness)
     return run
+
+
+def _run_of(path, spec, options, overrides):
+    """The run of a specification that the bounded schemes do not check
+    (None: they do)."""
+    from crepair.specification import Runner
+
+    entry = overrides.get("entry", options.entry if options is not None else "main")
+    runner = spec.runner(entry)
+    if runner == Runner.BOUNDED:
+        return None
+    if options is not None:
+        raise UsageError(f"options: a RepairOptions record is for the bounded schemes, not the {runner.value} run")
+    if runner == Runner.HEAP:
+        s = spec.states
+        function = s.function
+        if function is None and s.states is not None:
+            from crepair.heap.states import load_spec
+
+            function = load_spec(s.states).function
+        if function is None:
+            raise UsageError("heap states from a correct program need the function under repair (HeapStates.function)")
+        return repair_heap(path, function=function, states=s.states, states_from=s.states_from,
+                           loop_states=s.loops, **overrides)
+    tests = spec.tests
+    if runner == Runner.STAGED:
+        return repair_reference(path, spec.reference, tests_dir=tests.tests_dir if tests else None,
+                                compare=tests.compare if tests else "trailing-whitespace", **overrides)
+    return repair_tests(path, driver=tests.driver, test_ids=tests.test_ids, tests_dir=tests.tests_dir,
+                        build=tests.build, project=tests.project, compare=tests.compare, **overrides)
 
 
 def localize(
