@@ -46,6 +46,7 @@ from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
+RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
 
@@ -127,6 +128,8 @@ class StagedRun:
         self.original = self.path.read_text(errors="surrogateescape")
         self._round_ends: float | None = None
         self._first_changes: tuple = ()
+        self._failed: dict[str, int] = {}  # test id -> patches it refuted
+        self._best_failures: int | None = None
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         self._oracle = ReferenceProgram(reference.path)
         given = self._given(tests_dir)
@@ -223,24 +226,39 @@ class StagedRun:
             return None  # the model's run does not reproduce: not a test
         return stdin, expected
 
-    def _run_text(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
-        """The outputs of ``text`` compiled normally on ``inputs`` (None: it does not compile)."""
+    def _build(self, text: str) -> Path | None:
+        """``text`` compiled normally (None: it does not compile)."""
         folder = Path(tempfile.mkdtemp(dir=self._tmp))
         for header in self.path.resolve().parent.glob("*.h"):
             shutil.copy2(header, folder / header.name)
         src = folder / self.path.name
         src.write_text(text, errors="surrogateescape")
-        if compile_c(src, folder / "prog") is not None:
-            return None
-        return [run_binary(folder / "prog", stdin, timeout=1.0).output for stdin in inputs]
+        return None if compile_c(src, folder / "prog") is not None else folder / "prog"
 
-    def _failures(self, text: str) -> int:
-        """How many tests of the whole suite ``text`` fails when built normally."""
-        ids = self.suite.ids
-        outputs = self._run_text(text, [self.suite.stdin(t) for t in ids])
-        if outputs is None:
+    def _run_text(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
+        """The outputs of ``text`` compiled normally on ``inputs`` (None: it does not compile)."""
+        binary = self._build(text)
+        if binary is None:
+            return None
+        return [run_binary(binary, stdin, timeout=RUN_SECONDS).output for stdin in inputs]
+
+    def _failures(self, text: str, enough: int | None = None) -> int:
+        """How many tests of the whole suite ``text`` fails when built
+        normally, counting stops past ``enough`` (None: counts all).  Tests
+        that failed before run first."""
+        ids = sorted(self.suite.ids, key=lambda t: -self._failed.get(t, 0))
+        binary = self._build(text)
+        if binary is None:
             return len(ids)
-        return sum(self._compare(o) != self._compare(self.suite.expected(t)) for o, t in zip(outputs, ids))
+        failed = 0
+        for t in ids:
+            out = run_binary(binary, self.suite.stdin(t), timeout=RUN_SECONDS).output
+            if self._compare(out) != self._compare(self.suite.expected(t)):
+                failed += 1
+                self._failed[t] = self._failed.get(t, 0) + 1
+                if enough is not None and failed > enough:
+                    break
+        return failed
 
     # -- the search ----------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
@@ -279,6 +297,7 @@ class StagedRun:
             best: tuple[int, int, Repair] | None = None
             ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
             self._round_ends = None
+            self._best_failures = None
             for n, (rep, status, failed) in enumerate(self._search(base, ids)):
                 if status == "proved":
                     proved += 1
@@ -386,8 +405,10 @@ class StagedRun:
     def _check(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
         """The status of a plausible patch (see :meth:`_search`), its
         evidence and the number of tests it fails."""
-        failed = self._failures(rep.patched)
+        failed = self._failures(rep.patched, self._best_failures)
         if failed:
+            if self._best_failures is None or failed < self._best_failures:
+                self._best_failures = failed
             self.stats.refuted += 1
             return "refuted", None, failed
         left = self.remaining()
