@@ -1,6 +1,7 @@
 """The command line as a user meets it: usage errors, JSON errors, hints."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -141,3 +142,29 @@ def test_version_from_the_command_and_from_python_m(capsys):
     assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"crepair {__version__}"
     done = subprocess.run([sys.executable, "-m", "crepair", "--version"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == f"crepair {__version__}"
+
+
+def test_progress_goes_to_the_terminal_and_the_report_to_the_redirected_stdout(tmp_path):
+    # Issue 25: with stdout in a file and stderr a terminal, the header and
+    # the violation went to the screen through the live display; only the
+    # mutation scheme showed progress, and none after the first repair.
+    pexpect = pytest.importorskip("pexpect")
+    from test_repair import RANGE_TWO_BUGS
+
+    write_c(tmp_path, RANGE_TWO_BUGS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), TERM="xterm")
+    cmd = (f"{sys.executable} -m crepair.cli repair prog.c --scheme mutation,template --level 2 "
+           "--timeout 20 > out.txt")
+    child = pexpect.spawn("bash", ["-c", cmd], cwd=str(tmp_path), env=env, timeout=300)
+    screen = child.read().decode(errors="replace")
+    child.close()
+    assert child.exitstatus == ExitCode.OK, screen
+    out = (tmp_path / "out.txt").read_text()
+    assert out.startswith("crepair repair prog.c: scheme mutation,template")
+    assert "the original program: assertion violated: prog.c:10" in out
+    assert "repair 1 (size 2, mutation" in out and "summary" in out
+    assert "crepair repair prog.c" not in screen and "assertion violated" not in screen
+    assert "repair 1" not in screen
+    assert "mutation, size level" in screen
+    # the template stage runs after the mutation repairs: the display goes on
+    assert "templates, diagnosis 1 of at most 10" in screen

@@ -24,9 +24,12 @@ from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReas
 from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
 from crepair.schemes.mutation import MutationScheme, Progress
 from crepair.schemes.schedule import Schedule
-from crepair.schemes.template_scheme import TemplateScheme
+from crepair.schemes.template_scheme import TemplateProgress, TemplateScheme
 from crepair.solver import Limits
 from crepair.solver.smt import Verdict
+
+#: A progress display: called with the running scheme's snapshot.
+ProgressFn = Callable[["Progress | TemplateProgress"], None]
 
 _ENCODING = {Scheme.MUTATION: Encoding.MUTANTS, Scheme.TEMPLATE: Encoding.SPLIT_TERNARIES}
 
@@ -50,13 +53,13 @@ class _NotEncoded:
         return iter(())
 
 
-def build(scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None) -> RepairScheme:
+def build(scheme: Scheme, problem: Problem, progress: ProgressFn | None) -> RepairScheme:
     """The scheme object of ``scheme`` for ``problem`` (one that searches
     nothing, outcome UNKNOWN, if the encoding outlasts the deadline)."""
     try:
         if scheme == Scheme.MUTATION:
             return MutationScheme(problem, progress)
-        return TemplateScheme(problem)
+        return TemplateScheme(problem, progress)
     except EncodingTimeout:
         return _NotEncoded(scheme)
 
@@ -66,7 +69,7 @@ class _Deferred:
     encoding costs time that a stage never run should not spend); until
     then its ``stats`` are the scheme's defaults."""
 
-    def __init__(self, scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None):
+    def __init__(self, scheme: Scheme, problem: Problem, progress: ProgressFn | None):
         self._args = (scheme, problem, progress)
         self.stats = SchemeStats(scheme)
 
@@ -89,7 +92,7 @@ class RepairRun:
     """
 
     def __init__(
-        self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None = None,
+        self, program: CProgram, options: RepairOptions, progress: ProgressFn | None = None,
         schedule: Schedule | None = None,
     ):
         self.program = program
