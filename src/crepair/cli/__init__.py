@@ -5,7 +5,8 @@ violated (verify); 2 usage error; 3 bad input (unsupported C, syntax error,
 unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
 the scheme (also: only vacuous repairs; localize: no repairable location);
 6 original already correct (repair, localize); 7 a required tool is
-missing; 8 inconclusive: the unwinding bound is too small; 70 internal
+missing; 8 inconclusive: the unwinding bound is too small; 9 batch: a job
+crashed, was killed or could not run; 70 internal
 error; 141 standard output closed early (e.g. ``| head``).  Test-driven
 repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
 codes: 0 plausible patch (or ranking); 122 no plausible patch in the
@@ -53,8 +54,11 @@ _KINDS = {
 }
 
 
-def _fail(code: ExitCode, message: str, as_json: bool) -> int:
-    print(f"crepair: {message}", file=sys.stderr)
+def _fail(code: ExitCode, message: str, as_json: bool, label: str = "", prog: str = "crepair") -> int:
+    """One line on stderr, ``PROG: LABEL: MESSAGE`` (``crepair repair:
+    error: …``), and with ``--json`` the JSON error, whose ``kind`` says
+    what ``label`` says (its message is ``message`` alone)."""
+    print(f"{prog}: {label}: {message}" if label else f"{prog}: {message}", file=sys.stderr)
     if as_json:
         print(error_json(_KINDS[code], message, int(code)))
     return code
@@ -125,13 +129,13 @@ def main(argv: list[str] | None = None) -> int:
             if timer is not None:
                 timer.cancel()
     except UsageError as exc:
-        return _fail(ExitCode.USAGE, f"error: {exc}", as_json)
+        return _fail(ExitCode.USAGE, str(exc), as_json, "error", getattr(exc, "prog", "crepair"))
     except MissingTool as exc:
         return _fail(ExitCode.MISSING_TOOL, str(exc), as_json)
     except BadInput as exc:
-        return _fail(ExitCode.BAD_INPUT, f"error: {exc}", as_json)
+        return _fail(ExitCode.BAD_INPUT, str(exc), as_json, "error")
     except CRepairError as exc:
-        return _fail(ExitCode.INTERNAL, f"internal error: {exc}", as_json)
+        return _fail(ExitCode.INTERNAL, str(exc), as_json, "internal error")
     except KeyboardInterrupt:
         return _fail(ExitCode.UNKNOWN, "interrupted", as_json)
     except BrokenPipeError:

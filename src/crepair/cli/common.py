@@ -20,6 +20,7 @@ class ExitCode(enum.IntEnum):
     ORIGINAL_CORRECT = 6
     MISSING_TOOL = 7
     BOUND_TOO_SMALL = 8
+    JOBS_FAILED = 9  # batch: a job crashed, was killed (time, memory) or could not run
     INTERNAL = 70
     NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
     NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)
@@ -31,7 +32,16 @@ class JsonArgumentParser(argparse.ArgumentParser):
     come out as one line, and as JSON under ``--json``)."""
 
     def error(self, message: str):
-        raise UsageError(f"{self.prog}: {message}")
+        raise ArgumentError(self.prog, message)
+
+
+class ArgumentError(UsageError):
+    """A command line argparse rejects: ``prog`` is the command
+    (``crepair repair``), the message says what is wrong."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
 
 
 def seconds(text: str) -> float | None:
