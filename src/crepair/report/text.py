@@ -17,6 +17,7 @@ from crepair.schemes.base import SchemeStats
 from crepair.schemes.mutation import MutationStats
 from crepair.schemes.run import RepairRun
 from crepair.schemes.template_scheme import TemplateStats
+from crepair.report.time_limit import time_limit_note
 
 
 def _source_line(original: str, line: int) -> str:
@@ -201,6 +202,9 @@ def render_summary(run: RepairRun) -> str:
         out.append(f"  outcome: {_outcome_text(run, stats, n)}")
     if len(run.schemes) > 1:
         out.append(f"overall outcome: {run.outcome.value} ({plural(found, 'repair')})")
+    note = time_limit_note(run)
+    if note:
+        out.append(note)
     return "\n".join(out)
 
 

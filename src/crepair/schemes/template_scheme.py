@@ -151,7 +151,9 @@ class TemplateScheme:
                 if p.limits.expired():
                     break
         stats.checks += engine.checks
-        if engine.unknown:
+        if p.limits.expired():  # the run's limit, not a diagnosis's, ended the search
+            finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit reached")
+        elif engine.unknown:
             finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, f"diagnosis: {engine.unknown}")
         elif unknown and not stats.repairs:
             finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, unknown)
