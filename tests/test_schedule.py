@@ -141,4 +141,4 @@ def test_a_run_cut_by_its_time_limit_says_which_stage_and_what_limit_would_do(tm
 def test_the_default_time_limit_leaves_the_template_stage_minutes():
     from crepair.options import DEFAULT_TIMEOUT, RepairOptions
 
-    assert DEFAULT_TIMEOUT >= 300 and RepairOptions().timeout == DEFAULT_TIMEOUT
+    assert DEFAULT_TIMEOUT >= 600 and RepairOptions().timeout == DEFAULT_TIMEOUT
