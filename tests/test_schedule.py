@@ -3,6 +3,9 @@ then level 2 with must pruning (size 1), then templates, escalating, under one
 time budget; each repair names the stage that found it."""
 
 import json
+import os
+
+import pytest
 
 import crepair
 from crepair.cli import main
@@ -142,3 +145,24 @@ def test_the_default_time_limit_leaves_the_template_stage_minutes():
     from crepair.options import DEFAULT_TIMEOUT, RepairOptions
 
     assert DEFAULT_TIMEOUT >= 600 and RepairOptions().timeout == DEFAULT_TIMEOUT
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("CREPAIR_SLOW"), reason="slow and load-sensitive: set CREPAIR_SLOW=1")
+@pytest.mark.parametrize("version", ["v5", "v26"])
+def test_the_default_repair_of_tcas_finishes_its_template_stage_in_time(tmp_path, version):
+    # Issue 25: with the old default --timeout 60 both ended unknown (exit 4).
+    import shutil
+    import subprocess
+    import sys
+
+    from cprog import SHARED
+
+    spec = SHARED / "tcas" / "spec" / f"tcas_{version}.c"
+    if not spec.exists():
+        pytest.skip(f"{spec} is missing")
+    shutil.copy(spec, tmp_path / spec.name)
+    proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", spec.name, "--quiet"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "(size 1, template, found after" in proc.stdout
