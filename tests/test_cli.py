@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -167,7 +168,7 @@ def test_progress_goes_to_the_terminal_and_the_report_to_the_redirected_stdout(t
     assert "repair 1" not in screen
     assert "mutation, size level" in screen
     # the template stage runs after the mutation repairs: the display goes on
-    assert "templates, diagnosis 1 of at most 10" in screen
+    assert re.search(r"templates, (finding failing inputs|diagnosis \d+ of at most 10): \d+ candidates? checked", screen)
 
 
 def test_an_argparse_error_names_the_command_once(tmp_path):
@@ -177,8 +178,8 @@ def test_an_argparse_error_names_the_command_once(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "prog.c", "--level", "7", "--json"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == ExitCode.USAGE
-    assert proc.stderr.startswith("crepair repair: error: argument --level: invalid choice")
-    assert proc.stderr.count("crepair") == 1
+    assert proc.stderr.startswith("crepair: error: argument --level: invalid choice")
+    assert proc.stderr.count("crepair") == 1 and proc.stderr.count("error") == 1
     error = json.loads(proc.stdout)["error"]
     assert error["kind"] == "usage" and error["message"].startswith("argument --level: invalid choice")
     proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "missing.c", "--json"],

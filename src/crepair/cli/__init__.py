@@ -54,11 +54,12 @@ _KINDS = {
 }
 
 
-def _fail(code: ExitCode, message: str, as_json: bool, label: str = "", prog: str = "crepair") -> int:
-    """One line on stderr, ``PROG: LABEL: MESSAGE`` (``crepair repair:
-    error: …``), and with ``--json`` the JSON error, whose ``kind`` says
-    what ``label`` says (its message is ``message`` alone)."""
-    print(f"{prog}: {label}: {message}" if label else f"{prog}: {message}", file=sys.stderr)
+def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
+    """One line on stderr, ``crepair: LABEL: MESSAGE`` (every error line
+    starts with ``crepair: ``, once), and with ``--json`` the JSON error,
+    whose ``kind`` says what ``label`` says (its message is ``message``
+    alone)."""
+    print(f"crepair: {label}: {message}" if label else f"crepair: {message}", file=sys.stderr)
     if as_json:
         print(error_json(_KINDS[code], message, int(code)))
     return code
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             if timer is not None:
                 timer.cancel()
     except UsageError as exc:
-        return _fail(ExitCode.USAGE, str(exc), as_json, "error", getattr(exc, "prog", "crepair"))
+        return _fail(ExitCode.USAGE, str(exc), as_json, "error")
     except MissingTool as exc:
         return _fail(ExitCode.MISSING_TOOL, str(exc), as_json)
     except BadInput as exc:

@@ -32,16 +32,7 @@ class JsonArgumentParser(argparse.ArgumentParser):
     come out as one line, and as JSON under ``--json``)."""
 
     def error(self, message: str):
-        raise ArgumentError(self.prog, message)
-
-
-class ArgumentError(UsageError):
-    """A command line argparse rejects: ``prog`` is the command
-    (``crepair repair``), the message says what is wrong."""
-
-    def __init__(self, prog: str, message: str):
-        super().__init__(message)
-        self.prog = prog
+        raise UsageError(message)  # the command's name is the prefix of the line, once
 
 
 def seconds(text: str) -> float | None:
@@ -187,7 +178,10 @@ class StatusLine:
     """
 
     def __init__(self, enabled: bool, describe):
+        import time
+
         self._describe, self._last, self._text = describe, 0.0, "starting"
+        self._began = time.monotonic()
         self._console = self._live = self._spinner = None
         if enabled:
             from rich.console import Console
@@ -195,12 +189,20 @@ class StatusLine:
             self._console = Console(stderr=True)
             self._start()
 
+    def _render(self):
+        """The line as drawn now: the last description and the seconds
+        since the command started (ticking even while a long check runs)."""
+        import time
+
+        self._spinner.update(text=f"{self._text} ({time.monotonic() - self._began:.0f} s)")
+        return self._spinner
+
     def _start(self) -> None:
         from rich.live import Live
         from rich.spinner import Spinner
 
         self._spinner = Spinner("dots", self._text)
-        self._live = Live(self._spinner, console=self._console, transient=True, refresh_per_second=10,
+        self._live = Live(console=self._console, transient=True, refresh_per_second=10, get_renderable=self._render,
                           redirect_stdout=False, redirect_stderr=False)
         self._live.start()
 
@@ -211,7 +213,6 @@ class StatusLine:
             return
         self._last = time.monotonic()
         self._text = self._describe(what)
-        self._spinner.update(text=self._text)
 
     def out(self, text: str = "") -> None:
         """Print ``text`` (and a newline) on standard output, flushed."""

@@ -69,8 +69,8 @@ def _describe(p: "Progress | TemplateProgress") -> str:
     if isinstance(p, TemplateProgress):
         of = f" of at most {p.max_diagnoses}" if p.max_diagnoses else ""
         where = f"diagnosis {p.diagnosis}{of}" if p.diagnosis else "finding failing inputs"
-        return f"templates, {where}: {p.candidates} candidates checked, {p.repairs} repairs, {p.seconds:.1f} s"
-    return f"mutation, size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs, {p.seconds:.1f} s"
+        return f"templates, {where}: {p.candidates} candidates checked, {p.repairs} repairs"
+    return f"mutation, size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs"
 
 
 _EXIT = {
