@@ -25,7 +25,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode import structs
 from crepair.encode.formula import Checks, Constraint, EncodingTimeout, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
-from crepair.encode.ops import Value, bool_value, convert, to_bool
+from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.env import Env, Keys, differing
 from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
@@ -303,32 +303,6 @@ class EncoderCore:
         if any(checks):
             self._check_copies(idx, checks, entry_guard, scope)
         return lhs, state
-
-    def _splits(self, root: c_ast.Node, state: State) -> bool:
-        """Whether the condition ``root`` is an ``&&``/``||`` whose operands
-        become locations of their own: C evaluates ``a && b`` as two
-        branches (C11 6.5.13, a sequence point after ``a``), and so does the
-        goto program AllRepair mutates, one guard per branch.  Only without
-        side effects and without checks of undefined behaviour in the
-        operands, whose evaluation guard would depend on the operator's
-        mutant."""
-        if not (isinstance(root, c_ast.BinaryOp) and root.op in ("&&", "||")) or has_effects(root):
-            return False
-        probe = Ctx(state.fork(), {}, {}, True, [])
-        self._expr(root, probe)
-        return not probe.checks
-
-    def _located_connective(self, root: c_ast.BinaryOp, state: State, kind: LocationKind, name: str) -> tuple[smt.Term, State]:
-        """``a && b`` (or ``||``) as three locations: ``a``, ``b`` (each
-        split again if it is one) and the operator, whose alternatives
-        combine the operands' variables (``&&`` or ``||``)."""
-        a, state = self._located(root.left, state, kind, None, name=name)
-        b, state = self._located(root.right, state, kind, None, name=name)
-
-        def combine(ctx: Ctx) -> Value:
-            return bool_value(smt.And(a, b) if ctx.overrides.get(root, root.op) == "&&" else smt.Or(a, b))
-
-        return self._located(root, state, kind, None, value_of=combine, name=name, connective=True)
 
     def _scope_values(self, state: State) -> Scope:
         """The scalar variables visible here (innermost declaration wins),

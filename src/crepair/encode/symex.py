@@ -27,6 +27,7 @@ The encoder is split along the C constructs: :mod:`~crepair.encode.walk`
 from __future__ import annotations
 
 from crepair.encode.calls import Calls
+from crepair.encode.connectives import Connectives
 from crepair.encode.expressions import Expressions
 from crepair.encode.formula import Checks, ProgramFormula, Unwinding
 from crepair.encode.lvalues import Assignments
@@ -37,7 +38,7 @@ from crepair.frontend.parse import CProgram
 __all__ = ["NEGATE", "AlternativesFn", "Encoder", "Overrides", "Site", "encode", "no_alternatives"]
 
 
-class Encoder(Calls, Statements, Assignments, Expressions):
+class Encoder(Calls, Statements, Assignments, Expressions, Connectives):
     """Builds the :class:`ProgramFormula` of ``program`` from ``entry``.
 
     ``bound`` (≥ 0) is the unwinding bound B; ``alternatives`` gives, for
