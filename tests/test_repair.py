@@ -144,8 +144,9 @@ RANGE_TWO_BUGS = """
 
 @pytest.mark.parametrize("level", ["1", "2"])
 def test_two_mutations_in_one_condition_are_a_size_2_repair(tmp_path, level):
-    # C evaluates `a && b` as two branches (and AllRepair mutates the goto
-    # program, a guard per branch): each comparison is a location, and
+    # C evaluates `a && b` as two branches: each comparison is a location
+    # (FM'16 keeps a whole condition one location, so the pair is outside
+    # its space), and
     # `<` -> `<=` is a level-1 mutation (FM'16 Table 1), so the pair is in
     # the space at both levels.
     write_c(tmp_path, RANGE_TWO_BUGS)

@@ -1,10 +1,12 @@
 """Conditions ``a && b`` / ``a || b`` as separate locations (mutation scheme).
 
 C evaluates ``a && b`` as two branches (C11 6.5.13: a sequence point after
-``a``), and so does the goto program AllRepair mutates (Rothenberg &
-Grumberg, FM'16, Sect. 3.1: a guard per branch): ``a``, ``b`` and the
-operator each become a location, so a repair may change one comparison of
-a compound condition and another one (size 2), or the operator alone.
+``a``): ``a``, ``b`` and the operator each become a location, so a repair
+may change one comparison of a compound condition and another one (size
+2), or the operator alone.  This departs from FM'16 (Rothenberg &
+Grumberg, Sect. 3.1-3.2), where a whole condition is one guard assignment
+and its alternative set holds single mutations only, so two mutations in
+one condition are outside the paper's space at any size.
 """
 
 from __future__ import annotations
@@ -24,9 +26,8 @@ class Connectives(EncoderCore):
 
     def _splits(self, root: c_ast.Node, state: State) -> bool:
         """Whether the condition ``root`` is an ``&&``/``||`` whose operands
-        become locations of their own: C evaluates ``a && b`` as two
-        branches (C11 6.5.13, a sequence point after ``a``), and so does the
-        goto program AllRepair mutates, one guard per branch.  Only without
+        become locations of their own (C evaluates ``a && b`` as two
+        branches, C11 6.5.13).  Only without
         side effects and without checks of undefined behaviour in the
         operands, whose evaluation guard would depend on the operator's
         mutant."""

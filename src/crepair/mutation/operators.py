@@ -15,10 +15,11 @@ by AllRepair's authors:
   comparison ``e != 0`` of C's semantics — and of the goto programs AllRepair
   mutates — so level 2 also mutates it to ``e == 0`` (printed ``!e``).
 
-A branch or loop condition ``a && b`` (or ``||``) is three locations, as in
-the goto program AllRepair mutates (a guard per branch of C's short-circuit
-evaluation): ``a``, ``b`` and the operator; so ``1<m && n<16`` has the
-size-2 repair ``1<=m && n<=16`` (:mod:`crepair.encode.core`).
+In the mutation scheme a branch or loop condition ``a && b`` (or ``||``)
+is three locations, the branches of C's short-circuit evaluation: ``a``,
+``b`` and the operator; so ``1<m && n<16`` has the size-2 repair
+``1<=m && n<=16``, which FM'16 (one location per condition) cannot reach
+(:mod:`crepair.encode.connectives`).
 
 Compound assignments (``x += e``) mutate their operator like the binary one.
 The specification is never mutated: ``main``, ``AllRepair_correct_*`` and
