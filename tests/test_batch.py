@@ -182,3 +182,19 @@ def test_options_that_are_one_flag_reach_every_job(tmp_path):
     (record,) = ResultsFile(out).records()
     assert "--reproducible" in record["args"] and record["report"]["options"]["reproducible"] is True
     assert record["outcome"] == "repaired"
+
+
+def test_a_batch_with_a_crashed_job_exits_9(tmp_path, monkeypatch, capsys):
+    # Issue 25: batch exited 0 although a job crashed.
+    write_c(tmp_path, SUM, "a.c")
+    write_c(tmp_path, SUM, "b.c")
+    real = job_module.command_line
+
+    def crash_b(job, limits):
+        return [sys.executable, "-c", "import os; os.abort()"] if job.program.endswith("b.c") else real(job, limits)
+
+    monkeypatch.setattr(job_module, "command_line", crash_b)
+    out = tmp_path / "r.jsonl"
+    code = main(["batch", str(tmp_path / "*.c"), "--options", "--scheme mutation", "-o", str(out), "--quiet"])
+    assert code == 9
+    assert "1 of 2 jobs gave no answer (crash)" in capsys.readouterr().err

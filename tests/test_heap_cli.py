@@ -69,9 +69,15 @@ def test_localize_gradient(capsys):
 def test_usage_errors(capsys):
     assert main(["repair", str(PROG), "--scheme", "heap"]) == 2
     assert main(["repair", str(PROG), "--scheme", "heap", "--states", str(SPEC), "--checkpoints", "f"]) == 2
-    assert main(["repair", str(PROG), "--states", str(SPEC)]) == 2
+    assert main(["repair", str(PROG), "--scheme", "mutation", "--states", str(SPEC)]) == 2
     err = capsys.readouterr().err
     assert "--states SPEC.json or --states-from" in err and "used by --scheme heap only" in err
+
+
+def test_heap_states_alone_select_the_heap_scheme(capsys):
+    assert main(["repair", str(PROG), "--states", str(SPEC), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scheme"] == "heap" and out["repairs"]
 
 
 def test_an_inserted_statement_reads_as_an_insertion_in_text(capsys):

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from crepair.cli import main
-from crepair.report.html import heat, highlighted_lines, render_batch, render_report, side_by_side
+from crepair.report.html import (
+    HEAT_RGB, MAX_TINT, heat, highlighted_lines, render_batch, render_report, side_by_side, within_line,
+)
 from cprog import SHARED, write_c
 
 SUM = (Path(__file__).resolve().parents[1] / "examples" / "sum.c").read_text()
@@ -66,7 +68,7 @@ def test_repair_html_shows_the_repair_side_by_side_with_its_evidence(tmp_path, c
     self_contained(page)
     assert "Repair 1: size 1, mutation level 1" in page
     assert 'class="old">    for (int i = 0; i &lt; n; i++)</td>' in page
-    assert 'class="new">    for (int i = 0; i &lt;= n; i++)</td>' in page
+    assert 'class="new">    for (int i = 0; i &lt;<ins>=</ins> n; i++)</td>' in page
     assert report["repairs"][0]["evidence"]["text"] in page.replace("&#39;", "'")
     assert "changed by repair 1" in page and "violated: assertion" in page
     assert page == page.replace("{{", "").replace("{%", "")  # the template is fully rendered
@@ -76,7 +78,7 @@ def test_verify_and_localize_html(tmp_path):
     path = write_c(tmp_path, SUM, "sum.c")
     assert main(["verify", str(path), "--html", str(tmp_path / "v.html")]) == 1
     page = (tmp_path / "v.html").read_text()
-    assert "Counterexample" in page and "<td>nondet_int()</td>" in page
+    assert "Counterexample" in page and '<td class="src">n <span class="note">= nondet_int()</span></td>' in page
     assert main(["localize", str(path), "--html", str(tmp_path / "l.html")]) == 0
     page = (tmp_path / "l.html").read_text()
     assert "Must location set" in page and "must location" in page
@@ -111,7 +113,7 @@ def test_the_tcas_v1_repair_page_renders_in_headless_chromium(tmp_path):
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
     dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
                          timeout=120).stdout
-    assert "Repair 1: size 1, mutation level 1" in dom and "Down_Separation &gt;= ALIM()" in dom
+    assert "Repair 1: size 1, mutation level 1" in dom and "Down_Separation &gt;<ins>=</ins> ALIM()" in dom
     shot = tmp_path / "shot.png"
     subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1000,800", page.as_uri()],
                    capture_output=True, timeout=120)
@@ -156,3 +158,82 @@ def test_a_page_with_unreadable_states_says_so(tmp_path):
     report = {"file": "p.c", "scheme": "heap", "outcome": "no-repair", "repairs": []}
     page = render_report("repair", report, "int main(void) { return 0; }\n", states=str(tmp_path / "missing.json"))
     assert "Specification states" in page and "the states could not be read" in page
+
+
+# Issue 25, item 10 -------------------------------------------------------
+
+TWO_INPUTS = """
+    int main(void) {
+        int m = nondet_int();
+        int n;
+        n = nondet_int();
+        int k = 0;
+        if (m > 0)
+            k = nondet_int();
+        assert(m + n + k < 100);
+        return 0;
+    }
+"""
+
+
+def test_counterexample_inputs_are_named_by_their_variables(tmp_path):
+    path = write_c(tmp_path, TWO_INPUTS)
+    assert main(["verify", str(path), "--html", str(tmp_path / "v.html")]) == 1
+    page = (tmp_path / "v.html").read_text()
+    table = page[page.index("<th>input</th>"):page.index("</table>", page.index("<th>input</th>"))]
+    names = re.findall(r'<tr><td class="src">(\w+) <span class="note">= nondet_int\(\)</span></td><td>(\d+)</td>', table)
+    assert ("m", "2") in names and ("n", "4") in names
+    assert "read on the run" not in page
+    # k's input is read only when m > 0: listed if the run reads it, else counted as left out
+    assert ("k", "7") in names or "1 input on paths the run does not take left out" in page
+
+
+def test_a_changed_line_pair_highlights_what_changed_within_it():
+    old, new = within_line("if (x > 100)", "if (x >= 37)")
+    assert "".join(t for t, _ in old) == "if (x > 100)" and "".join(t for t, _ in new) == "if (x >= 37)"
+    assert [t for t, changed in old if not changed][0] == "if (x >"
+    assert any(changed and "=" in t for t, changed in new)
+    rows = side_by_side(DIFF)
+    assert rows[2]["new_parts"] == [("for (i = 0; i <", False), ("=", True), (" n; i++)", False)]
+    assert "old_parts" not in rows[4]  # a deleted line has no partner
+
+
+def _luminance(rgb):
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a, b):
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_hottest_line_keeps_its_code_readable(tmp_path, capsys):
+    # The changed line was drawn on saturated orange (rgba(255,80,0,0.8)).
+    path = write_c(tmp_path, SUM, "sum.c")
+    assert main(["repair", str(path), "--html", str(tmp_path / "r.html"), "--json"]) == 0
+    capsys.readouterr()
+    page = (tmp_path / "r.html").read_text()
+    tints = [float(a) for a in re.findall(r"<td style=\"background: rgba\(\d+,\d+,\d+,([0-9.]+)\)\">", page)]
+    assert tints and max(tints) <= MAX_TINT
+    behind = tuple(round(255 * (1 - MAX_TINT) + c * MAX_TINT) for c in HEAT_RGB)  # the tint over white
+    assert _contrast(behind, (0x1B, 0x1F, 0x24)) >= 7  # body text
+    assert _contrast(behind, (0x00, 0x80, 0x00)) >= 4.5  # Pygments' keywords (WCAG AA)
+    row = next(line for line in page.splitlines() if "changed by repair 1" in line and "<tr" in line)
+    assert "border-left: 6px solid rgba(" in row and "0.8)" in row  # the heat shows in the bar
+
+
+@pytest.mark.skipif(not (shutil.which("gdb") and shutil.which("gcc")), reason="needs gcc and gdb")
+def test_a_heap_report_gives_one_time_for_the_run_and_its_repair(tmp_path, capsys):
+    page_path = tmp_path / "h.html"
+    code = main(["repair", str(HEAP / "fig1_reverse.c"), "--scheme", "heap", "--states", str(HEAP / "fig2_states.json"),
+                 "--insert-slots", "1", "--json", "--html", str(page_path)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (rep,) = out["repairs"]
+    assert out["seconds"] == round(rep["seconds"], 3)
+    page = page_path.read_text()
+    assert f"{out['seconds']:.2f} s" in page and f"found after {rep['seconds']:.2f} s" in page

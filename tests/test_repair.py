@@ -1,5 +1,7 @@
 import itertools
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -94,7 +96,7 @@ def brute_force_minimal_repairs(path, level, max_size, entry="main"):
     """Every sv of size <= max_size checked by patching the file and verifying it."""
     program = load_program(path)
     unit = MutationUnit(program, level)
-    formula, mutants = encode(program, bound=2, entry=entry, alternatives=unit)
+    formula, mutants = encode(program, bound=2, entry=entry, alternatives=unit, split_conditions=True)
     locs = [l.index for l in formula.locations if len(mutants[l.index]) > 1]
     repaired = []
     for size in range(1, max_size + 1):
@@ -121,6 +123,84 @@ def test_all_minimal_repairs_equal_brute_force(tmp_path, level):
         assert expected  # `x > lo` -> `x < lo` is a level-2 mutation
     sizes = [len(r) for r in got]
     assert sizes == sorted(sizes)  # smallest first
+
+
+# Issue 25: one mutation on each of two comparisons of one condition.
+RANGE_TWO_BUGS = """
+    int f(int m, int n) {
+        if (1 < m && m <= n && n < 16)
+            return 1;
+        return 0;
+    }
+    int main(void) {
+        int m = nondet_int();
+        int n = nondet_int();
+        int want = 1 <= m && m <= n && n <= 16;
+        assert(f(m, n) == want);
+        return 0;
+    }
+"""
+
+
+@pytest.mark.parametrize("level", ["1", "2"])
+def test_two_mutations_in_one_condition_are_a_size_2_repair(tmp_path, level):
+    # C evaluates `a && b` as two branches: each comparison is a location
+    # (FM'16 keeps a whole condition one location, so the pair is outside
+    # its space), and
+    # `<` -> `<=` is a level-1 mutation (FM'16 Table 1), so the pair is in
+    # the space at both levels.
+    write_c(tmp_path, RANGE_TWO_BUGS)
+    proc = subprocess.run(
+        [sys.executable, "-m", "crepair.cli", "repair", "prog.c", "--scheme", "mutation", "--level", level,
+         "--max-size", "2", "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == ExitCode.OK, proc.stderr
+    report = json.loads(proc.stdout)
+    found = [sorted((e["old"], e["new"]) for c in r["changes"] for e in c["edits"]) for r in report["repairs"]]
+    assert [("<", "<="), ("<", "<=")] in found
+    assert "if (1 <= m && m <= n && n <= 16)" in report["repairs"][0]["diff"]
+
+
+def test_and_or_of_a_split_condition_is_still_mutated(tmp_path):
+    src = """
+        int f(int a, int b) {
+            if (a > 0 && b > 0)
+                return 1;
+            return 0;
+        }
+        int main(void) {
+            int a = nondet_int(), b = nondet_int();
+            assert(f(a, b) == (a > 0 || b > 0));
+            return 0;
+        }
+    """
+    (rep,) = crepair.repair(write_c(tmp_path, src), level=1, max_size=1, timeout=None)
+    assert [(e.old, e.new) for e in rep.edits] == [("&&", "||")]
+
+
+def test_a_guarded_array_read_keeps_its_condition_whole(tmp_path):
+    # `i < 4 && a[i] > 0`: a[i] is only read when i < 4; with `||` it would be
+    # read out of bounds, so the condition stays one location and its
+    # `||` mutant is refuted by the bounds check.
+    src = """
+        int a[4];
+        int f(int i) {
+            if (i < 4 && a[i] > 0)
+                return 1;
+            return 0;
+        }
+        int main(void) {
+            int i = nondet_int();
+            __CPROVER_assume(i >= 0 && i <= 8);
+            a[0] = nondet_int();
+            assert(f(i) == (i < 4 && a[i] > 1));
+            return 0;
+        }
+    """
+    path = write_c(tmp_path, src)
+    found = [[(e.old, e.new) for e in r.edits] for r in crepair.repair(path, level=1, max_size=1, timeout=None)]
+    assert [("&&", "||")] not in found
 
 
 def test_diff_changes_only_the_mutated_token(tmp_path):

@@ -194,3 +194,16 @@ def test_f1x_if_condition_by_its_driver(capsys):
     assert main(argv) == ExitCode.OK
     data = json.loads(capsys.readouterr().out)
     assert data["failing"] == ["n1"] and 8 in [r["line"] for r in data["ranking"]]
+
+
+def test_cli_says_which_lines_tie(tmp_path, capsys):
+    # Issue 25: the rest of climb.c ties at 1/sqrt(3); ranks 2..N cannot
+    # tell those lines apart, and the output must say so.
+    root = climb_project(tmp_path)
+    result = localize_tests(root / "climb.c", tests_dir=root / "tests")
+    tied = len(result.ranking) - 1
+    assert main(["localize", str(root / "climb.c"), "--tests-dir", str(root / "tests"), "--method", "spectrum"]) \
+        == ExitCode.OK
+    out = capsys.readouterr().out
+    assert f"{tied} lines tied at score 0.5774 (ranks 2-{tied + 1}, in line order)" in out
+    assert "tied at score 1.0000" not in out  # line 7 ranks first alone

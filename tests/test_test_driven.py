@@ -202,3 +202,22 @@ def test_the_per_test_limit_is_auto_unless_given_and_is_reported(tmp_path):
     assert "ms (auto)" in text.splitlines()[0]
     run = api.repair_tests(prog, tests_dir=tmp_path, test_timeout_ms=300)
     assert run.test_timeout == 300
+
+
+def test_the_summary_counts_agree_with_the_patches_reported():
+    # Issue 25: "1 plausible patch" beside "2 plausible": the exploration's
+    # count is of candidates; the summary says why it differs.
+    from types import SimpleNamespace
+
+    from crepair.records import RepairOutcome
+    from crepair.report.test_driven import render_summary
+
+    stats = SimpleNamespace(explored=10, candidates=20, executions=5, ratio=2.0, partitions=5, plausible=2,
+                            rejected=1)
+    run = SimpleNamespace(stats=stats, outcome=RepairOutcome.REPAIRED, found=1, seconds=1.0, reason="")
+    text = render_summary(run)
+    assert "(1 plausible patch;" in text
+    assert "2 candidates passed every test (1 reported as a plausible patch; 1 failed when built alone)" in text
+    assert ", 2 plausible," not in text
+    stats.plausible, stats.rejected = 1, 0
+    assert "1 candidate passed every test, 1.0 s" in render_summary(run)

@@ -27,8 +27,7 @@ from crepair.options import (
     DEFAULT_UNWIND, Component, Method, ReferenceOptions, RepairOptions, _enum, at_least, positive_seconds,
 )
 from crepair.records import BoundReport
-from crepair.schemes.mutation import Progress
-from crepair.schemes.run import RepairRun
+from crepair.schemes.run import ProgressFn, RepairRun
 from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import component_kinds
 from crepair.solver import Limits, smt_solver
@@ -99,7 +98,7 @@ def repair(
     path: str | Path,
     options: RepairOptions | None = None,
     *,
-    progress: Callable[[Progress], None] | None = None,
+    progress: ProgressFn | None = None,
     schedule: Schedule | None = None,
     spec: "Specification | None" = None,
     **overrides,
@@ -120,7 +119,10 @@ def repair(
     ``main`` may change like any function).  ``schedule`` (a
     :class:`~crepair.schemes.schedule.Schedule`, e.g. ``DEFAULT_SCHEDULE``:
     mutation level 1, level 2 with must pruning, templates, escalating)
-    replaces ``options.schemes``; its stages share the one ``timeout``.  Raises
+    replaces ``options.schemes``; its stages share the one ``timeout``.
+    ``progress`` is called with each scheme's snapshots (mutation:
+    :class:`~crepair.schemes.mutation.Progress`, templates:
+    :class:`~crepair.schemes.template_scheme.TemplateProgress`).  Raises
     ``BadInput``/``UnsupportedConstruct`` for programs crepair cannot take
     and ``UsageError`` for bad options.  The files are
     only read.  Source: AllRepair (Rothenberg & Grumberg, FM'16), Fig. 4;

@@ -74,6 +74,7 @@ class InputValue:
     value: "int | list[int] | ArrayValue"
     executed: bool = True  # the run reads this input (inputs in skipped branches: False)
     chars: bool = False  # an array of char (a string input: stdin %s, argv, a char array parameter)
+    variable: str | None = None  # what the input call's value is assigned to (``x = nondet_int()``: x)
 
     def text(self) -> str:
         """The value as printed: a char array also as a C string literal
@@ -143,7 +144,8 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
             chars = smt.width(smt.Select(inp.term, smt.BitVecVal(0, 32))) == 8
         else:
             value = model.eval_int(inp.term, inp.signed)
-        inputs.append(InputValue(inp.label, inp.line, value, inp.guard is None or model.eval_bool(inp.guard), chars))
+        inputs.append(InputValue(inp.label, inp.line, value, inp.guard is None or model.eval_bool(inp.guard), chars,
+                                 inp.variable))
     lines = formula.executed_lines(model)
     cut = formula.failed_cut(model)
     if cut is not None:

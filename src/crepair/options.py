@@ -18,7 +18,7 @@ from crepair.records import Scheme
 
 DEFAULT_UNWIND = 8
 DEFAULT_MAX_SIZE = 2
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 600.0  # seconds: the default schedule's template stage needs minutes on TCAS (README)
 DEFAULT_INPUT_BOUND = 8
 
 

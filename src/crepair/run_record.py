@@ -112,7 +112,9 @@ class RunRecord:
     ``unknown_reason`` of the whole run; ``budget_units``: the time limit
     in z3 resource units of a reproducible run (None: not reproducible or
     no limit); ``only_main``: ``main`` is the program's only function that
-    repairs may change but, without ``--mutate-main``, do not."""
+    repairs may change but, without ``--mutate-main``, do not;
+    ``time_limit_note``: which stage the time limit cut and what limit
+    would let it finish (None: none was cut)."""
 
     path: str
     original: str
@@ -128,6 +130,7 @@ class RunRecord:
     unknown_reason: str
     budget_units: int | None = None
     only_main: bool = False
+    time_limit_note: str | None = None
 
     @property
     def stats(self) -> SchemeStats:

@@ -35,6 +35,10 @@ from crepair.solver import WALL_CLOCK_SAFETY
 
 #: outcomes of a job that did not end with the command's own answer
 FAILURES = ("timeout", "out-of-memory", "crash")
+#: outcomes of a job that gave no answer about its program (``crepair
+#: batch`` then exits 9): the failures, and the command's own errors
+#: other than bad input (an internal error, a missing tool, a bad option)
+NO_ANSWER = FAILURES + ("internal", "missing-tool", "usage")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,9 @@ violated (verify); 2 usage error; 3 bad input (unsupported C, syntax error,
 unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
 the scheme (also: only vacuous repairs; localize: no repairable location);
 6 original already correct (repair, localize); 7 a required tool is
-missing; 8 inconclusive: the unwinding bound is too small; 9 a command of
-a scripted ``crepair debug`` session failed; 70 internal
+missing; 8 inconclusive: the unwinding bound is too small; 9 part of the
+work failed (a command of a scripted ``crepair debug`` session; a batch
+job that crashed, was killed or could not run); 70 internal
 error; 141 standard output closed early (e.g. ``| head``).  Test-driven
 repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
 codes: 0 plausible patch (or ranking); 122 no plausible patch in the
@@ -54,8 +55,12 @@ _KINDS = {
 }
 
 
-def _fail(code: ExitCode, message: str, as_json: bool) -> int:
-    print(f"crepair: {message}", file=sys.stderr)
+def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
+    """One line on stderr, ``crepair: LABEL: MESSAGE`` (every error line
+    starts with ``crepair: ``, once), and with ``--json`` the JSON error,
+    whose ``kind`` says what ``label`` says (its message is ``message``
+    alone)."""
+    print(f"crepair: {label}: {message}" if label else f"crepair: {message}", file=sys.stderr)
     if as_json:
         print(error_json(_KINDS[code], message, int(code)))
     return code
@@ -126,13 +131,13 @@ def main(argv: list[str] | None = None) -> int:
             if timer is not None:
                 timer.cancel()
     except UsageError as exc:
-        return _fail(ExitCode.USAGE, f"error: {exc}", as_json)
+        return _fail(ExitCode.USAGE, str(exc), as_json, "error")
     except MissingTool as exc:
         return _fail(ExitCode.MISSING_TOOL, str(exc), as_json)
     except BadInput as exc:
-        return _fail(ExitCode.BAD_INPUT, f"error: {exc}", as_json)
+        return _fail(ExitCode.BAD_INPUT, str(exc), as_json, "error")
     except CRepairError as exc:
-        return _fail(ExitCode.INTERNAL, f"internal error: {exc}", as_json)
+        return _fail(ExitCode.INTERNAL, str(exc), as_json, "internal error")
     except KeyboardInterrupt:
         return _fail(ExitCode.UNKNOWN, "interrupted", as_json)
     except BrokenPipeError:

@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from crepair.batch import JobLimits, ResultsFile, read_jobs
     from crepair.batch.display import BatchDisplay, summary_table
     from crepair.batch.executors import process_pool, ray_pool
+    from crepair.batch.job import NO_ANSWER
     from crepair.batch.run import run_batch
     from crepair.errors import UsageError
 
@@ -82,4 +83,10 @@ def run(args: argparse.Namespace) -> int:
 
         write_batch_html(args.html, records, title=f"crepair batch {args.items}")
         print(f"HTML report: {args.html}", file=sys.stderr)
+    failed = [r for r in records if r.get("outcome") in NO_ANSWER]
+    if failed:
+        kinds = sorted({r["outcome"] for r in failed})
+        print(f"crepair batch: {len(failed)} of {len(records)} jobs gave no answer ({', '.join(kinds)}); "
+              f"see {args.output}", file=sys.stderr)
+        return ExitCode.PARTIAL_FAILURE
     return ExitCode.OK

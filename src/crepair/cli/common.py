@@ -20,7 +20,7 @@ class ExitCode(enum.IntEnum):
     ORIGINAL_CORRECT = 6
     MISSING_TOOL = 7
     BOUND_TOO_SMALL = 8
-    DEBUG_ERRORS = 9  # crepair debug: a command of the session failed (printed 'error: ...')
+    PARTIAL_FAILURE = 9  # debug: a command of a scripted session failed; batch: a job crashed, was killed, could not run
     INTERNAL = 70
     NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
     NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)
@@ -32,7 +32,7 @@ class JsonArgumentParser(argparse.ArgumentParser):
     come out as one line, and as JSON under ``--json``)."""
 
     def error(self, message: str):
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(message)  # the command's name is the prefix of the line, once
 
 
 def seconds(text: str) -> float | None:
@@ -174,28 +174,65 @@ class StatusLine:
     """A one-line progress display on stderr (rich), shown only when
     ``enabled`` (the commands enable it when stderr is a terminal and
     neither ``--json`` nor ``--quiet`` is given).  Call it with an object;
-    ``describe`` turns that into the line, at most ten times a second."""
+    ``describe`` turns that into the line, at most ten times a second.
+
+    The report never goes through the display: :meth:`out` writes it to
+    standard output (taking the line off the terminal meanwhile when
+    standard output is a terminal too), and the display goes on after it.
+    """
 
     def __init__(self, enabled: bool, describe):
-        self._status, self._last, self._describe = None, 0.0, describe
+        import time
+
+        self._describe, self._last, self._text = describe, 0.0, "starting"
+        self._began = time.monotonic()
+        self._console = self._live = self._spinner = None
         if enabled:
             from rich.console import Console
 
-            self._status = Console(stderr=True).status("starting")
-            self._status.start()
+            self._console = Console(stderr=True)
+            self._start()
+
+    def _render(self):
+        """The line as drawn now: the last description and the seconds
+        since the command started (ticking even while a long check runs)."""
+        import time
+
+        self._spinner.update(text=f"{self._text} ({time.monotonic() - self._began:.0f} s)")
+        return self._spinner
+
+    def _start(self) -> None:
+        from rich.live import Live
+        from rich.spinner import Spinner
+
+        self._spinner = Spinner("dots", self._text)
+        self._live = Live(console=self._console, transient=True, refresh_per_second=10, get_renderable=self._render,
+                          redirect_stdout=False, redirect_stderr=False)
+        self._live.start()
 
     def __call__(self, what) -> None:
         import time
 
-        if self._status is None or time.monotonic() - self._last < 0.1:
+        if self._live is None or time.monotonic() - self._last < 0.1:
             return
         self._last = time.monotonic()
-        self._status.update(self._describe(what))
+        self._text = self._describe(what)
+
+    def out(self, text: str = "") -> None:
+        """Print ``text`` (and a newline) on standard output, flushed."""
+        import sys
+
+        pause = self._live is not None and sys.stdout.isatty()
+        if pause:
+            self._live.stop()
+        print(text, flush=True)
+        if pause:
+            self._start()
 
     def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
 
 def write_html(args: argparse.Namespace, command: str, report_json: str, source: str | None,

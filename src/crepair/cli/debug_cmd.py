@@ -4,7 +4,7 @@ for heap programs (Wolverine2 §1-3, §6; :mod:`crepair.debug`).
 Interactive on a terminal (prompt-toolkit: history and tab completion),
 otherwise — or with ``--script FILE`` (``-`` for stdin) — one command per
 line, echoed after the prompt so a transcript reads like a session; a
-scripted session in which a command failed exits 9 (``DEBUG_ERRORS``)."""
+scripted session in which a command failed exits 9 (``PARTIAL_FAILURE``)."""
 
 from __future__ import annotations
 
@@ -117,5 +117,5 @@ def run(args: argparse.Namespace) -> int:
         session.close()
     if shell.errors and (args.script is not None or not sys.stdin.isatty()):  # scripted: the errors are the caller's
         print(f"crepair debug: {shell.errors} command(s) failed (the 'error:' lines)", file=sys.stderr)
-        return ExitCode.DEBUG_ERRORS
+        return ExitCode.PARTIAL_FAILURE
     return ExitCode.OK

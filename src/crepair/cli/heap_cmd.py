@@ -110,13 +110,14 @@ def run_repair(args: argparse.Namespace) -> int:
                                 rechecks=rechecks)
         st = scheme.stats
         for rep in scheme.repairs():
+            rep = dataclasses.replace(rep, seconds=seconds + rep.seconds)  # on the clock of the first attempt
             repairs.append(rep)
             if not args.json:
                 print()
                 print(text.render_repair(rep, len(repairs)), flush=True)
                 print(f"  {rep.evidence.describe()}")
         checks, rejected = checks + st.checks, rejected + st.rejected
-        seconds += st.repair_seconds + st.localize_seconds
+        seconds += st.seconds  # the scheme's own clock, which its repairs' times are on
         if st.outcome != RepairOutcome.NO_REPAIR:
             break
     summary = {"outcome": st.outcome.value, "stopped": st.stopped.value, "reason": st.reason,

@@ -19,6 +19,7 @@ from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
 from crepair.report import json_report, text
 from crepair.schemes.mutation import Progress
+from crepair.schemes.template_scheme import TemplateProgress
 from crepair.schemes.schedule import DEFAULT_SCHEDULE
 from crepair.solver import UNITS_PER_SECOND, WALL_CLOCK_SAFETY
 
@@ -64,8 +65,12 @@ def add_parser(sub) -> None:
     heap_cmd.add_arguments(r, repair=True)
 
 
-def _describe(p: Progress) -> str:
-    return f"size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs, {p.seconds:.1f} s"
+def _describe(p: "Progress | TemplateProgress") -> str:
+    if isinstance(p, TemplateProgress):
+        of = f" of at most {p.max_diagnoses}" if p.max_diagnoses else ""
+        where = f"diagnosis {p.diagnosis}{of}" if p.diagnosis else "finding failing inputs"
+        return f"templates, {where}: {p.candidates} candidates checked, {p.repairs} repairs"
+    return f"mutation, size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs"
 
 
 _EXIT = {
@@ -137,13 +142,12 @@ def run(args: argparse.Namespace) -> int:
         run = api.repair(args.file, options, progress=progress, schedule=schedule)
         repairs = []
         if not args.json:
-            print(text.render_header(run.record()), flush=True)
+            progress.out(text.render_header(run.record()))
         for rep in run:
             repairs.append(rep)
             if not args.json:
-                progress.stop()
-                print()
-                print(text.render_repair(rep, len(repairs)), flush=True)
+                progress.out()
+                progress.out(text.render_repair(rep, len(repairs)))
     finally:
         progress.stop()
     record = run.record()

@@ -112,14 +112,13 @@ def run(args: argparse.Namespace) -> int:
     run.progress = progress
     repairs = []
     if not args.json:
-        print(report.render_header(run.record()), flush=True)
+        progress.out(report.render_header(run.record()))
     try:
         for rep in run:
             repairs.append(rep)
-            progress.stop()
             if not args.json:
-                print()
-                print(report.render_patch(rep, len(repairs)), flush=True)
+                progress.out()
+                progress.out(report.render_patch(rep, len(repairs)))
     finally:
         progress.stop()
     record = run.record()

@@ -22,6 +22,7 @@ from crepair.encode import ctypes as ct
 from crepair.encode.formula import Constraint, Input
 from crepair.encode.memory import NULL, Memory, pointer
 from crepair.encode.walk import State, Var
+from crepair.errors import UnsupportedConstruct
 from crepair.solver import smt
 
 ARGV_MAX = 3  # the most arguments, the program's name included
@@ -70,7 +71,8 @@ class Arguments(Memory):
 
     def _argv_string(self, var: Var, index: c_ast.Node) -> Var | None:
         """The K-th argument string for ``argv[K]`` (``K`` a constant), if
-        ``var`` is the entry's ``argv``."""
+        ``var`` is the entry's ``argv``; raises ``UnsupportedConstruct``
+        for ``K >= ARGV_MAX`` (an argument crepair does not model)."""
         strings = getattr(self, "_argv_strings", None)
         if not strings or var.key != strings[0].key.rsplit("$", 1)[0] or not isinstance(index, c_ast.Constant):
             return None
@@ -78,4 +80,9 @@ class Arguments(Memory):
             k = int(index.value.rstrip("uUlL"), 0)
         except ValueError:
             return None
-        return strings[k] if 0 <= k < len(strings) else None
+        if k >= len(strings):
+            raise UnsupportedConstruct(
+                self._point(index), f"argv[{k}]: crepair models at most {ARGV_MAX - 1} command-line arguments "
+                f"(argv[1]..argv[{ARGV_MAX - 1}]); give --entry FUNCTION to start from a function that takes "
+                "the values as parameters")
+        return strings[k] if 0 <= k else None

@@ -206,6 +206,33 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
         self._chain = None
         return merged
 
+    def _assigned_name(self, call: c_ast.FuncCall) -> str | None:
+        """What the value of ``call`` is stored in, as written: ``x`` for
+        ``int x = call;`` or ``x = call;`` (also ``a[i]``, ``s.f``, through a
+        cast), else None.  The map of the whole file is built once."""
+        names = getattr(self, "_assigned_names", None)
+        if names is None:
+            names = self._assigned_names = {}
+            original = self._p.original
+
+            def strip(node):
+                return strip(node.expr) if isinstance(node, c_ast.Cast) else node
+
+            class Visitor(c_ast.NodeVisitor):
+                def visit_Decl(self, node):
+                    if isinstance(strip(node.init), c_ast.FuncCall) and node.name:
+                        names[strip(node.init)] = node.name
+                    self.generic_visit(node)
+
+                def visit_Assignment(inner, node):
+                    if node.op == "=" and isinstance(strip(node.rvalue), c_ast.FuncCall):
+                        span = self._p.spans.span(node.lvalue)
+                        names[strip(node.rvalue)] = original[span.start:span.end]
+                    inner.generic_visit(node)
+
+            Visitor().visit(self._p.ast)
+        return names.get(call)
+
     def _call(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
         if not isinstance(node.name, c_ast.ID):
             raise UnsupportedConstruct(self._point(node), "call through an expression")
@@ -215,7 +242,8 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
         if self._is_input_function(name):
             ctype = self._input_type(name, node)
             term = self._fresh(f"{name}@{self._line(node)}", ctype)
-            self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed, guard=state.guard))
+            self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed, guard=state.guard,
+                                             variable=self._assigned_name(node)))
             return Value(term, ctype)
         if name in _ASSERTS or name in _ASSUMES:
             if not args:

@@ -44,6 +44,7 @@ class EncoderCore:
         entry: str,
         alternatives: AlternativesFn,
         split_ternaries: bool = False,
+        split_conditions: bool = False,
         unwinding: Unwinding = Unwinding.ASSUMPTIONS,
         checks: Checks = Checks(),
         deadline: float | None = None,
@@ -57,6 +58,7 @@ class EncoderCore:
         self._entry = entry
         self._alternatives = alternatives
         self._split_ternaries = split_ternaries
+        self._split_conditions = split_conditions
         self._deadline = deadline  # time.monotonic() instant; past it the walk raises EncodingTimeout
         self.formula = ProgramFormula(bound=bound, entry=entry, unwinding=unwinding, checks=checks)
         self.mutants: dict[int, tuple[Overrides, ...]] = {}
@@ -219,11 +221,13 @@ class EncoderCore:
         return self._frames[-1].function
 
     # ---------------------------------------------------------- locations
-    def _site_location(self, root: c_ast.Node, span_node: c_ast.Node, kind: LocationKind) -> tuple[int, tuple[Overrides, ...]]:
+    def _site_location(
+        self, root: c_ast.Node, span_node: c_ast.Node, kind: LocationKind, connective: bool = False
+    ) -> tuple[int, tuple[Overrides, ...]]:
         idx = self._locations.get(root)
         if idx is None:
             function = self._frames[-1].function
-            mutants = tuple(self._alternatives(Site(root, kind, function)))
+            mutants = tuple(self._alternatives(Site(root, kind, function, connective)))
             span = self._p.spans.span(span_node)
             idx = len(self.formula.locations)
             self.formula.locations.append(
@@ -243,12 +247,17 @@ class EncoderCore:
         span_node: c_ast.Node | None = None,
         value_of: Callable[[Ctx], Value] | None = None,
         name: str = "tmp",
+        connective: bool = False,
     ) -> tuple[smt.Term, State]:
         """Evaluate a location's expression into a fresh SSA variable.
 
         ``target`` None means a condition (a fresh Boolean).  Returns the
         variable and the state after the expression's side effects.
+        ``connective``: the location is the ``&&``/``||`` operator of
+        ``root`` alone (its operands are locations of their own).
         """
+        if self._split_conditions and target is None and value_of is None and self._splits(root, state):
+            return self._located_connective(root, state, kind, name)
         if (
             self._split_ternaries
             and value_of is None
@@ -268,7 +277,7 @@ class EncoderCore:
             ctx = Ctx(state, {}, {}, True)
             value = value_of(ctx) if value_of is not None else self._expr(root, ctx)
             return self._coerce(value, target, root).term, ctx.state
-        idx, mutants = self._site_location(root, span_node or root, kind)
+        idx, mutants = self._site_location(root, span_node or root, kind, connective)
         scope = self._scope_values(state)
         evaluate = value_of or (lambda ctx: self._expr(root, ctx))
         entry_guard = state.guard

@@ -180,8 +180,9 @@ class Input:
     an uninitialized variable.  ``signed`` tells how to print the value;
     ``size`` is set for arrays whose element count is known (an int, or a
     32-bit term for a variable-length array); ``guard`` holds iff the run
-    reads the input (None: always).  ``formula.inputs`` lists inputs in the
-    order a run reads them."""
+    reads the input (None: always); ``variable`` names what a call's value
+    is assigned to (``x`` for ``int x = nondet_int();``, else None).
+    ``formula.inputs`` lists inputs in the order a run reads them."""
 
     label: str
     line: int
@@ -190,6 +191,7 @@ class Input:
     is_array: bool = False
     size: "smt.Term | int | None" = None
     guard: smt.Term | None = None
+    variable: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ The encoder is split along the C constructs: :mod:`~crepair.encode.walk`
 from __future__ import annotations
 
 from crepair.encode.calls import Calls
+from crepair.encode.connectives import Connectives
 from crepair.encode.expressions import Expressions
 from crepair.encode.formula import Checks, ProgramFormula, Unwinding
 from crepair.encode.lvalues import Assignments
@@ -37,7 +38,7 @@ from crepair.frontend.parse import CProgram
 __all__ = ["NEGATE", "AlternativesFn", "Encoder", "Overrides", "Site", "encode", "no_alternatives"]
 
 
-class Encoder(Calls, Statements, Assignments, Expressions):
+class Encoder(Calls, Statements, Assignments, Expressions, Connectives):
     """Builds the :class:`ProgramFormula` of ``program`` from ``entry``.
 
     ``bound`` (≥ 0) is the unwinding bound B; ``alternatives`` gives, for
@@ -54,6 +55,7 @@ def encode(
     entry: str = "main",
     alternatives: AlternativesFn = no_alternatives,
     split_ternaries: bool = False,
+    split_conditions: bool = False,
     unwinding: Unwinding = Unwinding.ASSUMPTIONS,
     checks: Checks = Checks(),
     deadline: float | None = None,
@@ -63,7 +65,11 @@ def encode(
     Returns the formula and, per location index, the mutants whose terms are
     the location copies' alternatives (index 0 = original).  With
     ``split_ternaries`` a located ``c ? a : b`` (without side effects in its
-    arms) becomes three locations: the condition and both arms.
+    arms) becomes three locations: the condition and both arms.  With
+    ``split_conditions`` a condition ``a && b`` (or ``||``, without side
+    effects or checks of undefined behaviour) becomes three locations: ``a``,
+    ``b`` and the operator (each operand split again), as the branches of
+    C's short-circuit evaluation.
     ``unwinding`` chooses what a run cut off by the bound means (see
     :class:`~crepair.encode.formula.Unwinding`); ``checks`` which checks of
     undefined behaviour become assertions (:mod:`crepair.encode.undefined`;
@@ -76,6 +82,7 @@ def encode(
         raise ValueError("the unwinding bound must be >= 0")
     encoder = Encoder(
         program, bound=bound, entry=entry, alternatives=alternatives, split_ternaries=split_ternaries,
+        split_conditions=split_conditions,
         unwinding=unwinding, checks=checks, deadline=deadline,
     )
     formula = encoder.run()

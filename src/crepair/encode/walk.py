@@ -34,11 +34,14 @@ class Site:
 
     ``root`` is the expression whose operators and constants may change (an
     ``Assignment`` node for compound assignments); ``function`` encloses it.
+    ``connective``: only the operator of ``root`` (a ``&&``/``||`` whose
+    operands are locations of their own) may change.
     """
 
     root: c_ast.Node
     kind: LocationKind
     function: str
+    connective: bool = False
 
 
 #: Returns the alternatives of a site: element 0 must be ``{}`` (the original).

@@ -15,6 +15,12 @@ by AllRepair's authors:
   comparison ``e != 0`` of C's semantics — and of the goto programs AllRepair
   mutates — so level 2 also mutates it to ``e == 0`` (printed ``!e``).
 
+In the mutation scheme a branch or loop condition ``a && b`` (or ``||``)
+is three locations, the branches of C's short-circuit evaluation: ``a``,
+``b`` and the operator; so ``1<m && n<16`` has the size-2 repair
+``1<=m && n<=16``, which FM'16 (one location per condition) cannot reach
+(:mod:`crepair.encode.connectives`).
+
 Compound assignments (``x += e``) mutate their operator like the binary one.
 The specification is never mutated: ``main``, ``AllRepair_correct_*`` and
 the functions the user names; assertions and assumptions are not locations.
@@ -141,6 +147,9 @@ class MutationUnit:
     def __call__(self, site: Site) -> list[dict]:
         if self.is_specification(site.function):
             return [{}]
+        if site.connective:  # the operator alone: its operands are locations of their own
+            table = LEVEL_2_OPERATORS if self._level >= MutationLevel.LEVEL_2 else LEVEL_1_OPERATORS
+            return [{}] + [Mutant(m) for m in self._operator(site.root, table)]
         return [{}] + [Mutant(m) for m in self.mutations(site.root, site.kind == LocationKind.CONDITION)]
 
     def mutations(self, root: c_ast.Node, is_condition: bool = False) -> list[Mutation]:

@@ -101,11 +101,33 @@ def heat(report: dict, command: str, repairs: list[dict]) -> tuple[dict[int, flo
     return dict(weight), {k: v for k, v in why.items()}
 
 
+#: The heat map's colour (RGB) and the most its tint covers a code line:
+#: at 0.15 over white, the darkest text (#1b1f24) keeps a contrast above 7
+#: and Pygments' green keywords above 4.5 (WCAG AA); the heat itself shows
+#: at full strength in the bar left of the line.
+HEAT_RGB = (255, 140, 0)
+MAX_TINT = 0.15
+
+
+def within_line(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """The two lines of a changed pair cut into (text, changed) parts, by
+    difflib's ``SequenceMatcher`` (the parts of each side, joined, give the
+    line back)."""
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    left = [(old[i1:i2], tag != "equal") for tag, i1, i2, _, _ in ops if i2 > i1]
+    right = [(new[j1:j2], tag != "equal") for tag, _, _, j1, j2 in ops if j2 > j1]
+    return left, right
+
+
 def side_by_side(diff: str) -> list[dict]:
     """The rows of a unified ``diff`` side by side: each row has ``kind``
     (``hunk``, ``same``, ``change``), and for the two sides the 1-based
     line numbers ``old_no``/``new_no`` (None on an empty side) and texts
-    ``old``/``new``; the removed and added lines of one block pair up."""
+    ``old``/``new``; the removed and added lines of one block pair up, and
+    a change row with both sides also has ``old_parts``/``new_parts``
+    (:func:`within_line`)."""
     rows: list[dict] = []
     old_no = new_no = 0
     removed: list[str] = []
@@ -116,8 +138,11 @@ def side_by_side(diff: str) -> list[dict]:
         for k in range(max(len(removed), len(added))):
             o = removed[k] if k < len(removed) else None
             n = added[k] if k < len(added) else None
-            rows.append({"kind": "change", "old_no": old_no + 1 if o is not None else None, "old": o or "",
-                         "new_no": new_no + 1 if n is not None else None, "new": n or ""})
+            row = {"kind": "change", "old_no": old_no + 1 if o is not None else None, "old": o or "",
+                   "new_no": new_no + 1 if n is not None else None, "new": n or ""}
+            if o is not None and n is not None:
+                row["old_parts"], row["new_parts"] = within_line(o, n)
+            rows.append(row)
             old_no += o is not None
             new_no += n is not None
         removed.clear()
@@ -168,13 +193,18 @@ def job_context(command: str, report: dict | None, repairs: list[dict], source: 
     if source is not None:
         for number, code in enumerate(highlighted_lines(source), start=1):
             w = weights.get(number, 0.0)
-            lines.append({"no": number, "code": code, "heat": round(w, 2), "why": "; ".join(why.get(number, ()))})
+            lines.append({"no": number, "code": code, "heat": round(w, 2), "tint": round(w * MAX_TINT, 3),
+                          "why": "; ".join(why.get(number, ()))})
     cex = (report or {}).get("counterexample")
-    inputs = [{"label": i["label"], "line": i["line"], "value": _value(i["value"]), "executed": i["executed"]}
-              for i in (cex or {}).get("inputs", ())]
+    # the inputs the run reads, named by the variable they are assigned to
+    read = [i for i in (cex or {}).get("inputs", ()) if i.get("executed", True)]
+    inputs = [{"name": i.get("variable") or i["label"], "call": i["label"] if i.get("variable") else "",
+               "line": i["line"], "value": _value(i["value"])} for i in read]
+    unread = len((cex or {}).get("inputs", ())) - len(read)
     return {
         "anchor": anchor, "title": title, "command": command, "outcome": outcome, "message": message,
         "seconds": seconds, "report": report or {}, "lines": lines, "counterexample": cex, "inputs": inputs,
+        "unread": unread, "heat_rgb": ",".join(map(str, HEAT_RGB)),
         "repairs": [dict(r, rows=side_by_side(r.get("diff", "")), number=i)
                     for i, r in enumerate(repairs, start=1)],
         **_pictures(states),

@@ -47,7 +47,8 @@ def counterexample_dict(cex: Counterexample | None) -> dict[str, Any] | None:
         "detail": cex.detail,
         "assertion": span_dict(cex.assertion),
         "inputs": [
-            {"label": i.label, "line": i.line, "value": _value(i.value), "executed": i.executed} for i in cex.inputs
+            {"label": i.label, "line": i.line, "value": _value(i.value), "executed": i.executed,
+             "variable": i.variable} for i in cex.inputs
         ],
         "lines": list(cex.lines),
     }

@@ -51,6 +51,23 @@ def render_patch(repair: Repair, index: int) -> str:
     return "\n".join(out)
 
 
+def _passed_every_test(run) -> str:
+    """How many candidates passed every test in the exploration, and, when
+    that is not the number of plausible patches reported, why."""
+    s = run.stats
+    text = f"{plural(s.plausible, 'candidate')} passed every test"
+    if s.plausible == run.found:
+        return text
+    why = []
+    if s.rejected:
+        why.append(f"{s.rejected} failed when built alone")
+    rest = s.plausible - run.found - s.rejected
+    if rest > 0:
+        why.append(f"{rest} not checked alone: the run stopped first")
+    return f"{text} ({run.found} reported as {'a plausible patch' if run.found == 1 else 'plausible patches'}" + (
+        f"; {', '.join(why)})" if why else ")")
+
+
 def render_summary(run: TestDrivenRecord) -> str:
     """The outcome and the exploration counts."""
     s = run.stats
@@ -58,7 +75,7 @@ def render_summary(run: TestDrivenRecord) -> str:
         return f"outcome: no-failing-test ({run.reason}): nothing to repair"
     counts = (f"{s.explored} of {s.candidates} candidates explored with {plural(s.executions, 'test execution')} "
               f"({s.ratio:.1f} candidates per execution, {plural(s.partitions, 'partition')}), "
-              f"{s.plausible} plausible, {run.seconds:.1f} s")
+              f"{_passed_every_test(run)}, {run.seconds:.1f} s")
     outcome = run.outcome.value
     if run.outcome == RepairOutcome.REPAIRED:
         what = f"{plural(run.found, 'plausible patch')}; plausible means it passes every test, not that it is correct"

@@ -203,6 +203,8 @@ def render_summary(run: RunRecord) -> str:
         out.append(f"  outcome: {_outcome_text(run, stats, n)}")
     if len(run.stages) > 1:
         out.append(f"overall outcome: {run.outcome.value} ({plural(found, 'repair')})")
+    if run.time_limit_note:
+        out.append(run.time_limit_note)
     return "\n".join(out)
 
 
@@ -302,6 +304,21 @@ def spectrum_score(score: float) -> str:
     return "inf" if score == float("inf") else f"{score:.4f}"
 
 
+def spectrum_ties(ranking) -> list[str]:
+    """One line per group of equal scores in ``ranking`` (sorted by
+    decreasing score): ``N lines tied at score S (ranks i-j, in line
+    order)``; ranks are 1-based.  The ranking cannot tell tied lines apart."""
+    out = []
+    start = 0
+    for end in range(1, len(ranking) + 1):
+        if end == len(ranking) or ranking[end].score != ranking[start].score:
+            if end - start > 1:
+                out.append(f"{end - start} lines tied at score {spectrum_score(ranking[start].score)} "
+                           f"(ranks {start + 1}-{end}, in line order)")
+            start = end
+    return out
+
+
 def render_spectrum(result: SpectrumResult) -> str:
     """The ranked lines of a spectrum-based localization: rank, file:line,
     score, how many failing (ef) and passing (ep) tests execute the line,
@@ -322,6 +339,7 @@ def render_spectrum(result: SpectrumResult) -> str:
                    "(do the failing tests run this program?)")
         return "\n".join(out)
     out.append(f"the {plural(len(result.ranking), 'line')} executed by every failing test, most suspicious first:")
+    out.extend(f"  {tie}" for tie in spectrum_ties(result.ranking))
     width = max(len(f"{result.path}:{r.line}") for r in result.ranking)
     out.append(f"{'rank':>5}  {'location':<{width}}  {'score':>7}  {'ef':>4}  {'ep':>4}  source")
     for rank, r in enumerate(result.ranking, start=1):

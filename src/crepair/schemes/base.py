@@ -55,7 +55,8 @@ class Problem:
             if kind == Encoding.MUTANTS:
                 unit = MutationUnit(self.program, o.level, o.no_mutate, o.mutate_main)
                 self._encodings[kind] = encode(
-                    self.program, bound=o.unwind, entry=o.entry, alternatives=unit, unwinding=o.unwinding,
+                    self.program, bound=o.unwind, entry=o.entry, alternatives=unit, split_conditions=True,
+                    unwinding=o.unwinding,
                     checks=o.checks, deadline=self.limits.deadline,
                 )
             else:

@@ -140,6 +140,16 @@ class HeapScheme:
         return self.rechecks[patched]
 
     def repairs(self) -> Iterator[Repair]:
+        """Checked repairs; ``stats.seconds`` is then the time since the
+        scheme started (the clock of each repair's ``seconds``), or, when it
+        stopped at its last repair, that repair's time: one number."""
+        self._stopped_at: float | None = None
+        try:
+            yield from self._repairs()
+        finally:
+            self.stats.seconds = self._stopped_at if self._stopped_at is not None else time.monotonic() - self.start
+
+    def _repairs(self) -> Iterator[Repair]:
         o, st = self.options, self.stats
         locked = self.localize()
         limits = Limits.after(o.timeout)
@@ -172,9 +182,12 @@ class HeapScheme:
                 continue
             found += 1
             st.repairs += 1
-            yield self.record_of(res.changes, patched)
+            rec = self.record_of(res.changes, patched)
             if found >= o.max_repairs:
+                self._stopped_at = rec.seconds
                 finish(st, RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+            yield rec
+            if found >= o.max_repairs:
                 return
         finish(st, RepairOutcome.REPAIRED if found else RepairOutcome.NO_REPAIR, StopReason.COMPLETE)
 

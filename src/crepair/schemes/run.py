@@ -21,15 +21,19 @@ from crepair.bmc import ENCODING_TIMEOUT, Counterexample, check_bound, check_ori
 from crepair.encode.formula import EncodingTimeout, Unwinding
 from crepair.frontend import CProgram
 from crepair.mutation.operators import is_specification
+from crepair.schemes.time_limit import time_limit_note
 from crepair.options import RepairOptions
 from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReason
 from crepair.run_record import RunRecord, StageRecord
 from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
 from crepair.schemes.mutation import MutationScheme, Progress
 from crepair.schemes.schedule import Schedule
-from crepair.schemes.template_scheme import TemplateScheme
+from crepair.schemes.template_scheme import TemplateProgress, TemplateScheme
 from crepair.solver import UNITS_PER_SECOND, Limits
 from crepair.solver.smt import Verdict
+
+#: A progress display: called with the running scheme's snapshot.
+ProgressFn = Callable[["Progress | TemplateProgress"], None]
 
 _ENCODING = {Scheme.MUTATION: Encoding.MUTANTS, Scheme.TEMPLATE: Encoding.SPLIT_TERNARIES}
 
@@ -53,13 +57,13 @@ class _NotEncoded:
         return iter(())
 
 
-def build(scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None) -> RepairScheme:
+def build(scheme: Scheme, problem: Problem, progress: ProgressFn | None) -> RepairScheme:
     """The scheme object of ``scheme`` for ``problem`` (one that searches
     nothing, outcome UNKNOWN, if the encoding outlasts the deadline)."""
     try:
         if scheme == Scheme.MUTATION:
             return MutationScheme(problem, progress)
-        return TemplateScheme(problem)
+        return TemplateScheme(problem, progress)
     except EncodingTimeout:
         return _NotEncoded(scheme)
 
@@ -69,7 +73,7 @@ class _Deferred:
     encoding costs time that a stage never run should not spend); until
     then its ``stats`` are the scheme's defaults."""
 
-    def __init__(self, scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None):
+    def __init__(self, scheme: Scheme, problem: Problem, progress: ProgressFn | None):
         self._args = (scheme, problem, progress)
         self.stats = SchemeStats(scheme)
 
@@ -92,7 +96,7 @@ class RepairRun:
     """
 
     def __init__(
-        self, program: CProgram, options: RepairOptions, progress: Callable[[Progress], None] | None = None,
+        self, program: CProgram, options: RepairOptions, progress: ProgressFn | None = None,
         schedule: Schedule | None = None,
     ):
         self.program = program
@@ -224,7 +228,7 @@ class RepairRun:
                                                   for f in self.program.functions)
         return RunRecord(self.program.path, self.program.original, o, stages, self.schedule.escalate, self.bound,
                          self.counterexample, self.searched, self.found, self.outcome, self.stopped,
-                         self.unknown_reason, units, only_main)
+                         self.unknown_reason, units, only_main, time_limit_note(self))
 
     def ranked(self, repairs: list[Repair]) -> list[Repair]:
         """``repairs`` of this run (in the order found) in rank order

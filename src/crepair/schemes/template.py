@@ -99,8 +99,11 @@ class TemplateRepair:
         seed: int = 0,
         reload=None,
         shape: Shape = Shape.REPLACE,
+        on_candidate=None,
     ):
         self._f = formula
+        self._on_candidate = on_candidate  # called with no argument after each candidate is checked
+        self.candidates = 0  # candidates (template instances) checked against the inputs
         self._reload = reload or (lambda text: load_program(path, text=text))  # patched text -> CProgram
         self._d = diagnosis
         self._db = list(database)
@@ -194,6 +197,9 @@ class TemplateRepair:
                 values = {str(p): model.eval_int(p, signed=p.size() != 3) for p in self._params}
                 values = self._central(candidates, [sparsity[level]], values, deadline)
                 cex = self._counterexample(values, deadline)
+                self.candidates += 1
+                if self._on_candidate is not None:
+                    self._on_candidate()
                 if cex is None:
                     self.unknown = "counterexample check answered unknown"
                     return

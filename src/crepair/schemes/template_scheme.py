@@ -17,7 +17,9 @@ found nothing says "unknown", never "no repair" or "already correct".
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from crepair.localization.diagnosis import (
     CONDITION_KINDS,
@@ -36,6 +38,21 @@ from crepair.schemes.template import TemplateRepair
 from crepair.schemes.template_forms import Shape, is_truth_value
 
 DATABASE_SEED = 8  # failing inputs that seed the template scheme's input database
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateProgress:
+    """Snapshot for progress displays: working on diagnosis ``diagnosis``
+    (1-based; 0: still computing the failing inputs) of at most
+    ``max_diagnoses`` (None: no limit); ``candidates`` template instances
+    checked so far, ``repairs`` found, ``seconds`` since the scheme
+    started."""
+
+    diagnosis: int
+    max_diagnoses: int | None
+    candidates: int
+    repairs: int
+    seconds: float
 
 
 def component_kinds(components: frozenset[Component]) -> frozenset:
@@ -60,15 +77,26 @@ def shapes_of(diagnosis: Diagnosis) -> tuple[Shape, ...]:
 class TemplateScheme:
     """The template scheme of a :class:`~crepair.schemes.base.Problem`."""
 
-    def __init__(self, problem: Problem):
+    def __init__(self, problem: Problem, progress: Callable[[TemplateProgress], None] | None = None):
         self._problem = problem
+        self._progress = progress
         self.stats = TemplateStats()
+        self._candidates = 0  # candidates of the finished diagnoses
+        self._started = time.monotonic()
 
     def repairs(self) -> Iterator[Repair]:
         return tracked(self.stats, self._search())
 
+    def _report(self, search: TemplateRepair | None = None) -> None:
+        if self._progress is not None:
+            done = self._candidates + (search.candidates if search is not None else 0)
+            self._progress(TemplateProgress(self.stats.diagnoses, self._problem.options.max_diagnoses, done,
+                                            self.stats.repairs, time.monotonic() - self._started))
+
     def _search(self) -> Iterator[Repair]:
         p, o, stats = self._problem, self._problem.options, self.stats
+        self._started = time.monotonic()
+        self._report()
         formula, _ = p.encoding(Encoding.SPLIT_TERNARIES)
         kinds = component_kinds(o.components)
         components = [
@@ -90,6 +118,7 @@ class TemplateScheme:
         ):
             stats.diagnoses += 1
             stats.diagnosis_seconds = diagnosis.seconds
+            self._report()
             if p.limits.expired():
                 finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit reached")
                 return
@@ -107,11 +136,14 @@ class TemplateScheme:
                         yield rep
                 finally:
                     stats.checks += search.checks
+                    self._candidates += search.candidates
                 unknown = unknown or search.unknown
                 if p.limits.expired():
                     break
         stats.checks += engine.checks
-        if engine.unknown:
+        if p.limits.expired():  # the run's limit, not a diagnosis's, ended the search
+            finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit reached")
+        elif engine.unknown:
             finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, f"diagnosis: {engine.unknown}")
         elif unknown and not stats.repairs:
             finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, unknown)
