@@ -241,3 +241,18 @@ def test_one_api_verb_runs_every_kind_of_specification(tmp_path):
     assert isinstance(crepair.repair(heap / "fig1_reverse.c", spec=states), HeapScheme)
     with pytest.raises(UsageError, match="heap states are a specification of their own"):
         crepair.repair(sub, spec=Specification(reference=teacher.reference, states=states.states))
+
+
+def test_a_second_round_change_is_located_in_the_original_file():
+    from crepair.records import Change, Edit
+    from crepair.schemes.staged import StagedRun, span_of
+
+    original = "int a = 1;\nint b = x;\nprint(b);\n"
+    base = original.replace("x", "longer")  # the first round's change
+    run = StagedRun.__new__(StagedRun)
+    run.original = original
+    first = Edit(span_of("p.c", original, original.index("x"), original.index("x") + 1), "x", "longer")
+    at = base.index("print(b)") + 6
+    moved = run._back(span_of("p.c", base, at, at + 1), [first])
+    assert (moved.start, moved.line, moved.column) == (original.index("print(b)") + 6, 3, 7)
+    assert original[moved.start:moved.end] == "b"

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crepair.errors import BadInput, UsageError
+from crepair.frontend.spans import Span
 from crepair.oracle import ReferenceProgram, mutate_inputs, stdin_of, write_suite
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.options import ReferenceOptions
@@ -49,6 +50,16 @@ SEED_SECONDS = 10.0
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
+
+
+def span_of(file: str, text: str, start: int, end: int) -> Span:
+    """The :class:`Span` of ``text[start:end]`` (1-based lines and columns, end inclusive)."""
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    last = max(start, end - 1)
+    end_line = text.count("\n", 0, last) + 1
+    end_column = last - (text.rfind("\n", 0, last) + 1) + 1
+    return Span(file, start, end, line, column, end_line, end_column)
 
 
 class _RoundOver(Exception):
@@ -347,11 +358,34 @@ class StagedRun:
         self.outcome, self.stopped, self.reason = outcome, stopped, reason
 
     def _relative(self, rep: Repair, base: str) -> Repair:
-        """``rep`` (a change of ``base``) as a change of the original file."""
+        """``rep`` (a change of ``base``, the original with the first
+        round's change) as a change of the original file: its spans moved
+        back over the first round's edits."""
         if base == self.original:
             return rep
+        first = [e for c in self._first_changes for e in c.edits]
+        changes = tuple(dataclasses.replace(c, span=self._back(c.span, first),
+                                            edits=tuple(dataclasses.replace(e, span=self._back(e.span, first))
+                                                        for e in c.edits)) for c in rep.changes)
         diff = unified_diff(str(self.path), self.original, rep.patched)
-        return dataclasses.replace(rep, diff=diff, changes=self._first_changes + rep.changes)
+        return dataclasses.replace(rep, diff=diff, changes=self._first_changes + changes)
+
+    def _back(self, span: Span, edits) -> Span:
+        """``span`` of the text after ``edits`` (of the original) as a span
+        of the original (an end inside an edit moves to the edit's end)."""
+        def back(offset: int) -> int:
+            shift = 0
+            for e in sorted(edits, key=lambda e: e.span.start):
+                new_start = e.span.start + shift
+                if offset <= new_start:
+                    break
+                grown = len(e.new) - (e.span.end - e.span.start)
+                if offset < new_start + len(e.new):
+                    return e.span.end if offset > new_start else e.span.start
+                shift += grown
+            return offset - shift
+
+        return span_of(span.file, self.original, back(span.start), back(span.end))
 
     def _search(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
         """The plausible patches of ``base`` against the tests ``ids`` of the
