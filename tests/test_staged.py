@@ -245,7 +245,8 @@ def test_one_api_verb_runs_every_kind_of_specification(tmp_path):
 
 def test_a_second_round_change_is_located_in_the_original_file():
     from crepair.records import Change, Edit
-    from crepair.schemes.staged import StagedRun, span_of
+    from crepair.records import text_span as span_of
+    from crepair.schemes.staged import StagedRun
 
     original = "int a = 1;\nint b = x;\nprint(b);\n"
     base = original.replace("x", "longer")  # the first round's change
@@ -256,3 +257,22 @@ def test_a_second_round_change_is_located_in_the_original_file():
     moved = run._back(span_of("p.c", base, at, at + 1), [first])
     assert (moved.start, moved.line, moved.column) == (original.index("print(b)") + 6, 3, 7)
     assert original[moved.start:moved.end] == "b"
+
+
+def test_a_fault_outside_the_search_space_is_exhausted_not_a_repair(tmp_path):
+    # prints the numbers in a loop: no expression, guard or format edit makes it print their maximum
+    course(tmp_path, submission=r"""#include <stdio.h>
+int main(void) {
+    int i, n;
+    for (i = 0; i < 3; i++) {
+        scanf("%d", &n);
+        printf("%d\n", n);
+    }
+    return 0;
+}
+""")
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    assert (proc.returncode, report["outcome"]) in ((5, "exhausted"), (4, "unknown")), proc.stdout + proc.stderr
+    assert report["repairs"] == []

@@ -41,7 +41,7 @@ from crepair.oracle import ReferenceProgram, mutate_inputs, stdin_of, write_suit
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
-from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
+from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
@@ -50,16 +50,6 @@ SEED_SECONDS = 10.0
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
-
-
-def span_of(file: str, text: str, start: int, end: int) -> Span:
-    """The :class:`Span` of ``text[start:end]`` (1-based lines and columns, end inclusive)."""
-    line = text.count("\n", 0, start) + 1
-    column = start - (text.rfind("\n", 0, start) + 1) + 1
-    last = max(start, end - 1)
-    end_line = text.count("\n", 0, last) + 1
-    end_column = last - (text.rfind("\n", 0, last) + 1) + 1
-    return Span(file, start, end, line, column, end_line, end_column)
 
 
 class _RoundOver(Exception):
@@ -331,12 +321,12 @@ class StagedRun:
             self._first_changes = best[2].changes
         yield from held
         if proved or held:
-            self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.EXHAUSTED)
+            self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.COMPLETE)
         elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT):
             if self._timed_out():
                 self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
             else:
-                self._finish(RepairOutcome.EXHAUSTED, StopReason.EXHAUSTED,
+                self._finish(RepairOutcome.EXHAUSTED, StopReason.COMPLETE,
                              "no change in the search space passes every test and the reference's check")
 
     def _tick(self, _stats) -> None:
@@ -385,7 +375,7 @@ class StagedRun:
                 shift += grown
             return offset - shift
 
-        return span_of(span.file, self.original, back(span.start), back(span.end))
+        return text_span(span.file, self.original, back(span.start), back(span.end))
 
     def _search(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
         """The plausible patches of ``base`` against the tests ``ids`` of the
