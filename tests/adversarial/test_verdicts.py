@@ -127,3 +127,58 @@ def test_repair_searches_when_the_violating_run_later_goes_past_the_bound(tmp_pa
     assert "the original program: assertion violated: step.c:5: assert(i >= 0)" in done.stdout
     assert "i - 1  =>  i + 1" in done.stdout
 
+
+# ---------------------------------------------------------------- item 2
+# "No assertion fails within the bound, but the bound cuts off runs" is its
+# own outcome everywhere, matching exit 8: never "verified".
+
+UNBOUNDED = """
+    int main(void) {
+        int n = nondet_int();
+        int i = 0;
+        while (i < n)
+            i = i + 1;
+        assert(i >= 0);
+        return 0;
+    }
+"""
+
+
+def test_verify_bound_too_small_is_its_own_outcome_in_text_json_html(tmp_path):
+    name = write(tmp_path, "unbounded.c", UNBOUNDED)
+    done = crepair(tmp_path, "verify", "--unwind", "3", name)
+    assert done.returncode == 8
+    assert done.stdout.startswith("no assertion violated within unwinding bound 3, but NOT verified")
+    done = crepair(tmp_path, "verify", "--unwind", "3", "--json", "--html", "r.html", name)
+    assert done.returncode == 8
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "bound-too-small" and report["bound"]["too_small"] is True
+    html = (tmp_path / "r.html").read_text()
+    assert "bound-too-small" in html and ">verified<" not in html
+
+
+def test_verify_api_outcome_is_bound_too_small(tmp_path):
+    import crepair as api
+
+    result = api.verify(tmp_path / write(tmp_path, "unbounded.c", UNBOUNDED), unwind=3)
+    assert result.outcome == api.VerifyOutcome.BOUND_TOO_SMALL
+    assert api.VerifyOutcome("bound-too-small") is api.VerifyOutcome.BOUND_TOO_SMALL
+
+
+def test_batch_verify_counts_bound_too_small_not_verified(tmp_path):
+    progs = tmp_path / "progs"
+    progs.mkdir()
+    write(progs, "unbounded.c", UNBOUNDED)
+    write(progs, "fits.c", "int main(void) { int i = 0; while (i < 2) i = i + 1; assert(i == 2); return 0; }\n")
+    done = crepair(tmp_path, "batch", "progs", "--command", "verify", "--options", "--unwind 3",
+                   "-o", "out.jsonl", "--quiet")
+    records = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()}
+    outcomes = sorted((r["program"].split("/")[-1], r["outcome"], r["exit_code"]) for r in records.values())
+    assert outcomes == [("fits.c", "verified", 0), ("unbounded.c", "bound-too-small", 8)], done.stdout + done.stderr
+
+
+def test_localize_bound_too_small_is_its_own_outcome(tmp_path):
+    name = write(tmp_path, "unbounded.c", UNBOUNDED)
+    done = crepair(tmp_path, "localize", "--unwind", "3", "--json", name)
+    assert done.returncode == 8
+    assert json.loads(done.stdout)["outcome"] == "bound-too-small"

@@ -57,10 +57,9 @@ def render_verify(result: VerifyResult, original: str) -> str:
     out = []
     b = result.bound.bound
     if result.outcome == VerifyOutcome.VERIFIED:
-        if result.bound.too_small:
-            out.append(f"no assertion violated within unwinding bound {b}, but NOT verified:")
-        else:
-            out.append(f"verified up to unwinding bound {b} ({result.entry})")
+        out.append(f"verified up to unwinding bound {b} ({result.entry})")
+    elif result.outcome == VerifyOutcome.BOUND_TOO_SMALL:
+        out.append(f"no assertion violated within unwinding bound {b}, but NOT verified (bound too small):")
     elif result.outcome == VerifyOutcome.VIOLATED:
         cex = result.counterexample
         out.append(_violation(cex, original))
@@ -234,7 +233,7 @@ def _highlight(original: str, span) -> list[str]:
 def render_localize(result: LocalizeResult, original: str) -> str:
     out = []
     if result.counterexample is None:
-        if result.outcome == VerifyOutcome.VERIFIED:
+        if result.outcome in (VerifyOutcome.VERIFIED, VerifyOutcome.BOUND_TOO_SMALL):
             out.append(f"no assertion violation within unwinding bound {result.bound.bound}: nothing to localize")
         else:
             out.append(f"unknown: {_gave_up(result.reason)} ({result.reason or 'unknown'}); nothing localized")
