@@ -233,34 +233,46 @@ def needed_bound(
     ``checks``: the checks of undefined behaviour of the encoding."""
     if not report.too_small:
         return report
+    needed, _ = bound_search(program, report.bound, entry, limits, checks)
+    return report if needed is None else dataclasses.replace(report, needed=needed)
+
+
+def bound_search(
+    program: CProgram, bound: int, entry: str, limits: Limits, checks: Checks = Checks()
+) -> tuple[int | None, int]:
+    """Bounds above ``bound``, which cuts off runs of ``program``: the
+    smallest one under which no run is cut off (None when none ≤
+    ``NEEDED_BOUND_LIMIT`` is found within ``NEEDED_BOUND_SECONDS``:
+    doubling, then bisection), and the largest one found to cut off runs
+    (≥ ``bound``; ≥ ``NEEDED_BOUND_LIMIT`` when the search went that far)."""
     limits = limits.within(NEEDED_BOUND_SECONDS)
 
-    def fits(bound: int) -> bool | None:
+    def fits(b: int) -> bool | None:
         if limits.expired():
             return None
         try:
-            formula, _ = encode(program, bound=bound, entry=entry, checks=checks, deadline=limits.deadline)
+            formula, _ = encode(program, bound=b, entry=entry, checks=checks, deadline=limits.deadline)
         except EncodingTimeout:
             return None
         return {True: False, False: True, None: None}[check_bound(formula, limits).too_small]
 
-    low, high = report.bound, max(report.bound + 1, 2 * report.bound)
+    low, high = bound, max(bound + 1, 2 * bound)
     while True:
         ok = fits(high)
         if ok is None:
-            return report
+            return None, low
         if ok:
             break
         low, high = high, 2 * high
         if low >= NEEDED_BOUND_LIMIT:
-            return report
+            return None, low
     while high - low > 1:  # low is cut off, high fits
         mid = (low + high) // 2
         ok = fits(mid)
         if ok is None:
-            return report
+            return None, low
         low, high = (low, mid) if ok else (mid, high)
-    return dataclasses.replace(report, needed=high)
+    return high, low
 
 
 def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:

@@ -182,3 +182,47 @@ def test_localize_bound_too_small_is_its_own_outcome(tmp_path):
     done = crepair(tmp_path, "localize", "--unwind", "3", "--json", name)
     assert done.returncode == 8
     assert json.loads(done.stdout)["outcome"] == "bound-too-small"
+
+
+# ---------------------------------------------------------------- item 3
+# When the specification's own loop runs as often as an unconstrained input
+# says, every candidate fails the unwinding assertions: the truth is "bound
+# too small", not "no repair"; the candidates correct within the bound are
+# listed as VACUOUS, never counted nor applied.
+
+SPEC_LOOP_UNBOUNDED = """
+    int inc(int s) { return s + 2; }
+    int main(void) {
+        int n = nondet_int();
+        int i = 0;
+        int s = 0;
+        while (i < n) {
+            s = inc(s);
+            i = i + 1;
+        }
+        assert(s == n || n < 0);
+        return 0;
+    }
+"""
+
+
+def test_repair_says_bound_too_small_when_the_specification_loop_is_unbounded(tmp_path):
+    name = write(tmp_path, "count.c", SPEC_LOOP_UNBOUNDED)
+    done = crepair(tmp_path, "repair", name, "--apply")
+    assert done.returncode == 8, done.stdout + done.stderr
+    assert "s + 2  =>  s + 1" in done.stdout and "VACUOUS" in done.stdout
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("overall outcome: bound-too-small (0 repairs): no repair can be proved within unwinding "
+                           "bound 8"), last
+    assert "loop at count.c:6:5" in last
+    assert "nothing applied" in done.stderr
+    assert (tmp_path / name).read_text().startswith("int inc(int s) { return s + 2; }")
+
+
+def test_repair_json_bound_too_small_lists_vacuous_repairs(tmp_path):
+    name = write(tmp_path, "count.c", SPEC_LOOP_UNBOUNDED)
+    done = crepair(tmp_path, "repair", name, "--level", "2", "--json")
+    assert done.returncode == 8, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "bound-too-small" and "loop at count.c:6:5" in report["reason"]
+    assert report["repairs"] and all(r["evidence"]["vacuous"] for r in report["repairs"])

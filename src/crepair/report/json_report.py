@@ -118,7 +118,7 @@ def repair_json(run: RepairRun, repairs: list[Repair]) -> str:
         "schedule": [st.label(o) for st in run.schedule.stages] if run.schedule.escalate else None,
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
-        "reason": run.unknown_reason,
+        "reason": run.unknown_reason or run.unprovable,
     }
     return json.dumps(data, indent=2)
 

@@ -198,7 +198,14 @@ def render_summary(run: RepairRun) -> str:
         if stats.vacuous:
             out.append(f"  vacuous repairs (not counted): {stats.vacuous}")
         out.append(f"  outcome: {_outcome_text(run, stats, n)}")
-    if len(run.schemes) > 1:
+    if run.within_bound:
+        searched = " / ".join(st.label(run.options) for st in run.schedule.stages[: len(run.within_bound)])
+        out.append(f"no candidate ends every run within the bound; searched again on unwinding assumptions "
+                   f"({searched}): {plural(run.vacuous, 'vacuous repair')} (listed above, not counted)")
+    overall = "overall outcome" if len(run.schemes) > 1 else "outcome"
+    if run.outcome == RepairOutcome.BOUND_TOO_SMALL and run.unprovable:
+        out.append(f"{overall}: {run.outcome.value} ({plural(found, 'repair')}): {run.unprovable}")
+    elif len(run.schemes) > 1:
         out.append(f"overall outcome: {run.outcome.value} ({plural(found, 'repair')})")
     return "\n".join(out)
 
