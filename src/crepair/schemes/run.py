@@ -239,16 +239,18 @@ class RepairRun:
                                          self.problem.limits, o.checks)
         except CRepairError:
             needed, tried = None, o.unwind
+        head = (f"no repair can be proved within unwinding bound {o.unwind}: the candidates found correct within it "
+                f"have runs beyond it{where}")
         if needed is not None:
-            return (f"no repair can be proved within unwinding bound {o.unwind}: the repairs found are correct "
-                    f"within it, but their runs go beyond it{where}; try --unwind {needed}")
+            return f"{head}; try --unwind {needed} (what the first of them needs)"
         if tried >= NEEDED_BOUND_LIMIT:
-            return (f"no bound can prove a repair: the runs of the repairs found go beyond every unwinding bound up "
-                    f"to {tried}{where}, a count that no assumption bounds (an unconstrained input: bound it with "
-                    "__CPROVER_assume)")
-        return (f"no repair can be proved within unwinding bound {o.unwind}: the runs of the repairs found go beyond "
-                f"it{where}, and beyond every bound tried (up to {tried}); if no assumption bounds that count, "
-                "no bound can prove a repair")
+            return (f"no bound can prove a repair: the candidates found correct within unwinding bound {o.unwind} "
+                    f"have runs beyond it{where}, the first of them beyond every bound up to {tried}: a count no assumption "
+                    "bounds (an unconstrained input; bound it with __CPROVER_assume)")
+        if tried > o.unwind:
+            return (f"{head}, the first of them beyond every bound tried (up to {tried}); if no assumption bounds "
+                    "that count, no bound can prove a repair")
+        return f"{head} (no larger bound tried: out of time)"
 
     @property
     def stats(self) -> SchemeStats:
