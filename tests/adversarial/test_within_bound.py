@@ -101,7 +101,7 @@ EXPECTED = {1: crepair.VerifyOutcome.VIOLATED, 2: crepair.VerifyOutcome.BOUND_TO
             3: crepair.VerifyOutcome.BOUND_TOO_SMALL}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases)
 def test_every_violation_within_the_bound_is_reported(tmp_path, case):
     code = gcc_run(tmp_path, case)
