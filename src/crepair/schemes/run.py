@@ -94,7 +94,11 @@ class RepairRun:
     original program; ``counterexample`` is the original's violation (None
     if it has none); ``schemes`` hold each scheme's ``stats``, one per stage of
     the ``schedule`` (default: ``options.schemes``, all run); ``skipped``
-    are the schemes an escalating schedule did not need to run.
+    are the schemes an escalating schedule did not need to run;
+    ``within_bound`` the schemes run again on unwinding assumptions when no
+    candidate could end its runs within the bound, ``vacuous`` the number
+    of vacuous repairs they yielded and ``unprovable`` why no repair can
+    be proved (then the outcome is BOUND_TOO_SMALL).
     """
 
     def __init__(
