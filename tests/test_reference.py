@@ -196,7 +196,7 @@ def test_unreachable_unsupported_code_is_not_rejected_without_a_reference(tmp_pa
     ("entry", "the reference does not define 'max3' (the entry function)"),
     ("signature", "entry function 'max3' is int(int, int, int) in"),
     ("assume", "--assume 'd > 0': 'd' is neither a parameter of max3 nor a global"),
-    ("init", "entry function 'setup' is not defined"),
+    ("init", "--init function 'setup' is not defined"),
 ])
 def test_bad_input_is_one_line_with_its_exit_code(tmp_path, capsys, case, what):
     student, model = _pair(tmp_path)

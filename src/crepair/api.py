@@ -82,8 +82,9 @@ def verify(
     both, each of ``assume`` (C expressions over the entry's parameters and
     the globals) is assumed on the initial state, ``input_bound`` elements
     of array inputs are inputs.  Raises ``BadInput``/``UnsupportedConstruct``
-    for programs crepair cannot take, ``UsageError`` for bad options.  A VERIFIED
-    outcome with ``result.bound.too_small`` true is vacuous beyond the bound.
+    for programs crepair cannot take, ``UsageError`` for bad options.  The
+    outcome is BOUND_TOO_SMALL when no assertion fails within the bound but
+    the bound cuts off runs (``result.bound`` names the loop).
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
     at_least("--unwind", unwind, 0)
@@ -242,7 +243,7 @@ def localize(
                               original=program.original, reason=ENCODING_TIMEOUT)
     bound = check_bound(formula, limits)
     verdict, model, reason = check_original(formula, limits)
-    outcome = VerifyOutcome.of(verdict)
+    outcome, undecided = VerifyOutcome.within(verdict, bound)
 
     def result(**fields) -> LocalizeResult:
         return LocalizeResult(program.path, _shown_entry(entry, ref), method, outcome, bound, fields.pop("cex", None),
@@ -250,7 +251,7 @@ def localize(
                               **fields)
 
     if verdict != Verdict.SAT:
-        return result(reason=f"check of the program: {reason}" if verdict == Verdict.UNKNOWN else "")
+        return result(reason=f"check of the program: {reason}" if verdict == Verdict.UNKNOWN else undecided)
     if method == Method.MUST:
         cex = counterexample_of(formula, model)
         must = fosfl(DependencyGraph(formula), formula, model)

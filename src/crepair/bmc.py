@@ -27,6 +27,7 @@ from crepair.solver import Limits, smt, smt_solver
 from crepair.solver.smt import Verdict
 
 DEFAULT_UNWIND = 8
+UNDECIDED_BOUND = "could not decide whether the bound covers every run"
 NEEDED_BOUND_SECONDS = 5.0  # time spent looking for the smallest sufficient bound
 NEEDED_BOUND_LIMIT = 1024  # the largest bound tried
 
@@ -34,9 +35,10 @@ NEEDED_BOUND_LIMIT = 1024  # the largest bound tried
 class VerifyOutcome(enum.Enum):
     """Result of a bounded check."""
 
-    VERIFIED = "verified"  # no assertion fails on runs within the bound
+    VERIFIED = "verified"  # no assertion fails on any run, and every run fits within the bound
     VIOLATED = "violated"  # a counterexample was found
     UNKNOWN = "unknown"  # the solver gave up (time-out, resource limit, unknown)
+    BOUND_TOO_SMALL = "bound-too-small"  # no assertion fails within the bound, but the bound cuts off runs
 
     @staticmethod
     def of(verdict: Verdict) -> "VerifyOutcome":
@@ -45,6 +47,19 @@ class VerifyOutcome(enum.Enum):
         return {Verdict.SAT: VerifyOutcome.VIOLATED, Verdict.UNSAT: VerifyOutcome.VERIFIED}.get(
             verdict, VerifyOutcome.UNKNOWN
         )
+
+    @staticmethod
+    def within(verdict: Verdict, bound: "BoundReport") -> "tuple[VerifyOutcome, str]":
+        """The outcome of a check of the violation and of the bound, with
+        the reason when UNKNOWN: UNSAT is VERIFIED only if ``bound`` covers
+        every run, BOUND_TOO_SMALL if it cuts off runs, and UNKNOWN (reason
+        ``UNDECIDED_BOUND``) if that check was unknown."""
+        outcome = VerifyOutcome.of(verdict)
+        if outcome != VerifyOutcome.VERIFIED or bound.too_small is False:
+            return outcome, ""
+        if bound.too_small is None:
+            return VerifyOutcome.UNKNOWN, UNDECIDED_BOUND
+        return VerifyOutcome.BOUND_TOO_SMALL, ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,34 +235,46 @@ def needed_bound(
     ``checks``: the checks of undefined behaviour of the encoding."""
     if not report.too_small:
         return report
+    needed, _ = bound_search(program, report.bound, entry, limits, checks)
+    return report if needed is None else dataclasses.replace(report, needed=needed)
+
+
+def bound_search(
+    program: CProgram, bound: int, entry: str, limits: Limits, checks: Checks = Checks()
+) -> tuple[int | None, int]:
+    """Bounds above ``bound``, which cuts off runs of ``program``: the
+    smallest one under which no run is cut off (None when none ≤
+    ``NEEDED_BOUND_LIMIT`` is found within ``NEEDED_BOUND_SECONDS``:
+    doubling, then bisection), and the largest one found to cut off runs
+    (≥ ``bound``; ≥ ``NEEDED_BOUND_LIMIT`` when the search went that far)."""
     limits = limits.within(NEEDED_BOUND_SECONDS)
 
-    def fits(bound: int) -> bool | None:
+    def fits(b: int) -> bool | None:
         if limits.expired():
             return None
         try:
-            formula, _ = encode(program, bound=bound, entry=entry, checks=checks, deadline=limits.deadline)
+            formula, _ = encode(program, bound=b, entry=entry, checks=checks, deadline=limits.deadline)
         except EncodingTimeout:
             return None
         return {True: False, False: True, None: None}[check_bound(formula, limits).too_small]
 
-    low, high = report.bound, max(report.bound + 1, 2 * report.bound)
+    low, high = bound, max(bound + 1, 2 * bound)
     while True:
         ok = fits(high)
         if ok is None:
-            return report
+            return None, low
         if ok:
             break
         low, high = high, 2 * high
         if low >= NEEDED_BOUND_LIMIT:
-            return report
+            return None, low
     while high - low > 1:  # low is cut off, high fits
         mid = (low + high) // 2
         ok = fits(mid)
         if ok is None:
-            return report
+            return None, low
         low, high = (low, mid) if ok else (mid, high)
-    return dataclasses.replace(report, needed=high)
+    return high, low
 
 
 def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:
@@ -291,10 +318,10 @@ def verify_program(
     if verdict == Verdict.UNSAT:
         bound = needed_bound(program, bound, entry, limits, checks)
     cex = None
-    outcome = VerifyOutcome.of(verdict)
+    outcome, undecided = VerifyOutcome.within(verdict, bound)
     if model is not None:
         cex = counterexample_of(formula, model)
     return VerifyResult(
         program.path, entry, outcome, bound, cex, time.monotonic() - start, len(formula.locations),
-        tuple(warnings), reason if outcome == VerifyOutcome.UNKNOWN else "", program.original,
+        tuple(warnings), (undecided or reason) if outcome == VerifyOutcome.UNKNOWN else "", program.original,
     )

@@ -159,7 +159,7 @@ class RepairOptions:
         at_least("--inputs", self.inputs, 1)
         at_least("--max-refinements", self.max_refinements, 1)
         at_least("--repairs-per-diagnosis", self.repairs_per_diagnosis, 1)
-        at_least("--max-terms", self.max_terms, 0)
+        at_least("--max-terms", self.max_terms, 1)
         at_least("--max-diagnoses", self.max_diagnoses, 1)
         positive_seconds("--timeout", self.timeout)
         positive_seconds("diagnosis_timeout", self.diagnosis_timeout)

@@ -114,7 +114,10 @@ class RunRecord:
     no limit); ``only_main``: ``main`` is the program's only function that
     repairs may change but, without ``--mutate-main``, do not;
     ``time_limit_note``: which stage the time limit cut and what limit
-    would let it finish (None: none was cut)."""
+    would let it finish (None: none was cut); ``within_bound``: the labels
+    of the stages searched again on unwinding assumptions because no
+    candidate ends every run within the bound, ``vacuous`` the vacuous
+    repairs they found, ``unprovable`` why no repair can be proved."""
 
     path: str
     original: str
@@ -131,6 +134,9 @@ class RunRecord:
     budget_units: int | None = None
     only_main: bool = False
     time_limit_note: str | None = None
+    within_bound: tuple[str, ...] = ()
+    vacuous: int = 0
+    unprovable: str = ""
 
     @property
     def stats(self) -> SchemeStats:

@@ -130,5 +130,5 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     if result.outcome == VerifyOutcome.UNKNOWN:
         return ExitCode.UNKNOWN
-    return ExitCode.BOUND_TOO_SMALL if result.bound.too_small else ExitCode.ORIGINAL_CORRECT
+    return ExitCode.BOUND_TOO_SMALL if result.outcome == VerifyOutcome.BOUND_TOO_SMALL else ExitCode.ORIGINAL_CORRECT
 

@@ -50,7 +50,7 @@ def add_parser(sub) -> None:
                    help="template scheme: counterexample refinements per repair (default: 10)")
     r.add_argument("--repairs-per-diagnosis", type=at_least(1), default=5, metavar="N",
                    help="template scheme: repairs per diagnosis (default: 5)")
-    r.add_argument("--max-terms", type=at_least(0), default=3, metavar="N",
+    r.add_argument("--max-terms", type=at_least(1), default=3, metavar="N",
                    help="template scheme: most non-zero coefficients of a repair, a constant beyond "
                         "+-1000 counting as one (default: 3)")
     r.add_argument("--reproducible", action="store_true",

@@ -24,10 +24,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(text.render_verify(result, result.original))
     write_html(args, "verify", json_report.verify_json(result), result.original)
-    if result.outcome == VerifyOutcome.VIOLATED:
-        return ExitCode.VIOLATED
-    if result.outcome == VerifyOutcome.UNKNOWN:
-        return ExitCode.UNKNOWN
-    if result.bound.too_small is not False:
-        return ExitCode.BOUND_TOO_SMALL
-    return ExitCode.OK
+    return _EXIT[result.outcome]
+
+
+_EXIT = {VerifyOutcome.VERIFIED: ExitCode.OK, VerifyOutcome.VIOLATED: ExitCode.VIOLATED,
+         VerifyOutcome.UNKNOWN: ExitCode.UNKNOWN, VerifyOutcome.BOUND_TOO_SMALL: ExitCode.BOUND_TOO_SMALL}

@@ -253,7 +253,7 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
             if name in _ASSERTS:
                 self.formula.assertions.append(Assertion(ctx.state.guard, cond, span))
             else:
-                self.formula.assumptions.append(Constraint(smt.Implies(ctx.state.guard, cond), span))
+                self._assume(self.formula.assumptions, smt.Implies(ctx.state.guard, cond), span)
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         if name in _ERRORS:
             self.formula.assertions.append(Assertion(state.guard, smt.BoolVal(False), self._p.spans.span(node)))
@@ -268,7 +268,7 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
         if func is None and name in ("abort", "exit"):
             if name == "exit" and self._stdio.recorded and len(self._frames) > 1:
                 return self._exit_main(node, args, ctx)
-            self.formula.assumptions.append(Constraint(smt.Not(state.guard), self._p.spans.span(node)))
+            self._assume(self.formula.assumptions, smt.Not(state.guard), self._p.spans.span(node))
             state.alive, state.guard = False, smt.BoolVal(False)
             return Value(smt.BitVecVal(0, 32), ct.VOID)
         if func is None:
@@ -292,7 +292,7 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
         if self._call_stack.count(name) >= self._bound and name in self._call_stack:
             span = self._p.spans.span(node)
             self.formula.cuts.append(UnwindingCut(state.guard, span, "recursion"))
-            self.formula.unwinding_assumptions.append(Constraint(smt.Not(state.guard), span))
+            self._assume(self.formula.unwinding_assumptions, smt.Not(state.guard), span)
             rtype = self._type(func.decl.type.type)
             return Value(self._fresh(f"{name}$cut", rtype if isinstance(rtype, ct.IntType) else ct.INT), rtype)
         params = self._params(func)

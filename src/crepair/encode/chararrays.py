@@ -155,7 +155,7 @@ class CharArrays(EncoderCore):
             return
         span = self._p.spans.span(node)
         self.formula.cuts.append(UnwindingCut(reached, span, "string"))
-        self.formula.unwinding_assumptions.append(Constraint(smt.Not(reached), span))
+        self._assume(self.formula.unwinding_assumptions, smt.Not(reached), span)
 
     def _scan_length(self, src: CharSource, ctx: Ctx, node: c_ast.Node) -> tuple[list[smt.Term], smt.Term]:
         """Read the string at ``src``: its first characters ``c_0 .. c_(k-1)``

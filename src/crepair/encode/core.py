@@ -84,8 +84,35 @@ class EncoderCore:
         self._struct_types: dict[str, ct.StructType] = {}  # by tag, when first used
         self._struct_defs: dict[str, c_ast.Struct] | None = None  # struct definitions by tag
         self._allocation_types: dict = {}  # malloc/calloc call -> element type (crepair.encode.allocation)
+        # "no assertion failed so far": the conjunction over formula.assertions[:_held_count] (see _assume)
+        self._held: smt.Term = smt.BoolVal(True)
+        self._held_count = 0
 
     # ------------------------------------------------------------- helpers
+    def _assume(self, group: list[Constraint], term: smt.Term, span) -> None:
+        """Append the assumption ``term`` (with its span, None when
+        synthetic) to ``group`` (``formula.assumptions`` or
+        ``formula.unwinding_assumptions``), binding only the runs on which
+        no assertion encoded so far fails.
+
+        An assumption cuts runs from its point on, never the failure of an
+        assertion before it (CBMC: an assertion is checked under the
+        assumptions that precede it): a run that fails an assertion stops
+        there, as ``assert`` aborts, so a later ``assume``, ``abort()`` or
+        unwinding assumption does not hide the failure.  The walk encodes
+        each path in execution order, so the assertions encoded before an
+        assumption include every one that precedes it on its path (those of
+        other paths have false guards there).
+        """
+        fresh = self.formula.assertions[self._held_count :]
+        if fresh:
+            before = [] if smt.is_true(self._held) else [self._held]
+            self._held = smt.conjunction(before + [smt.Implies(a.guard, a.cond) for a in fresh])
+            self._held_count = len(self.formula.assertions)
+        if not smt.is_true(self._held):
+            term = smt.Implies(self._held, term)
+        group.append(Constraint(term, span))
+
     def _check_deadline(self) -> None:
         """Raise :class:`EncodingTimeout` once the deadline has passed."""
         if self._deadline is not None and time.monotonic() > self._deadline:

@@ -157,7 +157,7 @@ class Statements(Initializers):
                     g = smt.BoolVal(True)
                 if iterations == self._bound:
                     span = self._p.spans.line_span(node)
-                    self.formula.unwinding_assumptions.append(Constraint(smt.Implies(cur.guard, smt.Not(g)), span))
+                    self._assume(self.formula.unwinding_assumptions, smt.Implies(cur.guard, smt.Not(g)), span)
                     self.formula.cuts.append(UnwindingCut(smt.And(cur.guard, g), span, "loop"))
                     exits.append(cur.fork(smt.Not(g)))
                     break

@@ -110,8 +110,8 @@ class Stdin(CharArrays):
         length = self._stdio.length
         first = ctx.state.env[STDIN]
         if id(node) in self._stdio.discarded:  # the program trusts the input to hold these tokens
-            self.formula.assumptions.append(Constraint(
-                smt.Implies(ctx.state.guard, smt.ULE(first + _bv(len(conversions)), length)), None))
+            self._assume(self.formula.assumptions,
+                         smt.Implies(ctx.state.guard, smt.ULE(first + _bv(len(conversions)), length)), None)
         targets = iter(args[1:])
         stored, result = 0, None
         outer = ctx.state
@@ -256,7 +256,7 @@ class Stdin(CharArrays):
         pos = outer.env[STDIN]
         there = smt.ULT(pos, self._stdio.length)
         if id(node) in self._stdio.discarded:
-            self.formula.assumptions.append(Constraint(smt.Implies(outer.guard, there), None))
+            self._assume(self.formula.assumptions, smt.Implies(outer.guard, there), None)
         ctx.state = State(smt.And(outer.guard, there), outer.env)
         self._read_string(args[0], node, ctx, f"{name}()", limit, 0, True)
         if name == "fgets":  # the newline, then the NUL, after the line's characters

@@ -76,7 +76,8 @@ def load_program(
     test-driven scheme).  With ``text`` (e.g. a patched copy of a program's ``original``), that
     text is taken as the file's contents and the file is not read: errors
     name ``path``, and ``#include "x.h"`` is looked up next to ``path``.
-    With ``roots`` (entry function names), only the functions they reach
+    With ``roots`` (function names: the entry, then any ``--init``
+    functions), only the functions they reach
     and the variables those use are checked and kept in ``globals``; a
     root that is not defined raises ``BadInput``.  Raises ``BadInput``
     (unreadable or binary file, preprocessor or syntax
@@ -96,16 +97,23 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True, roots: tuple[str, 
     parser = c_parser.CParser()
     spans = SpanIndex(pre)
     try:
-        ast = parser.parse(_implicit_int(pre.text), filename="<stdin>")
+        text, shifted = _implicit_int(pre.text)
+        ast = parser.parse(text, filename="<stdin>")
     except c_parser.ParseError as exc:
         raise syntax_error(str(exc), parser, pre, spans) from None
     except RecursionError:
         raise too_deep_for_the_parser(pre, spans) from None
     if not ast.ext:
         raise BadInput("no C code in the file (empty after preprocessing)", SourcePoint(pre.path, 1, 1))
+    if shifted:
+        _unshift(ast, shifted)
     program = CProgram(pre.path, pre.original, ast, spans, roots=None if roots is None else tuple(roots))
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
+            first = program.functions.get(ext.decl.name)
+            if first is not None:  # gcc: "redefinition of 'f'"; the last one must not silently win
+                raise BadInput(f"redefinition of function '{ext.decl.name}' (first defined at line "
+                               f"{spans.point(first).line})", spans.point(ext))
             program.functions[ext.decl.name] = ext
         elif isinstance(ext, c_ast.Typedef):
             program.typedefs[ext.name] = ext.type
@@ -116,8 +124,10 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True, roots: tuple[str, 
         if check:
             _SupportChecker(program).visit(ast)
         return program
-    for root in roots:
+    for i, root in enumerate(roots):
         if root not in program.functions:
+            if i:  # the roots after the entry are the --init functions (crepair.reference)
+                raise BadInput(f"{pre.path}: --init function '{root}' is not defined")
             raise BadInput(f"{pre.path}: entry function '{root}' is not defined (use --entry)")
     reach = reachable(ast, roots)
     program.globals = [g for g in program.globals if g.name in reach.globals]
@@ -134,17 +144,32 @@ _NOT_A_NAME = {"int", "void", "char", "short", "long", "unsigned", "signed", "st
                "const", "volatile", "_Bool", "typedef", "inline", "register", "auto"}
 
 
-def _implicit_int(text: str) -> str:
+_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+_INT = "int "
+
+
+def _implicit_int(text: str) -> tuple[str, dict[tuple[str, int], int]]:
     """Spell out C89's implicit ``int`` of file-scope definitions such as
-    K&R ``main(argc, argv)``, which pycparser does not accept.  The token map
-    aligns by tokens, so the inserted keyword does not disturb spans."""
+    K&R ``main(argc, argv)``, which pycparser does not accept.  Returns the
+    text and, per (file, line) as pycparser's coordinates name them (after
+    the line markers), the 1-based column where ``int `` was inserted: the
+    tokens after it on that line are shifted (:func:`_unshift`)."""
     out: list[str] = []
+    shifted: dict[tuple[str, int], int] = {}
     depth, after_decl = 0, True
+    file, line_no = "<stdin>", 1
     for line in text.split("\n"):
         stripped = line.lstrip()
+        marker = _MARKER.match(stripped)
+        if marker:
+            file, line_no = marker.group(2), int(marker.group(1))
+            out.append(line)
+            continue
         m = _DEF_START.match(stripped)
         if depth == 0 and after_decl and m and m.group(1) not in _NOT_A_NAME and not stripped.startswith("#"):
-            line = line[: len(line) - len(stripped)] + "int " + stripped
+            column = len(line) - len(stripped) + 1
+            line = line[: column - 1] + _INT + stripped
+            shifted[(file, line_no)] = column
         if not stripped.startswith("#"):
             for ch in line:
                 if ch == "{":
@@ -155,7 +180,24 @@ def _implicit_int(text: str) -> str:
             if body:
                 after_decl = depth == 0 and body[-1] in ";}"
         out.append(line)
-    return "\n".join(out)
+        line_no += 1
+    return "\n".join(out), shifted
+
+
+def _unshift(ast: c_ast.Node, shifted: dict[tuple[str, int], int]) -> None:
+    """Move the coordinates of the tokens after an inserted ``int `` back
+    to their columns in the preprocessed text, which the token map
+    (:class:`~crepair.frontend.spans.SpanIndex`) is keyed by.  Mutates the
+    nodes' ``coord`` (the tree was just parsed)."""
+    stack = [ast]
+    while stack:
+        node = stack.pop()
+        coord = node.coord
+        if coord is not None:
+            column = shifted.get((coord.file, coord.line))
+            if column is not None and coord.column >= column + len(_INT):
+                node.coord = type(coord)(coord.file, coord.line, coord.column - len(_INT))
+        stack.extend(child for _, child in node.children())
 
 
 class _SupportChecker(c_ast.NodeVisitor):

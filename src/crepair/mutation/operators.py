@@ -161,11 +161,13 @@ class MutationUnit:
         level2 = self._level >= MutationLevel.LEVEL_2
         table = LEVEL_2_OPERATORS if level2 else LEVEL_1_OPERATORS
         out: list[Mutation] = []
-        for node in _mutable_nodes(root):
+        nodes = list(_mutable_nodes(root))
+        negated = {id(n.expr): n for n in nodes if isinstance(n, c_ast.UnaryOp) and n.op == "-"}
+        for node in nodes:
             if isinstance(node, (c_ast.BinaryOp, c_ast.Assignment)):
                 out.extend(self._operator(node, table))
             elif isinstance(node, c_ast.Constant) and level2:
-                out.extend(self._constant(node))
+                out.extend(self._constant(node, negated.get(id(node))))
         if level2:
             for node in _truth_values(root, is_condition):
                 out.extend(self._negation(node))
@@ -200,7 +202,10 @@ class MutationUnit:
             for new in table.get(op, ())
         ]
 
-    def _constant(self, node: c_ast.Constant) -> list[Mutation]:
+    def _constant(self, node: c_ast.Constant, minus: c_ast.UnaryOp | None = None) -> list[Mutation]:
+        """The constant manipulations of ``node``; ``minus`` is the unary
+        minus applied to it, if any (``-1`` mutated to 0 reads ``0``, not
+        ``-0``)."""
         if node.type in ("char", "string") or "float" in node.type or "double" in node.type:
             return []
         spans = self._program.spans
@@ -221,6 +226,12 @@ class MutationUnit:
                 text = _macro_text(old, value, new)
             else:
                 continue
+            if new == 0 and minus is not None and macro is None and spans.op_index(minus) == index - 1:
+                sign = spans.token(index - 1)
+                if not sign.from_macro and not tok.from_macro:  # the edit takes in the sign: ``-1`` => ``0``
+                    start = sign.start
+                    out.append(Mutation(node, new, start, tok.end, self._program.original[start : tok.end], text))
+                    continue
             out.append(Mutation(node, new, tok.start, tok.end, old, text, macro))
         return out
 

@@ -308,6 +308,11 @@ def _check_assumes(user: CProgram, plan: Plan) -> None:
         for _, node in _walk(_expression(expr)):
             if isinstance(node, c_ast.FuncCall):
                 raise UsageError(f"--assume {expr!r}: calls are not allowed in an assumption")
+            if isinstance(node, c_ast.Assignment) or (
+                isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")
+            ):
+                raise UsageError(f"--assume {expr!r}: assignments are not allowed in an assumption "
+                                 "(compare with ==)")
             if isinstance(node, c_ast.ID) and node.name not in known:
                 raise UsageError(f"--assume {expr!r}: '{node.name}' is neither a parameter of {plan.entry} "
                                  f"nor a global of {user.path}")

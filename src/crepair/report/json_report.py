@@ -129,7 +129,7 @@ def repair_json(run: RunRecord, repairs: list[Repair]) -> str:
         "schedule": [s.label for s in run.stages] if run.escalate else None,
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
-        "reason": run.unknown_reason,
+        "reason": run.unknown_reason or run.unprovable,
     }
     return json.dumps(data, indent=2)
 

@@ -57,10 +57,9 @@ def render_verify(result: VerifyResult, original: str) -> str:
     out = []
     b = result.bound.bound
     if result.outcome == VerifyOutcome.VERIFIED:
-        if result.bound.too_small:
-            out.append(f"no assertion violated within unwinding bound {b}, but NOT verified:")
-        else:
-            out.append(f"verified up to unwinding bound {b} ({result.entry})")
+        out.append(f"verified up to unwinding bound {b} ({result.entry})")
+    elif result.outcome == VerifyOutcome.BOUND_TOO_SMALL:
+        out.append(f"no assertion violated within unwinding bound {b}, but NOT verified (bound too small):")
     elif result.outcome == VerifyOutcome.VIOLATED:
         cex = result.counterexample
         out.append(_violation(cex, original))
@@ -201,7 +200,14 @@ def render_summary(run: RunRecord) -> str:
         if stats.vacuous:
             out.append(f"  vacuous repairs (not counted): {stats.vacuous}")
         out.append(f"  outcome: {_outcome_text(run, stats, n)}")
-    if len(run.stages) > 1:
+    if run.within_bound:
+        searched = " / ".join(run.within_bound)
+        out.append(f"no candidate ends every run within the bound; searched again on unwinding assumptions "
+                   f"({searched}): {plural(run.vacuous, 'vacuous repair')} (listed above, not counted)")
+    overall = "overall outcome" if len(run.stages) > 1 else "outcome"
+    if run.outcome == RepairOutcome.BOUND_TOO_SMALL and run.unprovable:
+        out.append(f"{overall}: {run.outcome.value} ({plural(found, 'repair')}): {run.unprovable}")
+    elif len(run.stages) > 1:
         out.append(f"overall outcome: {run.outcome.value} ({plural(found, 'repair')})")
     if run.time_limit_note:
         out.append(run.time_limit_note)
@@ -238,7 +244,7 @@ def _highlight(original: str, span) -> list[str]:
 def render_localize(result: LocalizeResult, original: str) -> str:
     out = []
     if result.counterexample is None:
-        if result.outcome == VerifyOutcome.VERIFIED:
+        if result.outcome in (VerifyOutcome.VERIFIED, VerifyOutcome.BOUND_TOO_SMALL):
             out.append(f"no assertion violation within unwinding bound {result.bound.bound}: nothing to localize")
         else:
             out.append(f"unknown: {_gave_up(result.reason)} ({result.reason or 'unknown'}); nothing localized")

@@ -13,10 +13,12 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Iterator
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from crepair.encode import ProgramFormula, encode
+from crepair.encode.formula import Unwinding
 from crepair.encode.symex import Overrides
 from crepair.frontend import CProgram
 from crepair.mutation import MutationUnit
@@ -65,6 +67,15 @@ class Problem:
                     checks=o.checks, deadline=self.limits.deadline,
                 )
         return self._encodings[kind]
+
+    def with_unwinding(self, unwinding: "Unwinding") -> "Problem":
+        """The same problem (limits, start) with ``options.unwinding`` set to
+        ``unwinding``, sharing the encodings built so far (the unwinding
+        semantics is only how :class:`ProgramFormula` reads its cuts)."""
+        problem = Problem(self.program, dataclasses.replace(self.options, unwinding=unwinding), self.limits, self.start)
+        problem._encodings = {kind: (dataclasses.replace(f, unwinding=unwinding), mutants)
+                              for kind, (f, mutants) in self._encodings.items()}
+        return problem
 
 
 class RepairScheme(Protocol):

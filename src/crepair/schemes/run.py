@@ -7,6 +7,11 @@ whether the bound cuts off its runs, naming the loop.  Only a violated
 original is searched.  Vacuous repairs (possible only with unwinding
 assumptions) are held back until every non-vacuous repair of their size
 has been yielded, are never counted as repaired and never stop the run.
+When no candidate ends every run within the bound (unwinding assertions)
+and the original's runs go beyond it, the schedule runs again on unwinding
+assumptions to tell whether the bound is what rules the candidates out:
+the repairs it finds are listed, VACUOUS, and the outcome is
+BOUND_TOO_SMALL (see :meth:`RepairRun._within_bound`).
 The schemes run as a :class:`~crepair.schemes.schedule.Schedule` says
 (default: the ``options.schemes`` in order, every one run).
 """
@@ -17,13 +22,17 @@ import copy
 import dataclasses
 from collections.abc import Callable, Iterator
 
-from crepair.bmc import ENCODING_TIMEOUT, Counterexample, check_bound, check_original, counterexample_of, needed_bound
+from crepair.bmc import (
+    ENCODING_TIMEOUT, NEEDED_BOUND_LIMIT, Counterexample, bound_search, check_bound, check_original, counterexample_of,
+    needed_bound,
+)
 from crepair.encode.formula import EncodingTimeout, Unwinding
 from crepair.frontend import CProgram
 from crepair.mutation.operators import is_specification
 from crepair.schemes.time_limit import time_limit_note
 from crepair.options import RepairOptions
-from crepair.records import BoundReport, Repair, RepairOutcome, Scheme, StopReason
+from crepair.errors import CRepairError
+from crepair.records import BoundedProof, BoundReport, Repair, RepairOutcome, Scheme, StopReason
 from crepair.run_record import RunRecord, StageRecord
 from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
 from crepair.schemes.mutation import MutationScheme, Progress
@@ -92,7 +101,11 @@ class RepairRun:
     original program; ``counterexample`` is the original's violation (None
     if it has none); ``schemes`` hold each scheme's ``stats``, one per stage of
     the ``schedule`` (default: ``options.schemes``, all run); ``skipped``
-    are the schemes an escalating schedule did not need to run.
+    are the schemes an escalating schedule did not need to run;
+    ``within_bound`` the schemes run again on unwinding assumptions when no
+    candidate could end its runs within the bound, ``vacuous`` the number
+    of vacuous repairs they yielded and ``unprovable`` why no repair can
+    be proved (then the outcome is BOUND_TOO_SMALL).
     """
 
     def __init__(
@@ -133,6 +146,9 @@ class RepairRun:
         self.reason = ""
         self.stopped = StopReason.NOT_STARTED
         self.found = 0  # non-vacuous repairs yielded
+        self.within_bound: list[RepairScheme] = []  # the schemes run again on unwinding assumptions (_within_bound)
+        self.vacuous = 0  # vacuous repairs they yielded
+        self.unprovable = ""  # then why no repair can be proved (where the bound cuts, which bound could do)
         self._final: RepairOutcome | None = None
         if verdict == Verdict.SAT:
             self.counterexample = counterexample_of(assumed, model)
@@ -187,6 +203,65 @@ class RepairRun:
         # the run stopped as its schemes did: a time-out or an unknown wins over completion
         reasons = {s.stats.stopped for s in self.schemes if s not in self.skipped}
         self.stopped = next((r for r in (StopReason.TIMEOUT, StopReason.UNKNOWN) if r in reasons), StopReason.COMPLETE)
+        if (o.unwinding == Unwinding.ASSERTIONS and self.bound.too_small and not self.found
+                and self.outcome in (RepairOutcome.NO_REPAIR, RepairOutcome.EXHAUSTED)):
+            yield from self._within_bound()
+
+    def _within_bound(self) -> Iterator[Repair]:
+        """No candidate ends every run within the bound, and the original's
+        runs go beyond it: is the bound what rules the candidates out?  The
+        schedule runs again on unwinding assumptions (FM'16 semantics),
+        until a stage finds repairs; each is yielded (VACUOUS unless every
+        run of it fits the bound, then a repair like any other).  With
+        vacuous ones the outcome is BOUND_TOO_SMALL and ``unprovable`` says
+        where their runs go beyond the bound and whether a larger bound
+        could prove them."""
+        assumed_of: dict[int, Problem] = {}  # id of a stage's problem -> the same on unwinding assumptions
+        for stage, problem in zip(self.schedule.stages, self.problems):
+            assumed = assumed_of.get(id(problem))
+            if assumed is None:
+                assumed = assumed_of[id(problem)] = problem.with_unwinding(Unwinding.ASSUMPTIONS)
+            scheme = build(stage.scheme, assumed, None)
+            self.within_bound.append(scheme)
+            label = stage.label(self.options) if self.schedule.escalate else ""
+            found = []
+            for rep in _until_encoding_timeout(scheme.repairs(), scheme):
+                rep = dataclasses.replace(rep, stage=label) if label else rep
+                if rep.vacuous:
+                    self.vacuous += 1
+                    if not self.unprovable:
+                        self.unprovable = self._unprovable(rep)
+                else:
+                    self.found += 1
+                found.append(rep)
+                yield rep
+            if found:
+                return
+
+    def _unprovable(self, rep: Repair) -> str:
+        """Why the vacuous repair ``rep`` cannot be proved: where its runs
+        go beyond the bound, and the bound that covers them, if one is
+        found (:func:`~crepair.bmc.bound_search` on its patched text)."""
+        o = self.options
+        cut = rep.evidence.bound.cut if isinstance(rep.evidence, BoundedProof) else None
+        where = f" ({cut.what} at {cut.span})" if cut is not None else ""
+        try:
+            needed, tried = bound_search(self.program.with_text(rep.patched), o.unwind, o.entry,
+                                         self.problem.limits, o.checks)
+        except CRepairError:
+            needed, tried = None, o.unwind
+        head = (f"no repair can be proved within unwinding bound {o.unwind}: the candidates found correct within it "
+                f"have runs beyond it{where}")
+        if needed is not None:
+            return f"{head}; try --unwind {needed} (what the first of them needs)"
+        if tried >= NEEDED_BOUND_LIMIT:
+            return (f"no bound can prove a repair: the candidates found correct within unwinding bound {o.unwind} "
+                    f"have runs beyond it{where}, the first of them beyond every bound up to {tried}: a count no assumption "
+                    "bounds (an unconstrained input; bound it with __CPROVER_assume)")
+        if tried > o.unwind:
+            return (f"{head}, the first of them beyond every bound tried (up to {tried}); if no assumption bounds "
+                    "that count, no bound can prove a repair")
+        return f"{head} (no larger bound tried: out of time)"
 
     @property
     def stats(self) -> SchemeStats:
@@ -202,6 +277,8 @@ class RepairRun:
         :class:`~crepair.records.RepairOutcome`)."""
         if self._final is not None:
             return self._final
+        if self.vacuous and not self.found:  # the bound, not the search space, rules the candidates out
+            return RepairOutcome.BOUND_TOO_SMALL
         outcomes = [s.stats.outcome for s in self.schemes if s.stats.stopped != StopReason.NOT_STARTED
                     or s.stats.outcome != RepairOutcome.UNKNOWN]
         merged = RepairOutcome.merge(outcomes) if outcomes else RepairOutcome.STOPPED
@@ -228,7 +305,9 @@ class RepairRun:
                                                   for f in self.program.functions)
         return RunRecord(self.program.path, self.program.original, o, stages, self.schedule.escalate, self.bound,
                          self.counterexample, self.searched, self.found, self.outcome, self.stopped,
-                         self.unknown_reason, units, only_main, time_limit_note(self))
+                         self.unknown_reason, units, only_main, time_limit_note(self),
+                         tuple(st.label(o) for st in self.schedule.stages[: len(self.within_bound)]),
+                         self.vacuous, self.unprovable)
 
     def ranked(self, repairs: list[Repair]) -> list[Repair]:
         """``repairs`` of this run (in the order found) in rank order
