@@ -22,7 +22,7 @@ import os
 import sys
 import threading
 
-from crepair.cli.common import ExitCode, JsonArgumentParser
+from crepair.cli.common import ExitCode, JsonArgumentParser, check_output_file
 from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.report.json_report import error_json
@@ -118,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
                    "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
+        for option in ("html", "sarif"):
+            check_output_file(getattr(args, option, None), f"--{option}")
         timer = _hard_stop(args, as_json)
         try:
             return command(args)

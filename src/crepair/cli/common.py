@@ -6,7 +6,7 @@ import argparse
 import enum
 
 from crepair.encode.formula import NO_CHECKS, Checks
-from crepair.errors import UsageError
+from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.options import DEFAULT_INPUT_BOUND, DEFAULT_UNWIND, ReferenceOptions
 
 
@@ -34,14 +34,22 @@ class JsonArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+#: the longest ``--timeout``, in seconds (30 days: z3 takes its limit in milliseconds, 32 bits)
+MAX_SECONDS = 30 * 24 * 3600
+
+
 def seconds(text: str) -> float | None:
-    """A ``--timeout`` value: seconds > 0, or 0 for none (every command)."""
+    """A ``--timeout`` value: seconds > 0 up to :data:`MAX_SECONDS`, or 0
+    for none (every command)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if value < 0 or value != value:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, or 0 for none (got {text})")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS} seconds (30 days), or 0 for none "
+                                         f"(got {text})")
     return None if value == 0 else value
 
 
@@ -191,6 +199,64 @@ class StatusLine:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """Before a run: raise ``UsageError`` unless ``path`` (an output file
+    the run writes at its end, e.g. ``--html``; None: not given) can be
+    written: not a folder, in a folder that exists and is writable."""
+    if path is None:
+        return
+    import os
+    from pathlib import Path
+
+    p = Path(path)
+    folder = p.parent
+    if p.is_dir():
+        raise UsageError(f"{option} {path}: is a folder; give a file name")
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise UsageError(f"{option} {path}: cannot write there (permission denied)")
+
+
+def error_of(exc: CRepairError) -> tuple[ExitCode, str, str]:
+    """The exit code, JSON ``kind`` and one-line message of an error (as
+    ``crepair.cli.main`` reports it)."""
+    if isinstance(exc, UsageError):
+        return ExitCode.USAGE, "usage", f"error: {exc}"
+    if isinstance(exc, MissingTool):
+        return ExitCode.MISSING_TOOL, "missing-tool", str(exc)
+    if isinstance(exc, BadInput):
+        return ExitCode.BAD_INPUT, "bad-input", f"error: {exc}"
+    return ExitCode.INTERNAL, "internal", f"internal error: {exc}"
+
+
+def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | None:
+    """After a completed run: call ``writes()`` (the ``--html`` and
+    ``--apply`` writes) and, under ``--json``, print the report.  Under
+    ``--json`` an error of ``writes`` is folded into the report (its
+    ``"error"``: kind, message, exit_code), so a run prints exactly one
+    JSON document, and said in one line on standard error; returns its exit
+    code (None: no error).  Without ``--json`` (the text report is printed
+    already) an error propagates."""
+    if not args.json:
+        writes()
+        return None
+    import json
+    import sys
+
+    try:
+        writes()
+    except CRepairError as exc:
+        code, kind, message = error_of(exc)
+        data = json.loads(report_json)
+        data["error"] = {"kind": kind, "message": message, "exit_code": int(code)}
+        print(json.dumps(data, indent=2))
+        print(f"crepair: {message}", file=sys.stderr)
+        return code
+    print(report_json)
+    return None
 
 
 def write_html(args: argparse.Namespace, command: str, report_json: str, source: str | None,

@@ -47,7 +47,7 @@ class _NotEncoded:
         self.stats = SchemeStats(scheme, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, ENCODING_TIMEOUT)
 
     def repairs(self) -> Iterator[Repair]:
-        return iter(())
+        yield from ()  # a generator, closed like every scheme's search
 
 
 def build(scheme: Scheme, problem: Problem, progress: Callable[[Progress], None] | None) -> RepairScheme:
