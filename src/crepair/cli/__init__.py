@@ -6,7 +6,7 @@ unreadable file); 4 unknown (time-out, solver unknown); 5 no repair within
 the scheme (also: only vacuous repairs; localize: no repairable location);
 6 original already correct (repair, localize); 7 a required tool is
 missing; 8 inconclusive: the unwinding bound is too small; 70 internal
-error; 141 standard output closed early (e.g. ``| head``).  Test-driven
+error; 130 interrupted (Ctrl-C: the run stops, nothing is written); 141 standard output closed early (e.g. ``| head``).  Test-driven
 repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
 codes: 0 plausible patch (or ranking); 122 no plausible patch in the
 search space; 123 no failing test.
@@ -21,17 +21,20 @@ import argparse
 import os
 import sys
 import threading
+from contextlib import nullcontext
 
-from crepair.cli.common import ExitCode, JsonArgumentParser, check_output_file
-from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+# light imports only: the stages (z3, pycparser, ...) are imported inside
+# main(), so that Ctrl-C while they load is an interruption, not a traceback
+from crepair.cli.codes import ExitCode
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
-from crepair.report.json_report import error_json
-from crepair.solver import WALL_CLOCK_SAFETY
+from crepair.interrupt import InterruptWatch
 
-__all__ = ["ExitCode", "main"]
+__all__ = ["ExitCode", "main", "run"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+    from crepair.cli.common import JsonArgumentParser
     from crepair.version import __version__
 
     p = JsonArgumentParser(prog="crepair", description="Find and fix bugs in C programs.")
@@ -49,14 +52,16 @@ def _parser() -> argparse.ArgumentParser:
 
 _KINDS = {
     ExitCode.USAGE: "usage", ExitCode.BAD_INPUT: "bad-input", ExitCode.MISSING_TOOL: "missing-tool",
-    ExitCode.INTERNAL: "internal", ExitCode.UNKNOWN: "interrupted",
+    ExitCode.INTERNAL: "internal", ExitCode.INTERRUPTED: "interrupted",
 }
 
 
 def _fail(code: ExitCode, message: str, as_json: bool) -> int:
     print(f"crepair: {message}", file=sys.stderr)
     if as_json:
-        print(error_json(_KINDS[code], message, int(code)))
+        import json
+
+        print(json.dumps({"error": {"kind": _KINDS[code], "message": message, "exit_code": int(code)}}, indent=2))
     return code
 
 
@@ -82,6 +87,8 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
         os._exit(ExitCode.UNKNOWN)
 
     if getattr(args, "reproducible", False):  # the limit is counted in resource units
+        from crepair.solver import WALL_CLOCK_SAFETY
+
         seconds *= WALL_CLOCK_SAFETY
     timer = threading.Timer(seconds + HARD_STOP_GRACE, expire)
     timer.daemon = True
@@ -104,6 +111,14 @@ def _attach_options(argv: list[str]) -> list[str]:
     return out
 
 
+def _stop_solvers() -> None:
+    """Interrupt the z3 checks in progress, if z3 is loaded (from the
+    watcher thread of :class:`~crepair.interrupt.InterruptWatch`)."""
+    smt = sys.modules.get("crepair.solver.smt")
+    if smt is not None:
+        smt.interrupt_checks()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
     the exit code."""
@@ -112,7 +127,26 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")  # the user's bytes, as they are
+    # debug reads Ctrl-C at its prompt; every other command stops (exit 130), also inside a z3 check
+    watch = nullcontext() if argv[:1] == ["debug"] else InterruptWatch(_stop_solvers)
     try:
+        with watch:
+            return _run(argv, as_json)
+    except KeyboardInterrupt:  # Ctrl-C: nothing more is written (no --apply, no --html)
+        return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
+    except Exception:
+        if getattr(watch, "fired", False):  # e.g. ctypes.ArgumentError: KeyboardInterrupt inside z3's calls
+            return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
+        raise
+
+
+def _run(argv: list[str], as_json: bool) -> int:
+    try:
+        from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+        from crepair.cli.common import check_output_file
+        from crepair.solver import smt
+
+        smt.leave_ctrl_c_to_caller(argv[:1] != ["debug"])
         args = _parser().parse_args(argv)
         args.argv = argv  # as given (crepair bench records its command line)
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
@@ -134,10 +168,21 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(ExitCode.BAD_INPUT, f"error: {exc}", as_json)
     except CRepairError as exc:
         return _fail(ExitCode.INTERNAL, f"internal error: {exc}", as_json)
-    except KeyboardInterrupt:
-        return _fail(ExitCode.UNKNOWN, "interrupted", as_json)
     except BrokenPipeError:
         # the reader went away (``| head``): drop what is left, no traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.BROKEN_PIPE
+
+
+def run() -> None:
+    """The ``crepair`` program: :func:`main`, then exit with its code.  An
+    interrupted run exits at once (130): Python would otherwise end a
+    process whose Ctrl-C landed in ``exec`` code (dataclasses build their
+    methods so) by re-raising SIGINT, although it was handled."""
+    code = main()
+    if code == ExitCode.INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -3,27 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import enum
 
 from crepair.encode.formula import NO_CHECKS, Checks
+from crepair.cli.codes import ExitCode
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.options import DEFAULT_INPUT_BOUND, DEFAULT_UNWIND, ReferenceOptions
-
-
-class ExitCode(enum.IntEnum):
-    OK = 0
-    VIOLATED = 1
-    USAGE = 2
-    BAD_INPUT = 3
-    UNKNOWN = 4
-    NO_REPAIR = 5
-    ORIGINAL_CORRECT = 6
-    MISSING_TOOL = 7
-    BOUND_TOO_SMALL = 8
-    INTERNAL = 70
-    NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
-    NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)
-    BROKEN_PIPE = 141
 
 
 class JsonArgumentParser(argparse.ArgumentParser):
