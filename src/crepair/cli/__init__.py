@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 import threading
+import time
 from contextlib import nullcontext
 
 # light imports only: the stages (z3, pycparser, ...) are imported inside
@@ -52,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
 
 _KINDS = {
     ExitCode.USAGE: "usage", ExitCode.BAD_INPUT: "bad-input", ExitCode.MISSING_TOOL: "missing-tool",
-    ExitCode.INTERNAL: "internal", ExitCode.INTERRUPTED: "interrupted",
+    ExitCode.INTERNAL: "internal", ExitCode.INTERRUPTED: "interrupted", ExitCode.UNKNOWN: "unknown",
 }
 
 
@@ -65,7 +66,7 @@ def _fail(code: ExitCode, message: str, as_json: bool) -> int:
     return code
 
 
-HARD_STOP_GRACE = 30.0  # seconds past --timeout before the process stops whatever it is doing
+HARD_STOP_GRACE = 2.0  # seconds past --timeout (counted from the start) before the process stops whatever it is doing
 
 
 def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
@@ -82,6 +83,7 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
         message = (f"unknown: the solver did not stop at the time limit (--timeout {seconds:g} s); "
                    f"stopped {HARD_STOP_GRACE:g} s later")
         _fail(ExitCode.UNKNOWN, message, as_json)
+        _kill_children()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(ExitCode.UNKNOWN)
@@ -90,10 +92,37 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
         from crepair.solver import WALL_CLOCK_SAFETY
 
         seconds *= WALL_CLOCK_SAFETY
-    timer = threading.Timer(seconds + HARD_STOP_GRACE, expire)
+    timer = threading.Timer(max(args.started + seconds + HARD_STOP_GRACE - time.monotonic(), 0), expire)
     timer.daemon = True
     timer.start()
     return timer
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says the run ran out of memory: a ``MemoryError``,
+    a thread that could not start, z3's "out of memory"."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc).lower()
+    return "can't start new thread" in text or (type(exc).__name__ == "Z3Exception" and "memory" in text)
+
+
+def _kill_children() -> None:
+    """SIGKILL this process's child processes (gcc, tests, gdb), which
+    ``os._exit`` would leave running (Linux: ``/proc/PID/task/*/children``)."""
+    import glob
+    import signal
+
+    for name in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        try:
+            pids = open(name).read().split()
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
 
 
 def _attach_options(argv: list[str]) -> list[str]:
@@ -122,6 +151,7 @@ def _stop_solvers() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
     the exit code."""
+    started = time.monotonic()  # --timeout counts from here: loading the stages and the program count too
     argv = _attach_options(sys.argv[1:] if argv is None else list(argv))
     as_json = "--json" in argv
     for stream in (sys.stdout, sys.stderr):
@@ -131,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     watch = nullcontext() if argv[:1] == ["debug"] else InterruptWatch(_stop_solvers)
     try:
         with watch:
-            return _run(argv, as_json)
+            return _run(argv, as_json, started)
     except KeyboardInterrupt:  # Ctrl-C: nothing more is written (no --apply, no --html)
         return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
     except Exception:
@@ -140,18 +170,21 @@ def main(argv: list[str] | None = None) -> int:
         raise
 
 
-def _run(argv: list[str], as_json: bool) -> int:
+def _run(argv: list[str], as_json: bool, started: float) -> int:
     try:
         from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
-        from crepair.cli.common import check_output_file
+        from crepair.cli.common import check_output_file, limit_memory
         from crepair.solver import smt
 
         smt.leave_ctrl_c_to_caller(argv[:1] != ["debug"])
         args = _parser().parse_args(argv)
         args.argv = argv  # as given (crepair bench records its command line)
+        args.started = started
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
                    "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
+        if args.command in ("verify", "localize", "repair"):
+            args.memory = limit_memory(args.memory)
         for option in ("html", "sarif"):
             check_output_file(getattr(args, option, None), f"--{option}")
         timer = _hard_stop(args, as_json)
@@ -173,6 +206,11 @@ def _run(argv: list[str], as_json: bool) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.BROKEN_PIPE
+    except Exception as exc:
+        if not _out_of_memory(exc):
+            raise
+        return _fail(ExitCode.UNKNOWN, "unknown: out of memory (the limit is --memory, default half of the "
+                     "physical memory)", as_json)
 
 
 def run() -> None:

@@ -65,6 +65,9 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
                     help=f"unwinding bound: a loop body runs at most B times (default: {DEFAULT_UNWIND})")
     sp.add_argument("--timeout", type=seconds, default=timeout_default, metavar="S", help=timeout_help)
     sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sp.add_argument("--memory", type=at_least(64), default=None, metavar="MB",
+                    help="memory limit of the run in MiB: address space of crepair and its tools, and z3's "
+                         "memory (default: half of the physical memory); past it the outcome is unknown (exit 4)")
     sp.add_argument("--html", metavar="FILE", help="also write a report to read in a browser (one self-contained file)")
     add_reference(sp)
 
@@ -183,6 +186,27 @@ class StatusLine:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+
+def limit_memory(megabytes: int | None) -> int:
+    """Limit this process (and the tools it starts) to ``megabytes`` MiB of
+    address space (None: half of the physical memory), and z3 to as much
+    memory; returns the limit in MiB.  A hard limit set by the system stays."""
+    import os
+    import resource
+
+    from crepair.solver import smt
+
+    if megabytes is None:
+        megabytes = max(64, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2 // (1 << 20))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = megabytes << 20
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft == resource.RLIM_INFINITY or limit < soft:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    smt.limit_memory(megabytes)
+    return megabytes
 
 
 def check_output_file(path: str | None, option: str) -> None:

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         entry=args.entry,
         max_size=args.max_size,
         timeout=args.timeout,
+        started=args.started,
         reproducible=args.reproducible,
         max_repairs=1 if args.first else args.max_repairs,
         no_mutate=args.no_mutate,

@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout,
+    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout, started=args.started,
                         checks=checks_of(args), reference=reference_of(args))
     report = json_report.verify_json(result)
     if not args.json:

@@ -318,6 +318,7 @@ class EncoderCore:
         the solver array-valued ``ite`` terms at every join.
         Returns the new array variable.
         """
+        self._check_deadline()  # one statement may store many elements (a printf, a memset)
         old = self._arrays[key]
         if not smt.is_true(state.guard):
             value = smt.If(state.guard, value, smt.Select(old, index))

@@ -150,11 +150,26 @@ def _reject_line_directives(path: str, original: str) -> None:
             raise UnsupportedConstruct(point_at(path, original, tok.start), "#line directive")
 
 
+#: the preprocessor's limits: seconds, and bytes of address space (``#include </dev/zero>`` never ends)
+PREPROCESS_SECONDS = 20
+PREPROCESS_MEMORY = 1 << 30
+
+
+def _limit_memory() -> None:  # in the child, before exec
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (PREPROCESS_MEMORY, PREPROCESS_MEMORY))
+
+
 def _run(cmd: list[str], data: bytes, path: Path) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(
-            cmd, input=data, capture_output=True, check=False, cwd=path.parent, env={**os.environ, "LC_ALL": "C"}
+            cmd, input=data, capture_output=True, check=False, cwd=path.parent, env={**os.environ, "LC_ALL": "C"},
+            timeout=PREPROCESS_SECONDS, preexec_fn=_limit_memory,
         )
+    except subprocess.TimeoutExpired:
+        raise BadInput(f"the preprocessor did not finish within {PREPROCESS_SECONDS} s (an #include of a device, "
+                       f"a FIFO or a huge file?)", SourcePoint(str(path), 1, 1)) from None
     except OSError as exc:
         raise MissingTool(f"cannot run the C preprocessor {cmd[0]}: {exc.strerror or exc}") from None
 

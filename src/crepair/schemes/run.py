@@ -96,7 +96,8 @@ class RepairRun:
         self.options = options.check()
         self.schedule = schedule or Schedule.of_schemes(self.options.schemes)
         first = self.schedule.stages[0]
-        self.problem = Problem(program, first.options(self.options), Limits.after(options.timeout, options.rlimit, options.reproducible))
+        self.problem = Problem(program, first.options(self.options), Limits.after(options.timeout, options.rlimit, options.reproducible,
+                                                                       options.started))
         self.problems: list[Problem] = []  # per stage; stages with equal options share one (and its encodings)
         self.schemes: list[RepairScheme] = []
         for i, stage in enumerate(self.schedule.stages):

@@ -58,6 +58,12 @@ def leave_ctrl_c_to_caller(leave: bool = True) -> None:
     z3.set_param("ctrl_c", not leave)
 
 
+def limit_memory(megabytes: int) -> None:
+    """Let z3 use at most ``megabytes`` MiB: past it a check answers
+    UNKNOWN ("max. memory exceeded")."""
+    z3.set_param("memory_max_size", megabytes)
+
+
 def interrupt_checks() -> None:
     """Interrupt the checks in progress (any thread may call it): they
     answer UNKNOWN at once."""
@@ -145,7 +151,7 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
     return {i: v for i, v in entries.items() if v != default}, default
 
 
-WATCHDOG_GRACE = 2.0  # seconds past a check's time limit before the watchdog interrupts z3
+WATCHDOG_GRACE = 1.0  # seconds past a check's time limit before the watchdog interrupts z3
 SPENT = "resource budget of the run spent"  # reason of an UNKNOWN when the run's ledger is empty
 
 
