@@ -75,7 +75,8 @@ def _check_reference_repair(name: str, tmp_path: Path) -> None:
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert "Traceback" not in run.stderr, run.stderr
     assert run.returncode in (0, 4, 5, 8), (run.returncode, run.stderr)
-    assert seconds <= 5 + OVERSHOOT + allowance, f"{name}: {seconds:.1f} s (start-up {allowance:.1f} s)"
+    # the margin: the interpreter start-up measured just before varies on a loaded machine
+    assert seconds <= 5 + OVERSHOOT + allowance + 1.0, f"{name}: {seconds:.1f} s (start-up {allowance:.1f} s)"
     if peak_kib > before:  # the largest child so far is this run
         assert peak_kib * 1024 <= 2 * GIB, f"{name}: {peak_kib // 1024} MiB"
 

@@ -183,11 +183,12 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
         args = _parser().parse_args(argv)
         args.argv = argv  # as given (crepair bench records its command line)
         args.started = started
+        previous = None
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
                    "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
         if args.command in ("verify", "localize", "repair"):
-            args.memory = limit_memory(args.memory)
+            args.memory, previous = limit_memory(args.memory)
         for option in ("html", "sarif"):
             check_output_file(getattr(args, option, None), f"--{option}")
         timer = _hard_stop(args, as_json)
@@ -196,6 +197,10 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
         finally:
             if timer is not None:
                 timer.cancel()
+            if previous is not None:  # main() called in a process that goes on (a test, a script)
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_AS, previous)
     except UsageError as exc:
         return _fail(ExitCode.USAGE, f"error: {exc}", as_json)
     except MissingTool as exc:

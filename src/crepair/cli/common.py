@@ -188,10 +188,12 @@ class StatusLine:
             self._status = None
 
 
-def limit_memory(megabytes: int | None) -> int:
+def limit_memory(megabytes: int | None) -> tuple[int, tuple[int, int]]:
     """Limit this process (and the tools it starts) to ``megabytes`` MiB of
     address space (None: half of the physical memory), and z3 to as much
-    memory; returns the limit in MiB.  A hard limit set by the system stays."""
+    memory; returns the limit in MiB and the previous ``RLIMIT_AS`` (to
+    restore when the command ends: ``resource.setrlimit``).  A hard limit
+    set by the system stays."""
     import os
     import resource
 
@@ -206,7 +208,7 @@ def limit_memory(megabytes: int | None) -> int:
     if soft == resource.RLIM_INFINITY or limit < soft:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     smt.limit_memory(megabytes)
-    return megabytes
+    return megabytes, (soft, hard)
 
 
 def check_output_file(path: str | None, option: str) -> None:
