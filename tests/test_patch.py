@@ -213,15 +213,19 @@ def test_apply_to_file_through_a_symlink_patches_the_target(tmp_path):
     assert backup == tmp_path / "link.c.orig" and backup.read_bytes() == b"int x = 1;\r\n"
 
 
-def test_a_failed_write_leaves_the_file_and_no_temporary(tmp_path, monkeypatch):
+def test_a_failed_write_leaves_the_file_and_no_backup(tmp_path, monkeypatch):
     path = tmp_path / "prog.c"
     path.write_bytes(b"int x = 1;\n")
+    fsync, calls = os.fsync, []
 
-    def disk_full(*args):
-        raise OSError(28, "No space left on device")
+    def disk_full_once(fd):
+        calls.append(fd)
+        if len(calls) == 1:
+            raise OSError(28, "No space left on device")
+        fsync(fd)
 
-    monkeypatch.setattr(os, "replace", disk_full)
+    monkeypatch.setattr(os, "fsync", disk_full_once)
     with pytest.raises(BadInput, match="cannot write .*No space left on device; the file is unchanged"):
         apply_to_file(path, "int x = 2;\n")
     assert path.read_bytes() == b"int x = 1;\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.c", "prog.c.orig"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.c"]

@@ -191,7 +191,7 @@ def test_the_command_line_stops_when_the_solver_outlives_its_time_limit(monkeypa
     path = write_c(tmp_path, BUGGY)
     assert cli.main(["verify", str(path), "--timeout", "0.2"]) == 0  # the command itself ran on
     assert exits == [4]
-    assert "the solver did not stop at the time limit (--timeout 0.2 s)" in capsys.readouterr().err
+    assert "the run did not stop at the time limit (--timeout 0.2 s, from the start)" in capsys.readouterr().err
     exits.clear()
     monkeypatch.setattr(verify_cmd, "run", lambda args: 0)
     assert cli.main(["verify", str(path), "--timeout", "0.2"]) == 0

@@ -34,13 +34,14 @@ from crepair.solver import Limits, smt_solver
 from crepair.solver.smt import Verdict
 
 
-def _limits(timeout: float | None, rlimit: int | None = None) -> Limits:
-    """The limits of a verify or localize call (``timeout`` 0 or None: none)."""
+def _limits(timeout: float | None, rlimit: int | None = None, started: float | None = None) -> Limits:
+    """The limits of a verify or localize call (``timeout`` 0 or None: none;
+    ``started``: the ``time.monotonic()`` instant it counts from, None: now)."""
     if timeout == 0:
         timeout = None
     positive_seconds("--timeout", timeout)
     at_least("rlimit", rlimit, 1)
-    return Limits.after(timeout, rlimit)
+    return Limits.after(timeout, rlimit, started=started)
 
 
 def _load(path: str | Path, entry: str, reference: ReferenceOptions | None):
@@ -65,6 +66,7 @@ def verify(
     entry: str = "main",
     timeout: float | None = None,
     rlimit: int | None = None,
+    started: float | None = None,
     checks: Checks = Checks(),
     reference: str | Path | ReferenceOptions | None = None,
     init: tuple[str, ...] | list[str] = (),
@@ -73,7 +75,8 @@ def verify(
 ) -> VerifyResult:
     """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
-    ``timeout`` in seconds (None: none); ``rlimit``: z3 resource units per
+    ``timeout`` in seconds (None: none), counted from the ``time.monotonic()``
+    instant ``started`` (None: the call); ``rlimit``: z3 resource units per
     check; ``checks``: the checks of undefined behaviour asserted besides
     the program's assertions (all by default; ``crepair.NO_CHECKS``: none).
     Only code reachable from ``entry`` is read.  With
@@ -88,7 +91,7 @@ def verify(
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
     at_least("--unwind", unwind, 0)
-    limits = _limits(timeout, rlimit)
+    limits = _limits(timeout, rlimit, started)
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
     program, run_entry = _load(path, entry, ref)
     result = verify_program(program, unwind=unwind, entry=run_entry, limits=limits, checks=checks)
@@ -189,6 +192,7 @@ def localize(
     mutate_main: bool = False,
     timeout: float | None = None,
     rlimit: int | None = None,
+    started: float | None = None,
     components: frozenset[Component] | set[str] = frozenset({Component.RHS, Component.COND}),
     inputs: int = 2,
     max_diagnoses: int | None = 10,
@@ -228,7 +232,7 @@ def localize(
         at_least(name, value, 1)
     if not components:
         raise UsageError("--components needs at least one of rhs, cond")
-    limits = _limits(timeout, rlimit)
+    limits = _limits(timeout, rlimit, started)
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
     start = time.monotonic()
     program, run_entry = _load(path, entry, ref)

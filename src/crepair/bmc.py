@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from crepair.encode import ProgramFormula, encode
-from crepair.encode.formula import Assertion, Checks, EncodingTimeout, Unwinding, Violation
+from crepair.encode.formula import Assertion, Checks, EncodingTimeout, EncodingTooDeep, Unwinding, Violation
 from crepair.frontend import CProgram, Span
 from crepair.records import BoundReport, Cut
 from crepair.solver import Limits, smt, smt_solver
@@ -254,7 +254,7 @@ def bound_search(
             return None
         try:
             formula, _ = encode(program, bound=b, entry=entry, checks=checks, deadline=limits.deadline)
-        except EncodingTimeout:
+        except (EncodingTimeout, EncodingTooDeep):
             return None
         return {True: False, False: True, None: None}[check_bound(formula, limits).too_small]
 

@@ -148,6 +148,9 @@ class RepairOptions:
     reproducible: bool = False
     checks: Checks = Checks()
     reference: ReferenceOptions | None = None
+    #: the ``time.monotonic()`` instant ``timeout`` counts from (None: when the run starts; the command
+    #: line gives its own start, so that loading the program counts too)
+    started: float | None = None
 
     def check(self) -> "RepairOptions":
         """Raise ``UsageError`` for a value out of range; return self."""

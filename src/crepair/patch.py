@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import tempfile
+import stat
 from collections.abc import Sequence
 from pathlib import Path, PurePath, PurePosixPath
 
@@ -93,34 +93,93 @@ def apply_to_file(path: str | Path, patched: str, *, original: str | None = None
     ``.orig.N`` if that exists).  Returns the backup path.
 
     Bytes outside the edits, line endings, a BOM and bytes that are not
-    UTF-8 come back exactly as they were read; the file keeps its
-    permissions, and a symbolic link stays a link (its target is written).
-    The new contents replace the old in one step (a temporary file renamed
-    over it), so a failed write leaves the file as it was.  Raises
-    ``BadInput``, having changed nothing, when the file cannot be backed up
-    or written, or (given ``original``, the text the repair was computed
-    from) when the file no longer holds ``original``.
+    UTF-8 come back exactly as they were read.  The file is written in
+    place (the same inode): it keeps its mode, owner and group, its hard
+    links stay links to it, and a symbolic link stays a link (its target is
+    written); the folder of the target need not be writable.  A write that
+    fails is undone (the old bytes written back) and the backup removed.
+    Raises ``BadInput``, having changed nothing, when the file is not a
+    regular file, is read-only (no write permission bit, or not writable
+    by this user: crepair never replaces a file it may not write), cannot
+    be backed up or written, or (given ``original``, the text the repair
+    was computed from) no longer holds ``original``.
     """
     path = Path(path)
+    target, info = writable(path)
     try:
-        if original is not None and path.read_bytes() != encode(original):
-            raise BadInput(f"{path} changed since crepair read it; the repair was not applied")
-        backup = path.with_name(path.name + ".orig")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.orig.{n}")
-            n += 1
-        shutil.copy2(path, backup)
+        data = target.read_bytes()
     except OSError as exc:
-        raise BadInput(f"cannot back up {path}: {exc.strerror or exc}; the repair was not applied") from None
-    target = path.resolve()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".crepair", dir=target.parent)
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}; the repair was not applied") from None
+    if original is not None and data != encode(original):
+        raise BadInput(f"{path} changed since crepair read it; the repair was not applied")
+    backup = _backup(path, target, data, info)
+    new = encode(patched)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(encode(patched))
-        shutil.copymode(target, tmp)
-        os.replace(tmp, target)
+        _write_in_place(target, new)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
+        try:
+            _write_in_place(target, data)
+        except OSError:
+            raise BadInput(f"cannot write {path}: {exc.strerror or exc}; its original is in {backup}") from None
+        backup.unlink(missing_ok=True)
         raise BadInput(f"cannot write {path}: {exc.strerror or exc}; the file is unchanged") from None
     return backup
+
+
+def writable(path: str | Path) -> tuple[Path, os.stat_result]:
+    """The file ``path`` names (a symbolic link followed) and its status,
+    if ``--apply`` may write it in place; raises ``BadInput`` when it is
+    missing, not a regular file, or read-only (no write permission bit, or
+    not writable by this user).  ``crepair repair --apply`` asks before the
+    run, :func:`apply_to_file` again before it writes."""
+    path = Path(path)
+    try:
+        target = Path(os.path.realpath(path, strict=True))
+        info = target.stat()
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}; the repair was not applied") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(f"{path} is not a regular file; the repair was not applied")
+    if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
+        raise BadInput(f"{path} is read-only; --apply does not write it (make it writable to apply a repair)")
+    return target, info
+
+
+def _backup(path: Path, target: Path, data: bytes, info: os.stat_result) -> Path:
+    """A new file ``path.orig`` (``.orig.N`` if taken) holding ``data``,
+    with the mode, times and (where permitted) owner of ``target``."""
+    n = 0
+    while True:
+        backup = path.with_name(path.name + (".orig" if n == 0 else f".orig.{n}"))
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileExistsError:
+            n += 1
+        except OSError as exc:
+            raise BadInput(f"cannot back up {path}: {exc.strerror or exc}; the repair was not applied") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        shutil.copystat(target, backup)
+        try:
+            os.chown(backup, info.st_uid, info.st_gid)
+        except OSError:
+            pass  # only root may give a file away: the backup is then this user's
+    except OSError as exc:
+        backup.unlink(missing_ok=True)
+        raise BadInput(f"cannot back up {path}: {exc.strerror or exc}; the repair was not applied") from None
+    return backup
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Overwrite the contents of ``target`` with ``data`` (same inode)."""
+    fd = os.open(target, os.O_WRONLY)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -117,6 +117,7 @@ def job_of(data, where: str, base: Path, command: str, extra: tuple[str, ...]) -
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise BadInput(f"{where}: \"meta\" is an object")
+    meta = json.loads(json.dumps(meta, default=str))  # YAML dates and times as ISO strings, as the record has them
     return Job(str(job_id), program, cmd, tuple(words), tuple(meta.items()))
 
 

@@ -42,8 +42,8 @@ class ResultsFile:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 raise BadInput(f"{self.path}:{number}: not a results line (JSON object)") from None
-            if not isinstance(record, dict) or "id" not in record:
-                raise BadInput(f"{self.path}:{number}: a results line has an \"id\"")
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise BadInput(f"{self.path}:{number}: a results line has an \"id\", a string")
             by_id[record["id"]] = record
         return list(by_id.values())
 
@@ -51,17 +51,23 @@ class ResultsFile:
         """Open for appending and return the records already there by id.
         Without ``resume`` the file must not exist (``UsageError``: crepair
         never overwrites results); with it, a last line cut short is
-        removed first."""
+        removed first.  ``UsageError`` too when the path is not a regular
+        file or cannot be written (e.g. under a regular file)."""
+        if self.path.exists() and not self.path.is_file():
+            raise UsageError(f"-o {self.path}: not a regular file (-o names the results file)")
         if self.path.exists() and not resume:
             raise UsageError(f"{self.path} exists: give --resume to continue that batch, or another --output")
-        done = {r["id"]: r for r in self.records()} if resume else {}
-        if self.path.exists():
-            data = self.path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                with open(self.path, "r+b") as fh:
-                    fh.truncate(data.rfind(b"\n") + 1)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8", errors="surrogateescape")
+        try:
+            done = {r["id"]: r for r in self.records()} if resume else {}
+            if self.path.exists():
+                data = self.path.read_bytes()
+                if data and not data.endswith(b"\n"):
+                    with open(self.path, "r+b") as fh:
+                        fh.truncate(data.rfind(b"\n") + 1)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "a", encoding="utf-8", errors="surrogateescape")
+        except OSError as exc:
+            raise UsageError(f"-o {self.path}: cannot write the results there: {exc.strerror or exc}") from None
         return done
 
     def append(self, record: dict) -> None:

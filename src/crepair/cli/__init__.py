@@ -8,7 +8,8 @@ the scheme (also: only vacuous repairs; localize: no repairable location);
 missing; 8 inconclusive: the unwinding bound is too small; 9 part of the
 work failed (a command of a scripted ``crepair debug`` session; a batch
 job that crashed, was killed or could not run); 70 internal
-error; 141 standard output closed early (e.g. ``| head``).  Test-driven
+error; 130 interrupted (Ctrl-C: the run stops, nothing is written); 141
+standard output closed early (e.g. ``| head``).  Test-driven
 repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
 codes: 0 plausible patch (or ranking); 122 no plausible patch in the
 search space; 123 no failing test.
@@ -23,17 +24,21 @@ import argparse
 import os
 import sys
 import threading
+import time
+from contextlib import nullcontext
 
-from crepair.cli.common import ExitCode, JsonArgumentParser
-from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+# light imports only: the stages (z3, pycparser, ...) are imported inside
+# main(), so that Ctrl-C while they load is an interruption, not a traceback
+from crepair.cli.codes import ExitCode
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
-from crepair.report.json_report import error_json
-from crepair.solver import WALL_CLOCK_SAFETY
+from crepair.interrupt import InterruptWatch
 
-__all__ = ["ExitCode", "main"]
+__all__ = ["ExitCode", "main", "run"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+    from crepair.cli.common import JsonArgumentParser
     from crepair.version import __version__
 
     p = JsonArgumentParser(prog="crepair", description="Find and fix bugs in C programs.")
@@ -51,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
 
 _KINDS = {
     ExitCode.USAGE: "usage", ExitCode.BAD_INPUT: "bad-input", ExitCode.MISSING_TOOL: "missing-tool",
-    ExitCode.INTERNAL: "internal", ExitCode.UNKNOWN: "interrupted",
+    ExitCode.INTERNAL: "internal", ExitCode.INTERRUPTED: "interrupted", ExitCode.UNKNOWN: "unknown",
 }
 
 
@@ -62,11 +67,13 @@ def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
     alone)."""
     print(f"crepair: {label}: {message}" if label else f"crepair: {message}", file=sys.stderr)
     if as_json:
-        print(error_json(_KINDS[code], message, int(code)))
+        import json
+
+        print(json.dumps({"error": {"kind": _KINDS[code], "message": message, "exit_code": int(code)}}, indent=2))
     return code
 
 
-HARD_STOP_GRACE = 30.0  # seconds past --timeout before the process stops whatever it is doing
+HARD_STOP_GRACE = 2.0  # seconds past --timeout (counted from the start) before the process stops whatever it is doing
 
 
 def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
@@ -78,21 +85,54 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     seconds = getattr(args, "timeout", None)
     if args.command not in ("verify", "localize", "repair") or not seconds or seconds <= 0:
         return None
+    if getattr(args, "tests", None) or getattr(args, "tests_dir", None) or "heap" in (getattr(args, "scheme", None)
+                                                                                   or ()):
+        return None  # test-driven and heap runs: tests and gdb under their own limits, their clock starts later
 
     def expire() -> None:
-        message = (f"unknown: the solver did not stop at the time limit (--timeout {seconds:g} s); "
-                   f"stopped {HARD_STOP_GRACE:g} s later")
+        message = (f"unknown: the run did not stop at the time limit (--timeout {seconds:g} s, from the "
+                   f"start); stopped {HARD_STOP_GRACE:g} s later")
         _fail(ExitCode.UNKNOWN, message, as_json)
+        _kill_children()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(ExitCode.UNKNOWN)
 
     if getattr(args, "reproducible", False):  # the limit is counted in resource units
+        from crepair.solver import WALL_CLOCK_SAFETY
+
         seconds *= WALL_CLOCK_SAFETY
-    timer = threading.Timer(seconds + HARD_STOP_GRACE, expire)
+    timer = threading.Timer(max(args.started + seconds + HARD_STOP_GRACE - time.monotonic(), 0), expire)
     timer.daemon = True
     timer.start()
     return timer
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says the run ran out of memory: a ``MemoryError``,
+    a thread that could not start, z3's "out of memory"."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc).lower()
+    return "can't start new thread" in text or (type(exc).__name__ == "Z3Exception" and "memory" in text)
+
+
+def _kill_children() -> None:
+    """SIGKILL this process's child processes (gcc, tests, gdb), which
+    ``os._exit`` would leave running (Linux: ``/proc/PID/task/*/children``)."""
+    import glob
+    import signal
+
+    for name in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        try:
+            pids = open(name).read().split()
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
 
 
 def _attach_options(argv: list[str]) -> list[str]:
@@ -110,26 +150,64 @@ def _attach_options(argv: list[str]) -> list[str]:
     return out
 
 
+def _stop_solvers() -> None:
+    """Interrupt the z3 checks in progress, if z3 is loaded (from the
+    watcher thread of :class:`~crepair.interrupt.InterruptWatch`)."""
+    smt = sys.modules.get("crepair.solver.smt")
+    if smt is not None:
+        smt.interrupt_checks()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
     the exit code."""
+    started = time.monotonic()  # --timeout counts from here: loading the stages and the program count too
     argv = _attach_options(sys.argv[1:] if argv is None else list(argv))
     as_json = "--json" in argv
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")  # the user's bytes, as they are
+    # debug reads Ctrl-C at its prompt; every other command stops (exit 130), also inside a z3 check
+    watch = nullcontext() if argv[:1] == ["debug"] else InterruptWatch(_stop_solvers)
     try:
+        with watch:
+            return _run(argv, as_json, started)
+    except KeyboardInterrupt:  # Ctrl-C: nothing more is written (no --apply, no --html)
+        return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
+    except Exception:
+        if getattr(watch, "fired", False):  # e.g. ctypes.ArgumentError: KeyboardInterrupt inside z3's calls
+            return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
+        raise
+
+
+def _run(argv: list[str], as_json: bool, started: float) -> int:
+    try:
+        from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
+        from crepair.cli.common import check_output_file, limit_memory
+        from crepair.solver import smt
+
+        smt.leave_ctrl_c_to_caller(argv[:1] != ["debug"])
         args = _parser().parse_args(argv)
         args.argv = argv  # as given (crepair bench records its command line)
+        args.started = started
+        previous = None
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
                    "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
+        if args.command in ("verify", "localize", "repair"):
+            args.memory, previous = limit_memory(args.memory)
+        for option in ("html", "sarif"):
+            check_output_file(getattr(args, option, None), f"--{option}")
         timer = _hard_stop(args, as_json)
         try:
             return command(args)
         finally:
             if timer is not None:
                 timer.cancel()
+            if previous is not None:  # main() called in a process that goes on (a test, a script)
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_AS, previous)
     except UsageError as exc:
         return _fail(ExitCode.USAGE, str(exc), as_json, "error")
     except MissingTool as exc:
@@ -138,10 +216,29 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(ExitCode.BAD_INPUT, str(exc), as_json, "error")
     except CRepairError as exc:
         return _fail(ExitCode.INTERNAL, str(exc), as_json, "internal error")
-    except KeyboardInterrupt:
-        return _fail(ExitCode.UNKNOWN, "interrupted", as_json)
     except BrokenPipeError:
         # the reader went away (``| head``): drop what is left, no traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.BROKEN_PIPE
+    except Exception as exc:
+        if not _out_of_memory(exc):
+            if os.environ.get("CREPAIR_TRACEBACK"):
+                raise
+            return _fail(ExitCode.INTERNAL, f"{type(exc).__name__}: {exc} (a defect of crepair: please report it; "
+                         "CREPAIR_TRACEBACK=1 shows where)", as_json, "internal error")
+        return _fail(ExitCode.UNKNOWN, "unknown: out of memory (the limit is --memory, default half of the "
+                     "physical memory)", as_json)
+
+
+def run() -> None:
+    """The ``crepair`` program: :func:`main`, then exit with its code.  An
+    interrupted run exits at once (130): Python would otherwise end a
+    process whose Ctrl-C landed in ``exec`` code (dataclasses build their
+    methods so) by re-raising SIGINT, although it was handled."""
+    code = main()
+    if code == ExitCode.INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

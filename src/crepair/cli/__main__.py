@@ -1,3 +1,3 @@
-from crepair.cli import main
-import sys
-sys.exit(main())
+from crepair.cli import run
+
+run()

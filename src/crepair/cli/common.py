@@ -3,28 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import enum
 
 from crepair.encode.formula import NO_CHECKS, Checks
-from crepair.errors import UsageError
+from crepair.cli.codes import ExitCode
+from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.options import DEFAULT_INPUT_BOUND, DEFAULT_UNWIND, ReferenceOptions
-
-
-class ExitCode(enum.IntEnum):
-    OK = 0
-    VIOLATED = 1
-    USAGE = 2
-    BAD_INPUT = 3
-    UNKNOWN = 4
-    NO_REPAIR = 5
-    ORIGINAL_CORRECT = 6
-    MISSING_TOOL = 7
-    BOUND_TOO_SMALL = 8
-    PARTIAL_FAILURE = 9  # debug: a command of a scripted session failed; batch: a job crashed, was killed, could not run
-    INTERNAL = 70
-    NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
-    NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)
-    BROKEN_PIPE = 141
 
 
 class JsonArgumentParser(argparse.ArgumentParser):
@@ -35,14 +18,22 @@ class JsonArgumentParser(argparse.ArgumentParser):
         raise UsageError(message)  # the command's name is the prefix of the line, once
 
 
+#: the longest ``--timeout``, in seconds (30 days: z3 takes its limit in milliseconds, 32 bits)
+MAX_SECONDS = 30 * 24 * 3600
+
+
 def seconds(text: str) -> float | None:
-    """A ``--timeout`` value: seconds > 0, or 0 for none (every command)."""
+    """A ``--timeout`` value: seconds > 0 up to :data:`MAX_SECONDS`, or 0
+    for none (every command)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if value < 0 or value != value:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, or 0 for none (got {text})")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS} seconds (30 days), or 0 for none "
+                                         f"(got {text})")
     return None if value == 0 else value
 
 
@@ -74,6 +65,9 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
                     help=f"unwinding bound: a loop body runs at most B times (default: {DEFAULT_UNWIND})")
     sp.add_argument("--timeout", type=seconds, default=timeout_default, metavar="S", help=timeout_help)
     sp.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sp.add_argument("--memory", type=at_least(64), default=None, metavar="MB",
+                    help="memory limit of the run in MiB: address space of crepair and its tools, and z3's "
+                         "memory (default: half of the physical memory); past it the outcome is unknown (exit 4)")
     sp.add_argument("--html", metavar="FILE", help="also write a report to read in a browser (one self-contained file)")
     add_reference(sp)
 
@@ -233,6 +227,87 @@ class StatusLine:
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+def limit_memory(megabytes: int | None) -> tuple[int, tuple[int, int]]:
+    """Limit this process (and the tools it starts) to ``megabytes`` MiB of
+    address space (None: half of the physical memory), and z3 to as much
+    memory; returns the limit in MiB and the previous ``RLIMIT_AS`` (to
+    restore when the command ends: ``resource.setrlimit``).  A hard limit
+    set by the system stays."""
+    import os
+    import resource
+
+    from crepair.solver import smt
+
+    if megabytes is None:
+        megabytes = max(64, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2 // (1 << 20))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = megabytes << 20
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft == resource.RLIM_INFINITY or limit < soft:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    smt.limit_memory(megabytes)
+    return megabytes, (soft, hard)
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """Before a run: raise ``UsageError`` unless ``path`` (an output file
+    the run writes at its end, e.g. ``--html``; None: not given) can be
+    written: not a folder, in a folder that exists and is writable."""
+    if path is None:
+        return
+    import os
+    from pathlib import Path
+
+    p = Path(path)
+    folder = p.parent
+    if p.is_dir():
+        raise UsageError(f"{option} {path}: is a folder; give a file name")
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise UsageError(f"{option} {path}: cannot write there (permission denied)")
+
+
+def error_of(exc: CRepairError) -> tuple[ExitCode, str, str]:
+    """The exit code, JSON ``kind`` and one-line message of an error (as
+    ``crepair.cli.main`` reports it)."""
+    if isinstance(exc, UsageError):
+        return ExitCode.USAGE, "usage", f"error: {exc}"
+    if isinstance(exc, MissingTool):
+        return ExitCode.MISSING_TOOL, "missing-tool", str(exc)
+    if isinstance(exc, BadInput):
+        return ExitCode.BAD_INPUT, "bad-input", f"error: {exc}"
+    return ExitCode.INTERNAL, "internal", f"internal error: {exc}"
+
+
+def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | None:
+    """After a completed run: call ``writes()`` (the ``--html`` and
+    ``--apply`` writes) and, under ``--json``, print the report.  Under
+    ``--json`` an error of ``writes`` is folded into the report (its
+    ``"error"``: kind, message, exit_code), so a run prints exactly one
+    JSON document, and said in one line on standard error; returns its exit
+    code (None: no error).  Without ``--json`` (the text report is printed
+    already) an error propagates."""
+    if not args.json:
+        writes()
+        return None
+    import json
+    import sys
+
+    try:
+        writes()
+    except CRepairError as exc:
+        code, kind, message = error_of(exc)
+        data = json.loads(report_json)
+        data["error"] = {"kind": kind, "message": message, "exit_code": int(code)}
+        print(json.dumps(data, indent=2))
+        print(f"crepair: {message}", file=sys.stderr)
+        return code
+    print(report_json)
+    return None
 
 
 def write_html(args: argparse.Namespace, command: str, report_json: str, source: str | None,

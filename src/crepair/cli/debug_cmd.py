@@ -9,9 +9,10 @@ scripted session in which a command failed exits 9 (``PARTIAL_FAILURE``)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from crepair.cli.common import ExitCode, at_least
+from crepair.cli.common import MAX_SECONDS, ExitCode, at_least, seconds
 from crepair.errors import UsageError
 
 PROMPT = "(crepair) "
@@ -29,9 +30,9 @@ def add_parser(sub) -> None:
     p.add_argument("--pictures", metavar="DIR", help="write a Graphviz picture (DOT, and SVG with dot) per state")
     p.add_argument("--insert-slots", type=at_least(0), default=1, metavar="N",
                    help="statements a repair may insert (tried 0 first; default: 1)")
-    p.add_argument("--timeout", type=float, default=30.0, metavar="S",
+    p.add_argument("--timeout", type=seconds, default=30.0, metavar="S",
                    help="seconds each gdb request may take, e.g. a run between two stops "
-                        "(default: 30, generous for a loaded machine)")
+                        "(default: 30, generous for a loaded machine; 0: none)")
 
 
 def _default_function(program) -> str:
@@ -101,9 +102,11 @@ def run(args: argparse.Namespace) -> int:
     from crepair.debug.session import Session
     from crepair.frontend import load_program
 
+    if args.script not in (None, "-") and not os.path.isfile(args.script):
+        raise UsageError(f"--script {args.script}: no such file")
     program = load_program(args.file, real_c=True)
     function = args.function or _default_function(program)
-    session = Session(args.file, function, list(args.args), args.input, args.timeout)
+    session = Session(args.file, function, list(args.args), args.input, args.timeout or MAX_SECONDS)
     shell = Shell(session, args.pictures, args.insert_slots)
     print(f"crepair debug {args.file}: function {function}; type help for the commands", flush=True)
     try:

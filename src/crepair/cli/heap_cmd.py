@@ -10,7 +10,7 @@ import json
 import sys
 import time
 
-from crepair.cli.common import ExitCode, at_least, write_html
+from crepair.cli.common import ExitCode, at_least, finish, write_html
 from crepair.errors import UsageError
 from crepair.records import RepairOutcome
 
@@ -126,19 +126,23 @@ def run_repair(args: argparse.Namespace) -> int:
                "rejected": rejected, "checks": checks, "seconds": round(seconds, 3)}
     report = json.dumps({"file": args.file, "scheme": "heap", **summary,
                          "repairs": [json_report.repair_dict(r) for r in repairs]}, indent=2)
-    write_html(args, "repair", report, program.original, states=scheme.spec)
-    if args.json:
-        print(report)
-    else:
+    if not args.json:
         sus = "off" if st.suspicious is None else f"{len(st.suspicious)} of {st.locations} locations suspicious"
         print()
         print(f"{st.outcome.value}: {len(repairs)} repair(s) with {scheme.options.insert_slots} insertion slot(s); "
               f"localization {sus}; widenings {st.widenings} "
               f"(τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}); {rejected} candidate(s) failed "
               f"the re-check{'; ' + st.reason if st.reason else ''}")
-    if args.apply and repairs:
-        backup = apply_to_file(args.file, repairs[0].patched, original=program.original)
-        print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+
+    def writes() -> None:
+        write_html(args, "repair", report, program.original, states=scheme.spec)
+        if args.apply and repairs:
+            backup = apply_to_file(args.file, repairs[0].patched, original=program.original)
+            print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+
+    failed = finish(args, report, writes)
+    if failed is not None:
+        return failed
     return _EXIT.get(st.outcome, ExitCode.UNKNOWN)
 
 

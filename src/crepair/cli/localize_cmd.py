@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         no_mutate=args.no_mutate,
         mutate_main=args.mutate_main,
         timeout=args.timeout,
+        started=args.started,
         checks=checks_of(args),
         reference=reference_of(args),
     )

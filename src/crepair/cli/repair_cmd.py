@@ -8,14 +8,14 @@ import sys
 from crepair import api
 from crepair.cli import heap_cmd, staged_cmd, test_driven_cmd
 from crepair.cli.common import (
-    ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, reference_of,
-    write_html,
+    ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, finish,
+    reference_of, write_html,
 )
 from crepair.encode.formula import Unwinding
 from crepair.errors import UsageError
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
-from crepair.patch import apply_to_file
+from crepair.patch import apply_to_file, writable
 from crepair.records import RepairOutcome
 from crepair.report import json_report, text
 from crepair.schemes.mutation import Progress
@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if args.scheme == ["test-driven"]:
         args.scheme = None
     test_driven_cmd.check_unused(args)
+    if args.apply:
+        writable(args.file)  # refuse before the run, not after it
     if test_driven_cmd.given(args):
         return test_driven_cmd.run(args)
     schedule = DEFAULT_SCHEDULE if args.scheme is None and args.level is None else None
@@ -129,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         entry=args.entry,
         max_size=args.max_size,
         timeout=args.timeout,
+        started=args.started,
         reproducible=args.reproducible,
         max_repairs=1 if args.first else args.max_repairs,
         no_mutate=args.no_mutate,
@@ -151,18 +154,21 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.stop()
     record = run.record()
-    if args.json:
-        print(json_report.repair_json(record, repairs))
-    else:
+    report = json_report.repair_json(record, repairs)
+    if not args.json:
         print()
         print(text.render_summary(record))
-    write_html(args, "repair", json_report.repair_json(record, repairs), run.program.original)
-    if args.apply:
-        chosen = next((r for r in repairs if not r.vacuous), None)
-        if chosen is None:
-            print(f"nothing applied to {args.file}: no non-vacuous repair", file=sys.stderr)
-        else:
-            backup = apply_to_file(args.file, chosen.patched, original=run.program.original)
-            print(f"applied repair {repairs.index(chosen) + 1} to {args.file} (original kept as {backup})",
-                  file=sys.stderr)
-    return _EXIT.get(run.outcome, ExitCode.UNKNOWN)
+
+    def writes() -> None:
+        write_html(args, "repair", report, run.program.original)
+        if args.apply:
+            chosen = next((r for r in repairs if not r.vacuous), None)
+            if chosen is None:
+                print(f"nothing applied to {args.file}: no non-vacuous repair", file=sys.stderr)
+            else:
+                backup = apply_to_file(args.file, chosen.patched, original=run.program.original)
+                print(f"applied repair {repairs.index(chosen) + 1} to {args.file} (original kept as {backup})",
+                      file=sys.stderr)
+
+    failed = finish(args, report, writes)
+    return failed if failed is not None else _EXIT.get(run.outcome, ExitCode.UNKNOWN)

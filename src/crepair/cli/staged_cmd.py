@@ -13,9 +13,9 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli.common import ExitCode, write_html
+from crepair.cli.common import ExitCode, finish, write_html
 from crepair.errors import UsageError
-from crepair.patch import apply_to_file
+from crepair.patch import apply_to_file, writable
 from crepair.records import RepairOutcome
 from crepair.report import staged as report
 
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
                              "with tests (give --tests-dir DIR of input/output pairs)")
     if args.test_ids:
         raise UsageError("--test-ids: not used when repairing against --reference (every test of --tests-dir runs)")
+    if args.apply:
+        writable(args.file)  # refuse before the run, not after it
     run = api.repair_reference(
         args.file, args.reference, tests_dir=args.tests_dir, compare=args.compare, timeout=args.timeout or None,
         unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
@@ -63,15 +65,20 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print()
             print(report.render_repair(rep, len(repairs)), flush=True)
-    if args.json:
-        print(report.run_json(run, repairs))
-    else:
+    report_json = report.run_json(run, repairs)
+    if not args.json:
         print()
         print(report.render_summary(run, repairs))
-    write_html(args, "repair", report.run_json(run, repairs), run.original)
-    if args.apply and repairs:
-        backup = apply_to_file(args.file, repairs[0].patched, original=run.original)
-        print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
-    elif args.apply:
-        print(f"nothing applied to {args.file}: no repair", file=sys.stderr)
+
+    def writes() -> None:
+        write_html(args, "repair", report_json, run.original)
+        if args.apply and repairs:
+            backup = apply_to_file(args.file, repairs[0].patched, original=run.original)
+            print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
+        elif args.apply:
+            print(f"nothing applied to {args.file}: no repair", file=sys.stderr)
+
+    failed = finish(args, report_json, writes)
+    if failed is not None:
+        return failed
     return _EXIT.get(run.outcome, ExitCode.UNKNOWN)

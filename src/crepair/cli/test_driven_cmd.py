@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from crepair import api
-from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least, write_html
+from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least, finish, write_html
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
@@ -122,18 +122,22 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.stop()
     record = run.record()
-    if args.json:
-        print(report.run_json(record, repairs))
-    else:
+    report_json = report.run_json(record, repairs)
+    if not args.json:
         print()
         print(report.render_summary(record))
-    write_html(args, "repair", report.run_json(record, repairs), run.programs[args.file].original
-               if args.file in run.programs else None)
-    if args.apply:
-        if not repairs:
-            print(f"nothing applied to {' '.join(run.stats.files) or args.file}: no plausible patch", file=sys.stderr)
-        else:
-            file = repairs[0].file
-            backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original)
-            print(f"applied patch 1 to {file} (original kept as {backup})", file=sys.stderr)
-    return _EXIT.get(run.outcome, ExitCode.UNKNOWN)
+
+    def writes() -> None:
+        write_html(args, "repair", report_json, run.programs[args.file].original
+                   if args.file in run.programs else None)
+        if args.apply:
+            if not repairs:
+                print(f"nothing applied to {' '.join(run.stats.files) or args.file}: no plausible patch",
+                      file=sys.stderr)
+            else:
+                file = repairs[0].file
+                backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original)
+                print(f"applied patch 1 to {file} (original kept as {backup})", file=sys.stderr)
+
+    failed = finish(args, report_json, writes)
+    return failed if failed is not None else _EXIT.get(run.outcome, ExitCode.UNKNOWN)

@@ -6,7 +6,7 @@ import argparse
 
 from crepair import api
 from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_checks, add_common, checks_of, reference_of, write_html
+from crepair.cli.common import ExitCode, add_checks, add_common, checks_of, finish, reference_of, write_html
 from crepair.report import json_report, text
 
 
@@ -17,13 +17,14 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout,
+    result = api.verify(args.file, unwind=args.unwind, entry=args.entry, timeout=args.timeout, started=args.started,
                         checks=checks_of(args), reference=reference_of(args))
-    if args.json:
-        print(json_report.verify_json(result))
-    else:
+    report = json_report.verify_json(result)
+    if not args.json:
         print(text.render_verify(result, result.original))
-    write_html(args, "verify", json_report.verify_json(result), result.original)
+    failed = finish(args, report, lambda: write_html(args, "verify", report, result.original))
+    if failed is not None:
+        return failed
     return _EXIT[result.outcome]
 
 

@@ -30,6 +30,7 @@ from crepair.encode.env import Env, Keys, differing
 from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend.parse import CProgram
+from crepair import interrupt
 from crepair.solver import smt
 
 
@@ -114,7 +115,9 @@ class EncoderCore:
         group.append(Constraint(term, span))
 
     def _check_deadline(self) -> None:
-        """Raise :class:`EncodingTimeout` once the deadline has passed."""
+        """Raise :class:`EncodingTimeout` once the deadline has passed, and
+        ``KeyboardInterrupt`` once Ctrl-C was pressed."""
+        interrupt.stop_if_requested()
         if self._deadline is not None and time.monotonic() > self._deadline:
             raise EncodingTimeout
     def _point(self, node: c_ast.Node):
@@ -351,6 +354,7 @@ class EncoderCore:
         the solver array-valued ``ite`` terms at every join.
         Returns the new array variable.
         """
+        self._check_deadline()  # one statement may store many elements (a printf, a memset)
         old = self._arrays[key]
         if not smt.is_true(state.guard):
             value = smt.If(state.guard, value, smt.Select(old, index))

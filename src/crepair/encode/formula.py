@@ -13,6 +13,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from crepair.errors import BadInput
 from crepair.frontend.spans import Span
 from crepair.solver import smt
 
@@ -327,6 +328,18 @@ def _holds(root: smt.Term, model: smt.Model, value: dict[int, bool]) -> bool:
         value[key] = connective([value[c.get_id()] for c in children])
         stack.pop()
     return value[root.get_id()]
+
+
+class EncodingTooDeep(BadInput):
+    """The unwound and inlined program nests deeper than the encoder's
+    walk can go (Python's recursion limit; e.g. a recursion inlined
+    ``bound`` times).  Bad input at the bound asked for; the search for the
+    bound a program needs stops at it."""
+
+    def __init__(self, bound: int):
+        super().__init__(f"the program nests too deep to encode at unwinding bound {bound} "
+                         f"(recursion or nesting; try a smaller --unwind)")
+        self.bound = bound
 
 
 class EncodingTimeout(Exception):

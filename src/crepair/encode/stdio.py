@@ -86,6 +86,7 @@ class Stdio(Stdin):
     def _emit(self, kind: int, value: smt.Term, signed: bool, ctx: Ctx, node: c_ast.Node,
               when: smt.Term | None = None) -> None:
         """Append a token on this path, if ``when``."""
+        self._check_deadline()  # a printf of a long text emits many tokens
         state = ctx.state
         env = state.env
         n, line, sp = env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP]

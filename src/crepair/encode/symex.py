@@ -26,10 +26,12 @@ The encoder is split along the C constructs: :mod:`~crepair.encode.walk`
 
 from __future__ import annotations
 
+import ctypes
+
 from crepair.encode.calls import Calls
 from crepair.encode.connectives import Connectives
 from crepair.encode.expressions import Expressions
-from crepair.encode.formula import Checks, ProgramFormula, Unwinding
+from crepair.encode.formula import Checks, EncodingTooDeep, ProgramFormula, Unwinding
 from crepair.encode.lvalues import Assignments
 from crepair.encode.statements import Statements
 from crepair.encode.walk import NEGATE, AlternativesFn, Overrides, Site, no_alternatives
@@ -76,7 +78,8 @@ def encode(
     all by default).  ``deadline``: a ``time.monotonic()`` instant (None:
     none) past which the walk stops with
     :class:`~crepair.encode.formula.EncodingTimeout`.  Raises
-    ``UnsupportedConstruct``/``BadInput`` for code the encoder does not model.
+    ``UnsupportedConstruct``/``BadInput`` for code the encoder does not model,
+    ``EncodingTooDeep`` (a ``BadInput``) when it nests too deep to walk.
     """
     if bound < 0:
         raise ValueError("the unwinding bound must be >= 0")
@@ -85,5 +88,14 @@ def encode(
         split_conditions=split_conditions,
         unwinding=unwinding, checks=checks, deadline=deadline,
     )
-    formula = encoder.run()
+    try:
+        formula = encoder.run()
+    except RecursionError:
+        raise EncodingTooDeep(bound) from None
+    except ctypes.ArgumentError as exc:  # raised in z3's ctypes call while converting its arguments
+        if "RecursionError" in str(exc):
+            raise EncodingTooDeep(bound) from None
+        if "KeyboardInterrupt" in str(exc):
+            raise KeyboardInterrupt from None
+        raise
     return formula, encoder.mutants

@@ -147,9 +147,19 @@ def _reject_line_directives(path: str, original: str) -> None:
             raise UnsupportedConstruct(point_at(path, original, tok.start), "#line directive")
 
 
+#: the preprocessor's limits: seconds, and bytes of address space (``#include </dev/zero>`` never ends)
+PREPROCESS_SECONDS = 20
+PREPROCESS_MEMORY = 1 << 30
+
+
 def _run(cmd: list[str], data: bytes, path: Path) -> toolchain.Completed:
-    return toolchain.run(cmd, input=data, cwd=path.parent, env={**os.environ, "LC_ALL": "C"},
+    done = toolchain.run(cmd, input=data, cwd=path.parent, env={**os.environ, "LC_ALL": "C"},
+                         timeout=PREPROCESS_SECONDS, memory=PREPROCESS_MEMORY,
                          remedy="the C preprocessor; install gcc (apt-get install gcc)")
+    if done.timed_out:
+        raise BadInput(f"the preprocessor did not finish within {PREPROCESS_SECONDS} s (an #include of a device, "
+                       f"a FIFO or a huge file?)", SourcePoint(str(path), 1, 1))
+    return done
 
 
 def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:

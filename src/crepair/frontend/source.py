@@ -60,6 +60,8 @@ def read_source(path: str | Path) -> str:
         mode = os.stat(path).st_mode
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
             raise BadInput(f"cannot read {path}: a device, not a file")  # /dev/zero would never end
+        if not stat.S_ISREG(mode):  # a FIFO or a socket would block the run
+            raise BadInput(f"cannot read {path}: not a regular file")
         data = Path(path).read_bytes()
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None

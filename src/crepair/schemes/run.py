@@ -63,7 +63,7 @@ class _NotEncoded:
         self.stats = SchemeStats(scheme, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, ENCODING_TIMEOUT)
 
     def repairs(self) -> Iterator[Repair]:
-        return iter(())
+        yield from ()  # a generator, closed like every scheme's search
 
 
 def build(scheme: Scheme, problem: Problem, progress: ProgressFn | None) -> RepairScheme:
@@ -116,7 +116,8 @@ class RepairRun:
         self.options = options.check()
         self.schedule = schedule or Schedule.of_schemes(self.options.schemes)
         first = self.schedule.stages[0]
-        self.problem = Problem(program, first.options(self.options), Limits.after(options.timeout, options.rlimit, options.reproducible))
+        self.problem = Problem(program, first.options(self.options), Limits.after(options.timeout, options.rlimit, options.reproducible,
+                                                                       options.started))
         self.problems: list[Problem] = []  # per stage; stages with equal options share one (and its encodings)
         self.schemes: list[RepairScheme] = []
         for i, stage in enumerate(self.schedule.stages):

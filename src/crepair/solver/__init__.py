@@ -74,17 +74,20 @@ class Limits:
     ledger: Ledger | None = None
 
     @staticmethod
-    def after(seconds: float | None, rlimit: int | None = None, reproducible: bool = False) -> "Limits":
-        """Limits with a deadline ``seconds`` from now (None: none).  With
+    def after(seconds: float | None, rlimit: int | None = None, reproducible: bool = False,
+              started: float | None = None) -> "Limits":
+        """Limits with a deadline ``seconds`` from now, or from the
+        ``time.monotonic()`` instant ``started`` (None: no limit).  With
         ``reproducible``, the limit is counted in z3 resource units instead
         (``seconds`` × :data:`UNITS_PER_SECOND`), and the deadline, a
         safety net, is :data:`WALL_CLOCK_SAFETY` times as far."""
         if seconds is None:
             return Limits(None, rlimit)
+        start = time.monotonic() if started is None else started
         if reproducible:
-            return Limits(time.monotonic() + WALL_CLOCK_SAFETY * seconds, rlimit,
+            return Limits(start + WALL_CLOCK_SAFETY * seconds, rlimit,
                           ledger=Ledger(int(seconds * UNITS_PER_SECOND)))
-        return Limits(time.monotonic() + seconds, rlimit)
+        return Limits(start + seconds, rlimit)
 
     def seconds_left(self) -> float | None:
         """Seconds until the deadline, at least a millisecond (None: none)."""

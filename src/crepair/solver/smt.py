@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import z3
 
+from crepair import interrupt
+
 if TYPE_CHECKING:
     from crepair.solver import Ledger
 
@@ -47,6 +49,25 @@ Array = z3.Array
 BitVecSort = z3.BitVecSort
 Term = z3.ExprRef
 BoolTerm = z3.BoolRef
+
+
+def leave_ctrl_c_to_caller(leave: bool = True) -> None:
+    """Turn z3's own SIGINT handling off (on with ``leave=False``): a check
+    then runs under the caller's handler (:mod:`crepair.interrupt`) and
+    stops when :func:`interrupt_checks` is called."""
+    z3.set_param("ctrl_c", not leave)
+
+
+def limit_memory(megabytes: int) -> None:
+    """Let z3 use at most ``megabytes`` MiB: past it a check answers
+    UNKNOWN ("max. memory exceeded")."""
+    z3.set_param("memory_max_size", megabytes)
+
+
+def interrupt_checks() -> None:
+    """Interrupt the checks in progress (any thread may call it): they
+    answer UNKNOWN at once."""
+    z3.main_ctx().interrupt()
 
 
 def is_false(term: z3.ExprRef) -> bool:
@@ -130,7 +151,7 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
     return {i: v for i, v in entries.items() if v != default}, default
 
 
-WATCHDOG_GRACE = 2.0  # seconds past a check's time limit before the watchdog interrupts z3
+WATCHDOG_GRACE = 1.0  # seconds past a check's time limit before the watchdog interrupts z3
 SPENT = "resource budget of the run spent"  # reason of an UNKNOWN when the run's ledger is empty
 
 
@@ -197,6 +218,7 @@ class SmtSolver:
 
     def check(self, assumptions: Sequence[z3.ExprRef] = ()) -> Verdict:
         self.checks += 1
+        interrupt.stop_if_requested()
         if self._ledger is not None:  # the run's budget caps this check
             left = self._ledger.left()
             if left <= 0:
@@ -215,6 +237,7 @@ class SmtSolver:
         finally:
             if watchdog is not None:
                 watchdog.cancel()
+        interrupt.stop_if_requested()  # Ctrl-C stopped this check: the run stops, no UNKNOWN
         if self._ledger is not None:
             self._ledger.spend(self.resources - before)
         if result == z3.sat:

@@ -1,0 +1,129 @@
+"""Ctrl-C (SIGINT) stops a run (issue 26, item 4): exit 130, one line
+``crepair: interrupted``, nothing written (no ``--apply``, no ``.orig``),
+never a traceback, also when the signal lands inside a z3 check (z3
+catches SIGINT there and would answer ``unknown``).
+
+The signal is sent as a terminal sends it, to the crepair process, once
+its run has started: z3 is loaded (the stages are imported inside
+``main``), and a moment later the first checks are under way."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import crepair
+
+SRC = str(Path(crepair.__file__).resolve().parents[1])
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = next((p for p in (ROOT.parent / "shared" / "benchmarks", Path("/work/shared/benchmarks")) if p.is_dir()),
+             None)
+EVALPOLY = BENCH / "qlose" / "loops" / "Qlose_evalpoly_v1.c" if BENCH else None
+
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/maps"),
+    pytest.mark.skipif(EVALPOLY is None or not EVALPOLY.exists(), reason="the shared benchmarks are not here"),
+]
+
+
+def _z3_loaded(pid: int) -> bool:
+    try:
+        return "libz3" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def interrupt(args: list[str], cwd: Path, after: float, started=None) -> subprocess.CompletedProcess:
+    """Run crepair with ``args`` in ``cwd``, send SIGINT ``after`` seconds
+    after z3 is loaded (and after ``started(stdout_so_far)`` holds, when
+    given: then stdout is read line by line), and return the finished run."""
+    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONHASHSEED": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = ""
+    try:
+        end = time.monotonic() + 60
+        while not _z3_loaded(proc.pid) and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        if started is not None:
+            while not started(out) and proc.poll() is None:
+                out += proc.stdout.readline()
+        time.sleep(after)
+        assert proc.poll() is None, "the run ended before the signal"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=60)
+        stopped = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert stopped < 10, f"the run went on for {stopped:.1f} s after Ctrl-C"
+    return subprocess.CompletedProcess(args, proc.returncode, out + rest, err)
+
+
+def assert_interrupted(run: subprocess.CompletedProcess) -> None:
+    assert run.returncode == 130, (run.returncode, run.stderr)
+    assert run.stderr.strip().splitlines()[-1] == "crepair: interrupted", run.stderr
+    assert "Traceback" not in run.stderr and "Error" not in run.stderr, run.stderr
+
+
+@pytest.fixture
+def evalpoly(tmp_path: Path) -> Path:
+    path = tmp_path / "evalpoly.c"
+    path.write_bytes(EVALPOLY.read_bytes())
+    return path
+
+
+def test_ctrl_c_during_verify(evalpoly):
+    run = interrupt(["verify", "evalpoly.c", "--timeout", "60"], evalpoly.parent, after=1.5)
+    assert_interrupted(run)
+    assert run.stdout == ""
+
+
+@pytest.mark.parametrize("after", [0.5, 3.0])
+def test_ctrl_c_during_repair_with_apply_writes_nothing(evalpoly, after):
+    before = evalpoly.read_bytes()
+    run = interrupt(["repair", "evalpoly.c", "--timeout", "60", "--apply"], evalpoly.parent, after=after,
+                    started=lambda out: "repairable locations" in out)
+    assert_interrupted(run)
+    assert evalpoly.read_bytes() == before
+    assert sorted(p.name for p in evalpoly.parent.iterdir()) == ["evalpoly.c"]
+
+
+def test_ctrl_c_during_repair_json_is_one_json_error(evalpoly):
+    run = interrupt(["repair", "evalpoly.c", "--timeout", "60", "--apply", "--json"], evalpoly.parent, after=3.0)
+    assert_interrupted(run)
+    assert json.loads(run.stdout) == {"error": {"kind": "interrupted", "message": "interrupted", "exit_code": 130}}
+    assert sorted(p.name for p in evalpoly.parent.iterdir()) == ["evalpoly.c"]
+
+
+def test_ctrl_c_during_test_driven_repair(tmp_path):
+    shutil.copytree(ROOT / "examples" / "max", tmp_path / "max")
+    before = (tmp_path / "max" / "max.c").read_bytes()
+    run = interrupt(["repair", "max.c", "--tests-dir", ".", "--apply"], tmp_path / "max", after=1.0,
+                    started=lambda out: out.strip() != "")
+    assert_interrupted(run)
+    assert (tmp_path / "max" / "max.c").read_bytes() == before
+    assert not (tmp_path / "max" / "max.c.orig").exists()
+
+
+def test_ctrl_c_during_a_batch_keeps_whole_records(tmp_path):
+    for name in ("a.c", "b.c", "c.c"):
+        shutil.copy(EVALPOLY, tmp_path / name)
+    results = tmp_path / "r.jsonl"
+    run = interrupt(["batch", ".", "--command", "verify", "--jobs", "1", "-o", "r.jsonl", "--quiet",
+                     "--timeout", "60"], tmp_path, after=5.0)
+    assert_interrupted(run)
+    text = results.read_text()
+    assert text == "" or text.endswith("\n")
+    records = [json.loads(line) for line in text.splitlines()]
+    assert len(records) < 3 and all(r["outcome"] == "violated" for r in records)
