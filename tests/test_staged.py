@@ -170,8 +170,8 @@ def test_generated_inputs_refute_a_loop_bound_replaced_by_a_constant(tmp_path):
                     tests_dir=tmp_path / "tests")
     try:
         assert run.stats.generated >= 10
-        assert run._failures(SUM) == 0
-        assert run._failures(SUM.replace("i < n - 1", "i < 1")) > 0
+        assert run.checks.failures(SUM, run.suite) == 0
+        assert run.checks.failures(SUM.replace("i < n - 1", "i < 1"), run.suite) > 0
     finally:
         run.close()
 
@@ -185,6 +185,7 @@ def test_the_teacher_s_case_is_repaired_with_a_proof(tmp_path):
     first = report["repairs"][0]
     assert first["evidence_level"] == "proof"
     assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("n", "best")]
+    assert first["changes"][0]["location"]["file"] == "sub.c"  # the user's file, not the copy searched
     assert report["tests"]["given"] == 3 and report["tests"]["generated"] > 0
     assert (tmp_path / "sub.c").read_text() == SUBMISSION  # nothing written without --apply
 

@@ -107,4 +107,4 @@ def test_max_terms_zero_is_a_usage_error(tmp_path):
     name = write(tmp_path, "p.c", "int main(void) { int x = nondet_int(); assert(x != 1); return 0; }\n")
     done = crepair(tmp_path, "repair", name, "--scheme", "template", "--max-terms", "0")
     assert done.returncode == 2
-    assert one_error_line(done) == "crepair: error: crepair repair: argument --max-terms: must be at least 1 (got 0)"
+    assert one_error_line(done) == "crepair: error: argument --max-terms: must be at least 1 (got 0)"

@@ -30,6 +30,7 @@ import ctypes
 
 from crepair.encode.calls import Calls
 from crepair.encode.connectives import Connectives
+from crepair.encode.declared import DeclaredTypes
 from crepair.encode.expressions import Expressions
 from crepair.encode.formula import Checks, EncodingTooDeep, ProgramFormula, Unwinding
 from crepair.encode.lvalues import Assignments
@@ -40,7 +41,7 @@ from crepair.frontend.parse import CProgram
 __all__ = ["NEGATE", "AlternativesFn", "Encoder", "Overrides", "Site", "encode", "no_alternatives"]
 
 
-class Encoder(Calls, Statements, Assignments, Expressions, Connectives):
+class Encoder(Calls, Statements, Assignments, Expressions, Connectives, DeclaredTypes):
     """Builds the :class:`ProgramFormula` of ``program`` from ``entry``.
 
     ``bound`` (≥ 0) is the unwinding bound B; ``alternatives`` gives, for

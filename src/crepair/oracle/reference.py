@@ -56,10 +56,14 @@ def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: 
     return lines[0]
 
 
-def run_binary(binary: Path, stdin: bytes, *, timeout: float, env: dict[str, str] | None = None) -> Run:
+def run_binary(binary: Path, stdin: bytes, *, timeout: float, env: dict[str, str] | None = None,
+               sanitized: bool = False) -> Run:
     """Run ``binary`` on ``stdin`` for at most ``timeout`` seconds (its
-    whole process group is killed then)."""
-    done = toolchain.run([str(binary)], input=stdin, timeout=timeout, env={**os.environ, **(env or {})})
+    whole process group is killed then); ``sanitized``: a sanitizer build,
+    run without this process's own address-space limit (the sanitizers
+    reserve far more than they use)."""
+    done = toolchain.run([str(binary)], input=stdin, timeout=timeout, env={**os.environ, **(env or {})},
+                         lift_memory_limit=sanitized)
     return Run(done.stdout, done.returncode)
 
 
@@ -91,7 +95,7 @@ class ReferenceProgram:
         """The reference's output on ``stdin``, or None when the input is
         not valid (a build failed, timed out, reported undefined behaviour,
         or the two builds disagree)."""
-        runs = [run_binary(b, stdin, timeout=self.timeout, env=_ENV) for b in self._builds]
+        runs = [run_binary(b, stdin, timeout=self.timeout, env=_ENV, sanitized=True) for b in self._builds]
         if not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
             return None
         return runs[0].output

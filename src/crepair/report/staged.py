@@ -47,8 +47,10 @@ def render_summary(run, repairs: list[Repair]) -> str:
     s = run.stats
     proved = sum(1 for r in repairs if type(r.evidence).__name__ == "EquivalenceProof")
     if run.outcome == RepairOutcome.REPAIRED:
-        what = (f"{plural(len(repairs), 'repair')}, {proved} proved; the others pass every test "
-                "but the bounded check did not decide them")
+        what = f"{plural(len(repairs), 'repair')}, {proved} proved"
+        if proved < len(repairs):
+            what += ("; the others pass every test" if proved else "; it passes every test" if len(repairs) == 1
+                     else "; they pass every test") + " but the bounded check did not decide them"
     elif run.outcome == RepairOutcome.UNKNOWN:
         what = f"{run.reason or 'stopped'} before a repair was found"
     else:

@@ -35,19 +35,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crepair.errors import BadInput, UsageError
+from crepair.errors import UsageError
 from crepair.frontend.spans import Span
-from crepair.oracle import ReferenceProgram, mutate_inputs, stdin_of, write_suite
-from crepair.oracle.reference import compile_c, run_binary
+from crepair.bmc import VerifyOutcome
+from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
+from crepair.schemes.staged_checks import CandidateChecks
 from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
-RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
 
@@ -129,10 +129,10 @@ class StagedRun:
         self.original = self.path.read_text(errors="surrogateescape")
         self._round_ends: float | None = None
         self._first_changes: tuple = ()
-        self._failed: dict[str, int] = {}  # test id -> patches it refuted
         self._best_failures: int | None = None
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         self._oracle = ReferenceProgram(reference.path)
+        self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp)
         given = self._given(tests_dir)
         self.stats.given = len(given)
         seeds = [stdin for _, stdin, _ in given]
@@ -168,14 +168,11 @@ class StagedRun:
             stdin = spec.input_path(t).read_bytes()
             expected = (spec.folder / spec.naming.files(t)[1]).read_bytes()
             mine = self._oracle.expected(stdin)
-            if mine is not None and self._compare(mine) != self._compare(expected):
+            if mine is not None and not self.checks.same(mine, expected):
                 self.stats.notes.append(f"test {t}: the reference's output differs from the expected one "
                                         "(the test's file is taken)")
             out.append((t, stdin, expected))
         return out
-
-    def _compare(self, data: bytes) -> bytes:
-        return self.options.compare.normalize(data)
 
     def remaining(self) -> float | None:
         if self.options.timeout is None:
@@ -186,80 +183,13 @@ class StagedRun:
     def seconds(self) -> float:
         return time.monotonic() - self.start
 
-    # -- the bounded check -----------------------------------------------------------
-    def _verify(self, text: str, seconds: float):
-        """The bounded equivalence check of ``text`` (the program's name,
-        in a copy of its folder's headers) within ``seconds``."""
-        from crepair.api import verify
-
-        folder = self._tmp / f"check{self.stats.proofs}"
-        folder.mkdir()
-        for header in self.path.resolve().parent.glob("*.h"):
-            shutil.copy2(header, folder / header.name)
-        target = folder / self.path.name
-        target.write_text(text, errors="surrogateescape")
-        self.stats.proofs += 1
-        try:
-            return verify(target, unwind=self.options.unwind, timeout=seconds, reference=self.reference)
-        except BadInput as exc:
-            self.stats.notes.append(f"bounded check not run: {exc}")
-            return None
-
     def _counterexample(self, text: str) -> tuple[bytes, bytes] | None:
-        """A standard input on which ``text`` and the reference differ when
-        run (from the bounded check's counterexample), with the reference's
-        output; None when the check finds none in time or it does not
-        reproduce."""
-        budget = SEED_SECONDS if self.remaining() is None else max(0.0, min(SEED_SECONDS, self.remaining()))
-        if budget < 1:
-            return None
-        result = self._verify(text, budget)
-        if result is None or result.counterexample is None:
-            return None
-        stdin = stdin_of(result.counterexample, Path(self.reference.path).name)
-        if stdin is None:
-            return None
-        expected = self._oracle.expected(stdin)
-        if expected is None:
-            return None
-        got = self._run_text(text, [stdin])
-        if got and self._compare(got[0]) == self._compare(expected):
-            return None  # the model's run does not reproduce: not a test
-        return stdin, expected
-
-    def _build(self, text: str) -> Path | None:
-        """``text`` compiled normally (None: it does not compile)."""
-        folder = Path(tempfile.mkdtemp(dir=self._tmp))
-        for header in self.path.resolve().parent.glob("*.h"):
-            shutil.copy2(header, folder / header.name)
-        src = folder / self.path.name
-        src.write_text(text, errors="surrogateescape")
-        return None if compile_c(src, folder / "prog") is not None else folder / "prog"
-
-    def _run_text(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
-        """The outputs of ``text`` compiled normally on ``inputs`` (None: it does not compile)."""
-        binary = self._build(text)
-        if binary is None:
-            return None
-        return [run_binary(binary, stdin, timeout=RUN_SECONDS).output for stdin in inputs]
-
-    def _failures(self, text: str, enough: int | None = None) -> int:
-        """How many tests of the whole suite ``text`` fails when built
-        normally, counting stops past ``enough`` (None: counts all).  Tests
-        that failed before run first."""
-        ids = sorted(self.suite.ids, key=lambda t: -self._failed.get(t, 0))
-        binary = self._build(text)
-        if binary is None:
-            return len(ids)
-        failed = 0
-        for t in ids:
-            out = run_binary(binary, self.suite.stdin(t), timeout=RUN_SECONDS).output
-            if self._compare(out) != self._compare(self.suite.expected(t)):
-                failed += 1
-                self._failed[t] = self._failed.get(t, 0) + 1
-                if enough is not None and failed > enough:
-                    break
-        return failed
+        """A test on which ``text`` and the reference differ when run, from
+        the bounded check's counterexample (at most ``SEED_SECONDS``); None
+        when the check finds none in time or it does not reproduce."""
+        left = self.remaining()
+        budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left))
+        return self.checks.test_of(self.checks.verify(text, budget), text) if budget >= 1 else None
 
     # -- the search ----------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
@@ -360,6 +290,13 @@ class StagedRun:
         diff = unified_diff(str(self.path), self.original, rep.patched)
         return dataclasses.replace(rep, diff=diff, changes=self._first_changes + changes)
 
+    def _named(self, changes: tuple) -> tuple:
+        """``changes`` of the copy that was searched, their spans naming the user's file."""
+        name = str(self.path)
+        return tuple(dataclasses.replace(c, span=dataclasses.replace(c.span, file=name),
+                                         edits=tuple(dataclasses.replace(e, span=dataclasses.replace(e.span, file=name))
+                                                     for e in c.edits)) for c in changes)
+
     def _back(self, span: Span, edits) -> Span:
         """``span`` of the text after ``edits`` (of the original) as a span
         of the original (an end inside an edit moves to the edit's end)."""
@@ -416,7 +353,8 @@ class StagedRun:
             for rep in _until_round_ends(run):
                 self.stats.plausible += 1
                 rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)",
-                                          diff=unified_diff(str(self.path), base, rep.patched))
+                                          diff=unified_diff(str(self.path), base, rep.patched),
+                                          changes=self._named(rep.changes))
                 status, evidence, failed = self._check(rep)
                 yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
                 if self._timed_out():
@@ -429,7 +367,7 @@ class StagedRun:
     def _check(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
         """The status of a plausible patch (see :meth:`_search`), its
         evidence and the number of tests it fails."""
-        failed = self._failures(rep.patched, self._best_failures)
+        failed = self.checks.failures(rep.patched, self.suite, self._best_failures)
         if failed:
             if self._best_failures is None or failed < self._best_failures:
                 self._best_failures = failed
@@ -439,28 +377,23 @@ class StagedRun:
         budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left)
         if budget < 0.5:
             return "tests", self._evidence("no time left for the bounded check"), 0
-        result = self._verify(rep.patched, budget)
-        from crepair.bmc import VerifyOutcome
-
+        result = self.checks.verify(rep.patched, budget)
+        self.stats.proofs = self.checks.proofs
         if result is not None and result.outcome == VerifyOutcome.VERIFIED and result.bound.too_small is False:
             return "proved", EquivalenceProof(self.options.unwind, self.reference.input_bound, self._evidence("")), 0
-        if result is not None and result.outcome == VerifyOutcome.VIOLATED and result.counterexample is not None:
-            stdin = stdin_of(result.counterexample, Path(self.reference.path).name)
-            expected = None if stdin is None else self._oracle.expected(stdin)
-            if expected is not None:
-                got = self._run_text(rep.patched, [stdin])
-                if got is not None and self._compare(got[0]) != self._compare(expected):
-                    self.suite.add("counterexample", stdin, expected)
-                    self.stats.counterexamples += 1
-                    self.stats.refuted += 1
-                    return "refuted", None, 1
+        test = self.checks.test_of(result, rep.patched) if result is not None else None
+        if test is not None:
+            self.suite.add("counterexample", *test)
+            self.stats.counterexamples += 1
+            self.stats.refuted += 1
+            return "refuted", None, 1
         self.stats.undecided += 1
         if result is None:
             why = "the bounded check could not take the program"
         elif result.outcome == VerifyOutcome.UNKNOWN:
             why = f"bounded check unknown ({result.reason or 'time limit'})"
-        elif result.outcome == VerifyOutcome.VERIFIED:
-            why = f"runs go beyond unwinding bound {self.options.unwind}"
-        else:
+        elif result.outcome == VerifyOutcome.VIOLATED:
             why = "the bounded check's counterexample does not reproduce when run"
+        else:
+            why = f"runs go beyond unwinding bound {self.options.unwind}"
         return "tests", self._evidence(why), 0

@@ -66,7 +66,7 @@ def find(name: str, missing: str, *alternatives: str) -> str:
 def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.PathLike | None = None,
         env: Mapping[str, str] | None = None, input: bytes | str | None = None, text: bool = False,
         errors: str = "replace", stdout: int = PIPE, stderr: int = PIPE, remedy: str = "",
-        memory: int | None = None) -> Completed:
+        memory: int | None = None, lift_memory_limit: bool = False) -> Completed:
     """Run ``argv`` to its end, at most ``timeout`` seconds (None: no
     limit; past it the command's whole process group is killed and the
     record says ``timed_out``), in ``cwd`` with the environment ``env``
@@ -78,7 +78,8 @@ def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.Path
     result, not an exception."""
     start = time.monotonic()
     proc = spawn(argv, cwd=cwd, env=env, stdin=PIPE if input is not None else DEVNULL, stdout=stdout,
-                 stderr=stderr, text=text, errors=errors, remedy=remedy, memory=memory)
+                 stderr=stderr, text=text, errors=errors, remedy=remedy, memory=memory,
+                 lift_memory_limit=lift_memory_limit)
     timed_out = False
     try:
         out, err = proc.communicate(input, timeout=timeout)
@@ -98,24 +99,31 @@ def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.Path
 
 def spawn(argv: Sequence[str], *, cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None,
           stdin=DEVNULL, stdout=PIPE, stderr=PIPE, text: bool = False, errors: str = "replace",
-          remedy: str = "", memory: int | None = None) -> Process:
+          remedy: str = "", memory: int | None = None, lift_memory_limit: bool = False) -> Process:
     """Start ``argv`` in a new session (its own process group) and return
     it; the caller waits for it and ends it with :func:`kill_group`.
     ``stdin``: DEVNULL, PIPE or an open file descriptor; ``text`` and
     ``errors`` as for :func:`run`.  Raises
     ``MissingTool`` (saying ``remedy``) when it cannot be started.
     ``memory``: bytes of address space the command may use (None: no
-    limit of its own)."""
+    limit of its own); ``lift_memory_limit``: the command runs without the
+    address-space limit this process set itself (``--memory``) — for
+    sanitizer builds, which reserve terabytes they never use; the
+    system's hard limit stays."""
     def limit() -> None:  # in the child, before exec
         import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if lift_memory_limit:
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     try:
         return subprocess.Popen(list(argv), cwd=cwd, env=None if env is None else dict(env), stdin=stdin,
                                 stdout=stdout, stderr=stderr, text=text or None,
                                 errors=errors if text else None, start_new_session=True,
-                                preexec_fn=limit if memory is not None else None)
+                                preexec_fn=limit if memory is not None or lift_memory_limit else None)
     except OSError as exc:
         raise MissingTool(f"cannot run {argv[0]}: {exc.strerror or exc}" + (f": {remedy}" if remedy else "")) \
             from None

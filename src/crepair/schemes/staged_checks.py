@@ -1,0 +1,106 @@
+"""The checks of the staged run against a reference (see
+:mod:`crepair.schemes.staged`): a candidate program's concrete runs on the
+suite, and the bounded equivalence check whose counterexamples become
+tests.  Every program is written and built in a temporary folder beside
+copies of the user's headers; the user's files are only read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from crepair.errors import BadInput
+from crepair.oracle import ReferenceProgram, stdin_of
+from crepair.oracle.reference import compile_c, run_binary
+from crepair.oracle.suite import Suite
+from crepair.options import ReferenceOptions
+from crepair.testsuite.spec import Comparison
+
+RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
+
+
+class CandidateChecks:
+    """Checks of texts of the program at ``path`` against ``reference``
+    (built as ``oracle``), outputs compared as ``compare`` says, bounded
+    checks at unwinding bound ``unwind``; work in the folder ``tmp``.
+    ``proofs``: bounded checks started; ``notes``: what could not be run."""
+
+    def __init__(self, path: Path, reference: ReferenceOptions, oracle: ReferenceProgram, compare: Comparison,
+                 unwind: int, tmp: Path):
+        self.path, self.reference, self.oracle = path, reference, oracle
+        self.compare, self.unwind, self.tmp = compare, unwind, tmp
+        self.proofs = 0
+        self.notes: list[str] = []
+        self._failed: dict[str, int] = {}  # test id -> patches it refuted
+
+    def same(self, a: bytes, b: bytes) -> bool:
+        """Whether outputs ``a`` and ``b`` are equal under the comparison."""
+        return self.compare.normalize(a) == self.compare.normalize(b)
+
+    def _folder(self, text: str) -> Path:
+        folder = Path(tempfile.mkdtemp(dir=self.tmp))
+        for header in self.path.resolve().parent.glob("*.h"):
+            shutil.copy2(header, folder / header.name)
+        (folder / self.path.name).write_text(text, errors="surrogateescape")
+        return folder
+
+    def build(self, text: str) -> Path | None:
+        """``text`` compiled normally (None: it does not compile)."""
+        folder = self._folder(text)
+        return None if compile_c(folder / self.path.name, folder / "prog") is not None else folder / "prog"
+
+    def outputs(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
+        """The outputs of ``text`` built normally on ``inputs`` (None: it does not compile)."""
+        binary = self.build(text)
+        if binary is None:
+            return None
+        return [run_binary(binary, stdin, timeout=RUN_SECONDS).output for stdin in inputs]
+
+    def failures(self, text: str, suite: Suite, enough: int | None = None) -> int:
+        """How many tests of ``suite`` ``text`` fails when built normally;
+        counting stops past ``enough`` (None: counts all).  Tests that
+        refuted earlier patches run first."""
+        ids = sorted(suite.ids, key=lambda t: -self._failed.get(t, 0))
+        binary = self.build(text)
+        if binary is None:
+            return len(ids)
+        failed = 0
+        for t in ids:
+            if not self.same(run_binary(binary, suite.stdin(t), timeout=RUN_SECONDS).output, suite.expected(t)):
+                failed += 1
+                self._failed[t] = self._failed.get(t, 0) + 1
+                if enough is not None and failed > enough:
+                    break
+        return failed
+
+    def verify(self, text: str, seconds: float):
+        """The bounded equivalence check of ``text`` within ``seconds`` (a
+        :class:`~crepair.bmc.VerifyResult`; None when the engine cannot take
+        the program, said in ``notes``)."""
+        from crepair.api import verify
+
+        target = self._folder(text) / self.path.name
+        self.proofs += 1
+        try:
+            return verify(target, unwind=self.unwind, timeout=seconds, reference=self.reference)
+        except BadInput as exc:
+            self.notes.append(f"bounded check not run: {exc}")
+            return None
+
+    def test_of(self, result, text: str) -> tuple[bytes, bytes] | None:
+        """The counterexample of the bounded check ``result`` as a test
+        (standard input, the reference's output) when ``text`` really
+        prints something else on it; None when there is none, the
+        reference's run on it is not valid, or it does not reproduce."""
+        if result is None or result.counterexample is None:
+            return None
+        stdin = stdin_of(result.counterexample, Path(self.reference.path).name)
+        expected = None if stdin is None else self.oracle.expected(stdin)
+        if expected is None:
+            return None
+        got = self.outputs(text, [stdin])
+        if got is None or self.same(got[0], expected):
+            return None  # the model's run does not reproduce: not a test
+        return stdin, expected
