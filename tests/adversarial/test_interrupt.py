@@ -26,7 +26,9 @@ SRC = str(Path(crepair.__file__).resolve().parents[1])
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = next((p for p in (ROOT.parent / "shared" / "benchmarks", Path("/work/shared/benchmarks")) if p.is_dir()),
              None)
-EVALPOLY = BENCH / "qlose" / "loops" / "Qlose_evalpoly_v1.c" if BENCH else None
+# a repair that runs for a minute (Qlose_evalpoly_v1, the program, is repaired in seconds since the
+# within-bound fix): the signal must find the run busy
+EVALPOLY = BENCH / "qlose" / "loops" / "Qlose_largestGap3_v1.c" if BENCH else None
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/maps"),
@@ -83,8 +85,10 @@ def evalpoly(tmp_path: Path) -> Path:
     return path
 
 
-def test_ctrl_c_during_verify(evalpoly):
-    run = interrupt(["verify", "evalpoly.c", "--timeout", "60"], evalpoly.parent, after=1.5)
+def test_ctrl_c_during_verify(tmp_path):
+    # bubblesort at bound 12: about 5 s inside one z3 check (evalpoly's violation is found in under a second)
+    (tmp_path / "bubblesort.c").write_bytes((BENCH / "loops" / "bubblesort.c").read_bytes())
+    run = interrupt(["verify", "bubblesort.c", "--unwind", "12", "--timeout", "60"], tmp_path, after=1.5)
     assert_interrupted(run)
     assert run.stdout == ""
 
@@ -109,7 +113,9 @@ def test_ctrl_c_during_repair_json_is_one_json_error(evalpoly):
 def test_ctrl_c_during_test_driven_repair(tmp_path):
     shutil.copytree(ROOT / "examples" / "max", tmp_path / "max")
     before = (tmp_path / "max" / "max.c").read_bytes()
-    run = interrupt(["repair", "max.c", "--tests-dir", ".", "--apply"], tmp_path / "max", after=1.0,
+    # --all --no-partition: the whole space, one candidate at a time (about 10 s), so the signal finds it busy
+    run = interrupt(["repair", "max.c", "--tests-dir", ".", "--apply", "--all", "--no-partition"], tmp_path / "max",
+                    after=1.0,
                     started=lambda out: out.strip() != "")
     assert_interrupted(run)
     assert (tmp_path / "max" / "max.c").read_bytes() == before
@@ -117,13 +123,13 @@ def test_ctrl_c_during_test_driven_repair(tmp_path):
 
 
 def test_ctrl_c_during_a_batch_keeps_whole_records(tmp_path):
-    for name in ("a.c", "b.c", "c.c"):
-        shutil.copy(EVALPOLY, tmp_path / name)
+    for name in ("a.c", "b.c", "c.c"):  # bubblesort at bound 12: about 5 s of z3 each
+        shutil.copy(BENCH / "loops" / "bubblesort.c", tmp_path / name)
     results = tmp_path / "r.jsonl"
-    run = interrupt(["batch", ".", "--command", "verify", "--jobs", "1", "-o", "r.jsonl", "--quiet",
-                     "--timeout", "60"], tmp_path, after=5.0)
+    run = interrupt(["batch", ".", "--command", "verify", "--options", "--unwind 12", "--jobs", "1", "-o", "r.jsonl",
+                     "--quiet", "--timeout", "60"], tmp_path, after=5.0)
     assert_interrupted(run)
     text = results.read_text()
     assert text == "" or text.endswith("\n")
     records = [json.loads(line) for line in text.splitlines()]
-    assert len(records) < 3 and all(r["outcome"] == "violated" for r in records)
+    assert len(records) < 3 and all(r["outcome"] == "bound-too-small" for r in records)
