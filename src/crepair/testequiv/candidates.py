@@ -26,13 +26,14 @@ from crepair.frontend.spans import Span
 
 
 class Schema(enum.Enum):
-    """The transformation schemas M of Fig. 10 (and §5)."""
+    """The transformation schemas M of Fig. 10 (and §5), and crepair's FORMAT."""
 
     EXPRESSION = "expression"  # modify a side-effect-free integer/pointer expression or condition
     REFINEMENT = "refinement"  # e && b, e || b
     GUARD = "guard"  # if (b) s; if (0) s is deletion
     ASSIGNMENT = "assignment"  # insert v = e; before a statement
     INITIALIZATION = "initialization"  # give an uninitialized local an initializer
+    FORMAT = "format"  # a small edit of an output call's string literal (crepair's own; testequiv.formats)
 
 
 class SiteKind(enum.Enum):

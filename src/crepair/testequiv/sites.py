@@ -8,7 +8,9 @@ locations):
   operand of ``&&``/``||`` (conditions); right-hand sides of assignments,
   ``return`` expressions, call arguments (not string literals), array
   subscripts and initializers of local, non-``static`` declarations, when
-  integer or pointer valued;
+  integer or pointer valued; the string-literal format of ``printf`` and
+  ``fprintf(stdout, ...)`` and the text of ``puts`` (FORMAT sites,
+  :mod:`crepair.testequiv.formats`);
 - STMT sites: expression statements, ``return``, ``break``, ``continue``;
 - DECL sites: local integer variables declared without an initializer.
 
@@ -31,7 +33,8 @@ from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import COMMA, constant_value, operand_context
 from crepair.testequiv.effects import effects, side_effect_free
-from crepair.testequiv.scope import INT, USER_FILE, VOID, CType, TypeKind, Types, Var, VarKind, decay
+from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
+from crepair.testequiv.scope import CHAR, INT, USER_FILE, VOID, CType, TypeKind, Types, Var, VarKind, decay, pointer_to
 from crepair.testequiv.verbatim import Verbatim
 
 
@@ -53,7 +56,10 @@ class Place:
     (DECL).  ``scope``: the variables visible there by name.  ``block``:
     text inserted before the statement needs braces (it is the only
     statement of a branch or loop); ``dangling``: it is the then-branch of
-    an ``if`` with an ``else`` (a guard needs braces)."""
+    an ``if`` with an ``else`` (a guard needs braces).  ``literal``: the
+    EXPR is an output call's string literal, a FORMAT site
+    (:mod:`crepair.testequiv.formats`), whose conversions consume
+    arguments of ``format_types`` (None: written as is, ``puts``)."""
 
     kind: SiteKind
     node: c_ast.Node
@@ -68,6 +74,8 @@ class Place:
     block: bool = False
     dangling: bool = False
     context: int = COMMA
+    literal: bool = False
+    format_types: tuple[CType, ...] | None = None
 
 
 def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[str, str]]]:
@@ -274,8 +282,11 @@ class _Walker:
                     self._expr(e)
             case c_ast.FuncCall(name=callee, args=args):
                 self._expr(callee)
-                for a in args.exprs if args is not None else []:
-                    if not (isinstance(a, c_ast.Constant) and a.type == "string"):
+                fmt = format_argument(node)
+                for k, a in enumerate(args.exprs if args is not None else []):
+                    if fmt is not None and k == fmt.index:
+                        self._format_site(a, fmt)
+                    elif not (isinstance(a, c_ast.Constant) and a.type == "string"):
                         self._site(a, node)
                     self._expr(a)
             case c_ast.ArrayRef(name=n, subscript=s):
@@ -317,6 +328,20 @@ class _Walker:
         self.places.append(Place(
             SiteKind.EXPR, node, self._spans.span(node), self._fn, value, self._visible(),
             condition=condition, side_effect_free=side_effect_free(node), context=operand_context(parent, node),
+        ))
+
+    def _format_site(self, node: c_ast.Node, fmt: FormatArgument) -> None:
+        why = self._verbatim.site(node)
+        if why is not None:
+            self.note(node, f"format string not a site: {why}")
+            return
+        scope = self._type_scope()
+        types = None
+        if fmt.call is FormatCall.PRINTF:
+            types = tuple(self._types.of(a, scope) for a in fmt.rest)
+        self.places.append(Place(
+            SiteKind.EXPR, node, self._spans.span(node), self._fn, pointer_to(CHAR), self._visible(),
+            literal=True, format_types=types,
         ))
 
     # -- what a function uses ---------------------------------------------------------

@@ -10,7 +10,10 @@ transformation schemas M of Fig. 10, adapted to C in §5:
 - REFINEMENT: ``e && b`` and ``e || b`` for a condition ``e``;
 - GUARD: ``if (b) s`` for a statement ``s``; ``if (0) s`` deletes it;
 - ASSIGNMENT: ``v = e; s``;
-- INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema).
+- INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema);
+- FORMAT: one small edit of an output call's string literal (crepair's
+  own, :mod:`crepair.testequiv.formats`), cost 1, each candidate in a
+  group of its own (never merged by value).
 
 Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
 visible integer variables, ``c`` a constant of the site or f1x's condition
@@ -60,12 +63,13 @@ from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
 from crepair.testequiv.candidates import PARAM, Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
+from crepair.testequiv.formats import format_edits
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.sites import Place, collect
 from crepair.testequiv.scope import Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
 
-ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST = 3, 4, 2, 1
+ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST = 3, 4, 2, 1, 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +203,12 @@ class _Builder:
                 name = p.node.name
                 out.append(_Draft(tenths(INIT_COST), i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
             return out
+        if p.literal:
+            if Schema.FORMAT not in schemas:
+                return out
+            text = self._original[p.span.start:p.span.end]
+            return [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group)
+                    for group, e in enumerate(format_edits(text, p.format_types), start=1)]
         atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null, o.max_condition_parameter)
         if p.kind == SiteKind.STMT:
             return self._statement(i, p, atoms, ints, consts)
