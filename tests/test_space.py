@@ -89,7 +89,8 @@ def check_invariants(program, space):
 
 # -- the schemas on a small program ------------------------------------------------
 def test_each_schema_on_an_if_with_an_else(tmp_path):
-    program, space = space_of(tmp_path, IF_ELSE)
+    # no anti-patterns: deleting a branch's only statement is A3's (test_antipatterns.py)
+    program, space = space_of(tmp_path, IF_ELSE, options=SpaceOptions(anti_patterns=frozenset()))
     check_invariants(program, space)
     cond = site(space, "a > b")
     assert (cond.kind, cond.condition, cond.value_type, cond.side_effect_free) == (SiteKind.EXPR, True, "int", True)

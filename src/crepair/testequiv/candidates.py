@@ -145,8 +145,11 @@ class SearchSpace:
     are tried (cost, then ``Site.order``, ``Site.id``, shorter replacement, replacement text:
     deterministic).  ``skipped``
     lists ``(point, why)`` for places that are not sites (unsupported
-    types, file-scope initializers, macros…): each is noted, none fails."""
+    types, file-scope initializers, macros…): each is noted, none fails.
+    ``pruned``: per anti-pattern rule (its number, ``"A1"``…), the
+    candidates it removed, for the rules that were on."""
 
     sites: tuple[Site, ...]
     candidates: tuple[Candidate, ...]
     skipped: tuple[tuple[str, str], ...] = ()
+    pruned: tuple[tuple[str, int], ...] = ()
