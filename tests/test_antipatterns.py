@@ -238,3 +238,24 @@ def test_anti_patterns_option_errors_are_one_line(tmp_path):
     assert proc.stderr.count("\n") == 1 and "A9" in proc.stderr
     proc = crepair("repair", "prog.c", "--anti-patterns", "none", cwd=tmp_path)
     assert proc.returncode == 2 and "test-driven repair only" in proc.stderr
+
+
+def test_calls_are_no_loop_counter_or_set_before_if(tmp_path):
+    source = """\
+        #include <stdio.h>
+        int f(void) {
+            int x, s = 0;
+            while (scanf("%d", &x) == 1) {
+                printf("%d\\n", x);
+                s += x;
+            }
+            puts("end");
+            if (getchar() == 'y')
+                s = 0;
+            return s;
+        }
+    """
+    kept, _ = replacements(tmp_path, source)
+    assert ('printf("%d\\n", x);', 'if (0) printf("%d\\n", x);') in kept
+    assert ('puts("end");', 'if (0) puts("end");') in kept
+    assert ("s += x;", "if (0) s += x;") in kept

@@ -122,12 +122,18 @@ def single_statement(p: Place, d: Draft, original: str) -> bool:
 
 def set_before_if(p: Place, d: Draft, original: str) -> bool:
     """A4: deleting an assignment to what the next ``if`` tests."""
-    return _deletion(d) and bool(set(p.writes) & set(p.before_if))
+    return _deletion(d) and bool(_named(p.writes) & _named(p.before_if))
 
 
 def loop_counter(p: Place, d: Draft, original: str) -> bool:
     """A7: deleting the update of a variable an enclosing loop tests."""
-    return _deletion(d) and bool(set(p.writes) & set(p.loop_reads))
+    return _deletion(d) and bool(_named(p.writes) & _named(p.loop_reads))
+
+
+def _named(names: tuple[str, ...]) -> set[str]:
+    """The variables of a read or write set, without ``"*"`` (any: a call,
+    a pointer), which is no evidence of a dependency."""
+    return set(names) - {"*"}
 
 
 def trivial_condition(p: Place, d: Draft, original: str) -> bool:
