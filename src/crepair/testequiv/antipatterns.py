@@ -44,6 +44,7 @@ remove); :func:`pruned` applies the chosen ones.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Protocol
@@ -51,7 +52,6 @@ from typing import Protocol
 from pycparser import c_ast
 
 from crepair.errors import UsageError
-from crepair.frontend.tokens import tokenize
 from crepair.testequiv.candidates import Schema
 from crepair.testequiv.sites import Place
 
@@ -95,6 +95,7 @@ class Draft(Protocol):
     schema: Schema
     code: str
     replacement: str
+    param: int | None
 
 
 def _deletion(d: Draft) -> bool:
@@ -137,19 +138,14 @@ def _named(names: tuple[str, ...]) -> set[str]:
 
 
 def trivial_condition(p: Place, d: Draft, original: str) -> bool:
-    """A6: a new operand of ``&&``/``||`` in a condition that reads no
-    variable or compares an operand with itself."""
-    if d.schema is Schema.GUARD:
-        if d.code == "0":
-            return False  # f1x's deletion, judged by the deletion rules
-        text, old = d.replacement, ""
-        text = text[text.index("(") + 1:_guard_end(text)]
-    elif p.condition and d.schema in (Schema.EXPRESSION, Schema.REFINEMENT):
-        text, old = d.replacement, original[p.span.start:p.span.end]
-    else:
+    """A6: a new operand of ``&&``/``||`` in a changed condition that
+    reads no variable or compares an operand with itself.  Refinements,
+    guards and atoms (``d.param`` set) add atoms ``x op y`` of two
+    variables or ``x op c``, never trivial: only other changes are read."""
+    if not p.condition or d.schema is not Schema.EXPRESSION or d.param is not None:
         return False
-    known = {_flat(part) for part in _parts(old)}
-    return any(_flat(part) not in known and _trivial(part, p) for part in _parts(text))
+    known = set(map(_flat, _parts(original[p.span.start:p.span.end])))
+    return any(_flat(part) not in known and _trivial(part, p) for part in _parts(d.replacement))
 
 
 def constant_bound(p: Place, d: Draft, original: str) -> bool:
@@ -223,7 +219,8 @@ def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: f
     counts = {r: 0 for r in chosen}
     for d in drafts:
         p = places[place_of(d)]
-        hit = next((r for r in chosen if RULES[r](p, d, original)), None)
+        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members))
+        hit = next((r for r in chosen if RULES[r](p, d, original)), None) if relevant else None
         if hit is None:
             kept.append(d)
         else:
@@ -235,11 +232,18 @@ _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 _ANNIHILATE = re.compile(r"(?:%\s*\(?\s*1|(?:\*|(?<!&)&)\s*\(?\s*0)(?![\w.])|(?<![\w.])0\s*\)?\s*(?:\*|&(?!&))")
 
 
-def _tokens(text: str) -> list[str]:
-    return [t.text for t in tokenize(text, skip_directives=False)]
+_TOKEN = re.compile(r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][-+]|[\w.])*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'"""
+                    r"|->|\+\+|--|<<=|>>=|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|\S")
 
 
-def _changed(before: str, after: str) -> tuple[list[str], list[str]]:
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The C tokens of an expression's text (candidates hold no comments
+    or directives)."""
+    return tuple(_TOKEN.findall(text))
+
+
+def _changed(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The tokens of ``before`` and ``after`` between their common
     leading and trailing tokens."""
     a, b = _tokens(before), _tokens(after)
@@ -259,6 +263,7 @@ def _common(x: str, y: str) -> str:
     return x[:n]
 
 
+@functools.lru_cache(maxsize=65536)
 def _flat(text: str) -> str:
     text = "".join(text.split())
     while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
@@ -275,25 +280,13 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _guard_end(text: str) -> int:
-    """The index of the ``)`` closing a guard's ``if (``."""
-    depth = 0
-    for k, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return k
-    return len(text)
-
-
-def _parts(text: str) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def _parts(text: str) -> tuple[str, ...]:
     """The operands of the top-level ``&&``/``||`` chain of ``text``
     (parentheses around it removed)."""
     text = _flat(text) if text else ""
     if not text:
-        return []
+        return ()
     parts, depth, start, k = [], 0, 0, 0
     while k < len(text):
         ch = text[k]
@@ -307,7 +300,7 @@ def _parts(text: str) -> list[str]:
             k += 1
         k += 1
     parts.append(text[start:])
-    return parts
+    return tuple(parts)
 
 
 def _trivial(part: str, p: Place) -> bool:
