@@ -25,8 +25,8 @@ string literals out).  Each edit costs one node, as an operator change.
 
 Texts are the literal's C source (escapes as written, quotes included).
 
->>> sorted(format_edits('"%d"', (INT,)))[:3]
-['"%d "', '"%d\\\\n"', '"%i"']
+>>> format_edits('"%d"', (INT,))[:4]
+['"%d\\\\n"', '"%d "', '"\\\\n%d"', '"%i"']
 """
 
 from __future__ import annotations
