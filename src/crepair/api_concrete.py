@@ -75,6 +75,7 @@ def repair_tests(
     localize_files: bool = False,
     max_files: int | None = None,
     compare: str = "trailing-whitespace",
+    anti_patterns: str = "all",
 ):
     """Test-driven repair of the C file at ``path`` (f1x: Mechtaev et al.,
     TOSEM'18, Algorithm 3 with value-based test-equivalence).  ``files``:
@@ -96,13 +97,17 @@ def repair_tests(
     explore the whole space and yield every plausible patch, else stop after
     ``max_repairs`` (default 1); ``lines``: only change these 1-based lines;
     ``formula``: ochiai, tarantula or dstar (``lines`` are the program's:
-    ``path``).  Raises ``UsageError`` for bad
+    ``path``); ``anti_patterns``: ``"all"`` (default), ``"none"`` or
+    comma-separated rule numbers (``"A1,C1"``) of the anti-patterns whose
+    candidates are left out (Tan et al., FSE'16,
+    :mod:`crepair.testequiv.antipatterns`).  Raises ``UsageError`` for bad
     options, ``BadInput`` for files crepair cannot read or a project that
     does not build, ``MissingTool`` without gcc, make or gcov.  The project
     directory is only read; all work happens in copies.
     """
     from crepair.localization.spectrum import Formula
     from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
+    from crepair.testequiv.antipatterns import anti_pattern_rules
 
     formula = _enum(Formula, formula, "formula").value
     if max_repairs is not None:
@@ -114,7 +119,8 @@ def repair_tests(
     spec, _ = _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms, compare)
     options = TestRepairOptions(timeout=timeout, test_timeout=test_timeout_ms, partition=partition, all=all,
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
-                                formula=formula, localize_files=localize_files, max_files=max_files)
+                                formula=formula, localize_files=localize_files, max_files=max_files,
+                                anti_patterns=anti_pattern_rules(anti_patterns))
     return TestDrivenRun(path, spec, options, files=tuple(files))
 
 

@@ -29,7 +29,7 @@ _EXIT = {
 
 #: options of other kinds of repair that mean nothing here, with their defaults
 _UNUSED = {"tests": None, "build": None, "project": None, "init": None, "assume": None, "more_files": [],
-           "localize_files": None, "no_partition": False, "lines": None}
+           "localize_files": None, "no_partition": False, "lines": None, "anti_patterns": "all"}
 
 
 def wanted(args: argparse.Namespace) -> bool:

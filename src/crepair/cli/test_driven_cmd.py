@@ -48,6 +48,12 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                    help="only change these lines (1-based) of FILE, as f1x's --files PROG.c:LINE")
     g.add_argument("--formula", choices=["ochiai", "tarantula", "dstar"], default="ochiai",
                    help="suspiciousness formula ordering the lines (default: ochiai)")
+    g.add_argument("--anti-patterns", default="all", metavar="all|none|A1,...",
+                   help="leave out candidates that match these anti-patterns (Tan et al., FSE'16: A1 delete a "
+                        "return/exit, A2 delete break/continue, A3 delete a block's only statement, A4 delete a "
+                        "set before an if, A6 trivial condition, A7 delete a loop-counter update; crepair's C1 "
+                        "loop bound or subscript variable -> constant, C2 membership-test constant changed); "
+                        "default: all")
 
 
 def _lines(text: str) -> frozenset[int]:
@@ -73,6 +79,8 @@ def check_unused(args: argparse.Namespace) -> None:
             if getattr(args, name) != default:
                 raise UsageError(f"--{name.replace('_', '-')}: not used by test-driven repair (--tests/--tests-dir)")
         return
+    if args.anti_patterns != "all":
+        raise UsageError("--anti-patterns: used by test-driven repair only (give --tests or --tests-dir)")
     for name in ("no_partition", "all", "lines"):
         if getattr(args, name):
             raise UsageError(f"--{name.replace('_', '-')}: used by test-driven repair only (give --tests or --tests-dir)")
@@ -103,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         partition=not args.no_partition, all=args.all,
         max_repairs=1 if args.first else args.max_repairs, lines=args.lines, formula=args.formula,
         files=args.more_files, localize_files=args.localize_files is not None,
-        max_files=args.localize_files or None, compare=args.compare,
+        max_files=args.localize_files or None, compare=args.compare, anti_patterns=args.anti_patterns,
     )
     total = run.stats.candidates
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(),

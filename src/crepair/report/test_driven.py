@@ -33,6 +33,11 @@ def render_header(run: TestDrivenRecord) -> str:
                      f"on {plural(len({(r.file, r.line) for r in run.ranking}), 'line')} every failing test executes"
                      + (f" in {plural(len(s.files), 'file')}" if len(s.files) > 1 else "")
                      + (f" ({schemas})" if schemas else ""))
+        pruned = {k: v for k, v in s.anti_patterns.items() if v}
+        if pruned:
+            rules = ", ".join(f"{k} {v}" for k, v in sorted(pruned.items()))
+            lines.append(f"anti-patterns: {plural(sum(pruned.values()), 'candidate')} left out ({rules}); "
+                         "--anti-patterns none keeps them")
         skipped = len(run.skipped)
         if skipped:
             lines.append(f"note: {plural(skipped, 'place')} left out of the search space "
@@ -102,10 +107,12 @@ def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:
         "options": {"partition": o.partition, "all": o.all, "timeout": o.timeout,
                     "test_timeout_ms": run.test_timeout, "test_timeout_auto": o.test_timeout is None,
                     "max_repairs": o.max_repairs, "lines": sorted(o.lines) if o.lines is not None else None,
-                    "formula": o.formula, "localize_files": o.localize_files, "max_files": o.max_files},
+                    "formula": o.formula, "localize_files": o.localize_files, "max_files": o.max_files,
+                    "anti_patterns": sorted(r.value for r in o.anti_patterns)},
         "tests": {"failing": list(run.failing), "passing": list(run.passing)},
         "localization": [{"file": r.file, "line": r.line, "score": r.score} for r in run.ranking],
         "space": {"sites": s.sites, "candidates": s.candidates, "by_schema": s.by_schema,
+                  "anti_patterns": s.anti_patterns,
                   "skipped": [{"point": p, "why": why} for p, why in run.skipped]},
         "exploration": {"explored": s.explored, "picked": s.picked, "executions": s.executions,
                         "partitions": s.partitions,

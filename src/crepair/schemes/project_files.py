@@ -66,14 +66,16 @@ def display_path(project: Path, file: str) -> str:
 
 
 def linked_space(project: Path, files: Sequence[tuple[str, str]], ranking: Sequence[RankedLine],
-                 lines: Collection[int] | None = None) -> LinkedSpace:
+                 lines: Collection[int] | None = None, options=None) -> LinkedSpace:
     """Load every file (``(project path, display path)`` pairs, the
     program first) and build its search space over its lines that every
     failing test executes (``ranking``; ``lines``: only these lines of the
-    first file), linked in one global order by the lines' ranks.  Raises
+    first file), linked in one global order by the lines' ranks
+    (``options``: the :class:`~crepair.testequiv.space.SpaceOptions`,
+    None for the defaults).  Raises
     ``BadInput`` for a file that does not parse."""
     from crepair.frontend import load_program
-    from crepair.testequiv.space import build_space
+    from crepair.testequiv.space import SpaceOptions, build_space
 
     parts = []
     for k, (file, shown) in enumerate(files):
@@ -82,5 +84,6 @@ def linked_space(project: Path, files: Sequence[tuple[str, str]], ranking: Seque
         wanted = set(order)
         if k == 0 and lines is not None:
             wanted &= set(lines)
-        parts.append((file, program, build_space(program, lines=wanted, rank=order), order))
+        space = build_space(program, lines=wanted, rank=order, options=options or SpaceOptions())
+        parts.append((file, program, space, order))
     return link(parts)

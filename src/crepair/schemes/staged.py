@@ -331,8 +331,10 @@ class StagedRun:
             spec = load_tests(program, tests_dir=self.suite.folder, compare=self.options.compare,
                               test_ids=ids or ())
             left = self.remaining()
+            # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
-                                        test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS)
+                                        test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
+                                        anti_patterns=frozenset())
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:

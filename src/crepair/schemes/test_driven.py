@@ -37,8 +37,10 @@ from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
+from crepair.testequiv.antipatterns import AntiPattern
 from crepair.testequiv.candidates import Candidate, SearchSpace
 from crepair.testequiv.search import Exploration, ExplorationStats
+from crepair.testequiv.space import SpaceOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +59,9 @@ class TestRepairOptions:
     (ochiai, tarantula, dstar); ``localize_files``: the files to change are
     the project's ``.c`` files the failing tests execute (file
     localization), at most ``max_files`` of them (None: all) — the files
-    given to the run are then ignored.
+    given to the run are then ignored; ``anti_patterns``: the rules whose
+    candidates are left out of the space (Tan et al., FSE'16;
+    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none).
     """
 
     timeout: float | None = 300.0
@@ -69,6 +73,7 @@ class TestRepairOptions:
     formula: str = "ochiai"
     localize_files: bool = False
     max_files: int | None = None
+    anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
 
 
 @dataclass(slots=True)
@@ -81,7 +86,8 @@ class TestDrivenStats(SchemeStats):
     (should be 0), ``retried``: executions that timed out while computing a
     class and were run again with the candidate alone (the class is then
     the candidate alone), ``validations``: test executions spent re-checking
-    patches, ``build_seconds`` of the meta-program."""
+    patches, ``build_seconds`` of the meta-program, ``anti_patterns``: per
+    rule number (``"A1"``…) the candidates it left out of the space."""
 
     failing: tuple[str, ...] = ()
     passing: tuple[str, ...] = ()
@@ -100,6 +106,7 @@ class TestDrivenStats(SchemeStats):
     retried: int = 0
     validations: int = 0
     build_seconds: float = 0.0
+    anti_patterns: dict = field(default_factory=dict)
 
     def take(self, e: ExplorationStats) -> None:
         """Copy the exploration's counts; ``executions`` counts every run
@@ -257,7 +264,8 @@ class TestDrivenRun:
             chosen = list(pf.localized(self.ranking, options.max_files)) or [main]
         pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
         self.linked = pf.linked_space(spec.project, pairs, self.ranking,
-                                      options.lines if chosen[0] == main else None)
+                                      options.lines if chosen[0] == main else None,
+                                      SpaceOptions(anti_patterns=options.anti_patterns))
         self.programs = {part.program.path: part.program for part in self.linked.parts}
         mains = [part.program for part in self.linked.parts if part.file == main]
         self.program = mains[0] if mains else load_program(path, real_c=True)
@@ -265,6 +273,7 @@ class TestDrivenRun:
         self.stats.files = tuple(self.programs)
         self.stats.sites, self.stats.candidates = len(self.space.sites), len(self.space.candidates)
         self.stats.by_schema = dict(Counter(c.schema.value for c in self.space.candidates))
+        self.stats.anti_patterns = dict(self.space.pruned)
         self.unexecuted = _unexecuted(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
         self._final: RepairOutcome | None = None
         if not self.failing:

@@ -26,13 +26,14 @@ from crepair.frontend.spans import Span
 
 
 class Schema(enum.Enum):
-    """The transformation schemas M of Fig. 10 (and §5)."""
+    """The transformation schemas M of Fig. 10 (and §5), and crepair's FORMAT."""
 
     EXPRESSION = "expression"  # modify a side-effect-free integer/pointer expression or condition
     REFINEMENT = "refinement"  # e && b, e || b
     GUARD = "guard"  # if (b) s; if (0) s is deletion
     ASSIGNMENT = "assignment"  # insert v = e; before a statement
     INITIALIZATION = "initialization"  # give an uninitialized local an initializer
+    FORMAT = "format"  # a small edit of an output call's string literal (crepair's own; testequiv.formats)
 
 
 class SiteKind(enum.Enum):
@@ -144,8 +145,11 @@ class SearchSpace:
     are tried (cost, then ``Site.order``, ``Site.id``, shorter replacement, replacement text:
     deterministic).  ``skipped``
     lists ``(point, why)`` for places that are not sites (unsupported
-    types, file-scope initializers, macros…): each is noted, none fails."""
+    types, file-scope initializers, macros…): each is noted, none fails.
+    ``pruned``: per anti-pattern rule (its number, ``"A1"``…), the
+    candidates it removed, for the rules that were on."""
 
     sites: tuple[Site, ...]
     candidates: tuple[Candidate, ...]
     skipped: tuple[tuple[str, str], ...] = ()
+    pruned: tuple[tuple[str, int], ...] = ()

@@ -115,5 +115,9 @@ def link(parts: Sequence[tuple[str, CProgram, SearchSpace, Mapping[int, int]]]) 
     search = [[0] * len(part.space.candidates) for part in linked_parts]
     for n, d in enumerate(drafts):
         search[d[4]][d[5]] = n
-    return LinkedSpace(tuple(linked_parts), SearchSpace(combined_sites, candidates, skipped),
+    pruned: dict[str, int] = {}
+    for part in linked_parts:
+        for rule, n in part.space.pruned:
+            pruned[rule] = pruned.get(rule, 0) + n
+    return LinkedSpace(tuple(linked_parts), SearchSpace(combined_sites, candidates, skipped, tuple(pruned.items())),
                        tuple(d[4] for d in drafts), tuple(d[5] for d in drafts), tuple(map(tuple, search)))

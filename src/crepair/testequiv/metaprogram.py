@@ -119,10 +119,11 @@ __all__ = [
 _USES_E = re.compile(r"\b__cr_e\b")
 _SIDE_EFFECTS = re.compile(r"\+\+|--|<<=|>>=|[-+*/%&|^]=|(?<![=!<>])=(?!=)|\b(?!sizeof\b)[A-Za-z_]\w*\s*\(")
 _COMMENT_OR_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+_LITERALS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 _KIND_CODE = {SiteKind.EXPR: 1, SiteKind.STMT: 2, SiteKind.DECL: 3}
 _TRACKS = 4
 _SCHEMAS = {
-    SiteKind.EXPR: {Schema.EXPRESSION, Schema.REFINEMENT},
+    SiteKind.EXPR: {Schema.EXPRESSION, Schema.REFINEMENT, Schema.FORMAT},
     SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT},
     SiteKind.DECL: {Schema.INITIALIZATION},
 }
@@ -189,7 +190,8 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
     site = sites[cand.site]
     if cand.schema not in _SCHEMAS[site.kind]:
         raise InternalError(f"candidate {cand.id}: a {cand.schema.value} candidate at {site.kind.value} site {site.id}")
-    if "\n" in cand.code or "//" in cand.code or "/*" in cand.code or not cand.code.strip():
+    bare = _LITERALS.sub('""', cand.code)
+    if "\n" in cand.code or "//" in bare or "/*" in bare or not cand.code.strip():
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
     if cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) and not cand.lhs.strip():
         raise InternalError(f"candidate {cand.id}: an {cand.schema.value} without lhs")
@@ -203,7 +205,8 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
 
 
 def _candidate_flags(cand: Candidate) -> int:
-    return (1 if _USES_E.search(cand.code) else 0) | (2 if _SIDE_EFFECTS.search(cand.code) else 0)
+    bare = _LITERALS.sub('""', cand.code)
+    return (1 if _USES_E.search(bare) else 0) | (2 if _SIDE_EFFECTS.search(bare) else 0)
 
 
 def _site_flags(site: Site) -> int:

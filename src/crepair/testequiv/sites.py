@@ -8,7 +8,9 @@ locations):
   operand of ``&&``/``||`` (conditions); right-hand sides of assignments,
   ``return`` expressions, call arguments (not string literals), array
   subscripts and initializers of local, non-``static`` declarations, when
-  integer or pointer valued;
+  integer or pointer valued; the string-literal format of ``printf`` and
+  ``fprintf(stdout, ...)`` and the text of ``puts`` (FORMAT sites,
+  :mod:`crepair.testequiv.formats`);
 - STMT sites: expression statements, ``return``, ``break``, ``continue``;
 - DECL sites: local integer variables declared without an initializer.
 
@@ -31,7 +33,8 @@ from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import COMMA, constant_value, operand_context
 from crepair.testequiv.effects import effects, side_effect_free
-from crepair.testequiv.scope import INT, USER_FILE, VOID, CType, TypeKind, Types, Var, VarKind, decay
+from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
+from crepair.testequiv.scope import CHAR, INT, USER_FILE, VOID, CType, TypeKind, Types, Var, VarKind, decay, pointer_to
 from crepair.testequiv.verbatim import Verbatim
 
 
@@ -53,7 +56,18 @@ class Place:
     (DECL).  ``scope``: the variables visible there by name.  ``block``:
     text inserted before the statement needs braces (it is the only
     statement of a branch or loop); ``dangling``: it is the then-branch of
-    an ``if`` with an ``else`` (a guard needs braces)."""
+    an ``if`` with an ``else`` (a guard needs braces).  ``literal``: the
+    EXPR is an output call's string literal, a FORMAT site
+    (:mod:`crepair.testequiv.formats`), whose conversions consume
+    arguments of ``format_types`` (None: written as is, ``puts``).
+    What the anti-patterns (:mod:`crepair.testequiv.antipatterns`) read:
+    ``bound``: the EXPR is (inside) a loop condition or an array
+    subscript; ``alone``: the STMT is the only statement of its block or
+    branch; ``before_if``: the names the condition of the ``if`` right
+    after the STMT reads; ``loop_reads``: the names the conditions of the
+    loops around the STMT read; ``members``: the spans (offsets, end
+    exclusive) of the constants inside the place of a membership test
+    ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``)."""
 
     kind: SiteKind
     node: c_ast.Node
@@ -68,6 +82,13 @@ class Place:
     block: bool = False
     dangling: bool = False
     context: int = COMMA
+    literal: bool = False
+    format_types: tuple[CType, ...] | None = None
+    bound: bool = False
+    alone: bool = False
+    before_if: tuple[str, ...] = ()
+    loop_reads: tuple[str, ...] = ()
+    members: tuple[tuple[int, int], ...] = ()
 
 
 def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[str, str]]]:
@@ -83,6 +104,8 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
             globals_[ext.name] = Var(ext.name, types.resolve(ext.type), VarKind.GLOBAL)
             if ext.init is not None:
                 walker.note(ext, "file-scope initializer (not a site)")
+    for p in walker.places:
+        p.members = tuple(m for m in walker.members if p.span.start <= m[0] and m[1] <= p.span.end)
     return walker.places, walker.notes
 
 
@@ -102,6 +125,10 @@ class _Walker:
         self._fn = Function("")
         self._counts: Counter[int] = Counter()
         self._spellings: list[tuple[int, str]] = []
+        self._bound = 0
+        self._loops: list[tuple[str, ...]] = []
+        self._next_if: tuple[str, ...] = ()
+        self.members: list[tuple[int, int]] = []
 
     def note(self, node: c_ast.Node, why: str) -> None:
         try:
@@ -150,7 +177,10 @@ class _Walker:
         match node:
             case c_ast.Compound(block_items=items):
                 self._scopes.append({})
-                for item in items or []:
+                items = items or []
+                for k, item in enumerate(items):
+                    after = items[k + 1] if k + 1 < len(items) else None
+                    self._next_if = self._reads(after.cond) if isinstance(after, c_ast.If) else ()
                     self._stmt(item, node)
                 self._scopes.pop()
             case c_ast.Decl():
@@ -163,8 +193,10 @@ class _Walker:
                 self._stmt(t, node, dangling=f is not None)
                 self._stmt(f, node)
             case c_ast.While(cond=c, stmt=body) | c_ast.DoWhile(cond=c, stmt=body):
-                self._condition(c, node)
+                self._bounded(lambda: self._condition(c, node))
+                self._loops.append(self._reads(c))
                 self._stmt(body, node)
+                self._loops.pop()
             case c_ast.For(init=i, cond=c, next=n, stmt=body):
                 self._scopes.append({})
                 if isinstance(i, c_ast.DeclList):
@@ -172,10 +204,12 @@ class _Walker:
                 elif i is not None:
                     self._expr(i)
                 if c is not None:
-                    self._condition(c, node)
+                    self._bounded(lambda: self._condition(c, node))
                 if n is not None:
                     self._expr(n)
+                self._loops.append(self._reads(c) if c is not None else ())
                 self._stmt(body, node)
+                self._loops.pop()
                 self._scopes.pop()
             case c_ast.Switch(cond=c, stmt=body):
                 self._expr(c)
@@ -242,10 +276,13 @@ class _Walker:
             return
         reads, writes = effects(expr, self._visible()) if expr is not None else (set(), set())
         block = not isinstance(parent, _STATEMENT_PARENTS)
+        alone = block or (isinstance(parent, c_ast.Compound) and len(parent.block_items or []) == 1)
         self.places.append(Place(
             SiteKind.STMT, node, self._spans.statement_span(node), self._fn, VOID,
             self._visible(), side_effect_free=expr is None or side_effect_free(expr),
             reads=tuple(sorted(reads)), writes=tuple(sorted(writes)), block=block, dangling=dangling and block,
+            alone=alone, before_if=self._next_if if isinstance(parent, c_ast.Compound) else (),
+            loop_reads=tuple(sorted({n for names in self._loops for n in names})),
         ))
 
     # -- expressions ------------------------------------------------------------
@@ -264,6 +301,8 @@ class _Walker:
                 self._site(r, node, keywords=(node,))
                 self._expr(r)
             case c_ast.BinaryOp(op=op, left=l, right=r):
+                if op in ("||", "&&"):
+                    self._membership(node)
                 for operand in (l, r):
                     if op in ("&&", "||"):
                         self._site(operand, node, condition=True, keywords=(node,))
@@ -274,14 +313,19 @@ class _Walker:
                     self._expr(e)
             case c_ast.FuncCall(name=callee, args=args):
                 self._expr(callee)
-                for a in args.exprs if args is not None else []:
-                    if not (isinstance(a, c_ast.Constant) and a.type == "string"):
+                fmt = format_argument(node)
+                for k, a in enumerate(args.exprs if args is not None else []):
+                    if fmt is not None and k == fmt.index:
+                        self._format_site(a, fmt)
+                    elif not (isinstance(a, c_ast.Constant) and a.type == "string"):
                         self._site(a, node)
                     self._expr(a)
             case c_ast.ArrayRef(name=n, subscript=s):
                 self._expr(n)
+                self._bound += 1
                 self._site(s, node)
                 self._expr(s)
+                self._bound -= 1
             case c_ast.UnaryOp(op=op) if op in ("sizeof", "_Alignof"):
                 return
             case c_ast.UnaryOp(op="-", expr=c_ast.Constant()):
@@ -317,6 +361,61 @@ class _Walker:
         self.places.append(Place(
             SiteKind.EXPR, node, self._spans.span(node), self._fn, value, self._visible(),
             condition=condition, side_effect_free=side_effect_free(node), context=operand_context(parent, node),
+            bound=self._bound > 0,
+        ))
+
+    # -- what the anti-patterns read ----------------------------------------------------
+    def _bounded(self, walk) -> None:
+        self._bound += 1
+        try:
+            walk()
+        finally:
+            self._bound -= 1
+
+    def _reads(self, node: c_ast.Node | None) -> tuple[str, ...]:
+        if node is None:
+            return ()
+        reads, _ = effects(node, self._visible())
+        return tuple(sorted(reads))
+
+    def _membership(self, node: c_ast.BinaryOp) -> None:
+        """Record the constants of ``x == c1 || x == c2 ...`` (``!=`` with ``&&``)."""
+        test = "==" if node.op == "||" else "!="
+        leaves: list[c_ast.Node] = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, c_ast.BinaryOp) and n.op == node.op:
+                stack += [n.right, n.left]
+            else:
+                leaves.append(n)
+        by_subject: dict[str, list[c_ast.Node]] = {}
+        for leaf in leaves:
+            if isinstance(leaf, c_ast.BinaryOp) and leaf.op == test:
+                for subject, constant in ((leaf.left, leaf.right), (leaf.right, leaf.left)):
+                    if constant_value(constant) is not None and constant_value(subject) is None:
+                        text = self.spelling(subject)
+                        if text is not None:
+                            by_subject.setdefault(text, []).append(constant)
+        for constants in by_subject.values():
+            if len(constants) >= 2:
+                for c in constants:
+                    if self.spelling(c) is not None:
+                        span = self._spans.span(c)
+                        self.members.append((span.start, span.end))
+
+    def _format_site(self, node: c_ast.Node, fmt: FormatArgument) -> None:
+        why = self._verbatim.site(node)
+        if why is not None:
+            self.note(node, f"format string not a site: {why}")
+            return
+        scope = self._type_scope()
+        types = None
+        if fmt.call is FormatCall.PRINTF:
+            types = tuple(self._types.of(a, scope) for a in fmt.rest)
+        self.places.append(Place(
+            SiteKind.EXPR, node, self._spans.span(node), self._fn, pointer_to(CHAR), self._visible(),
+            literal=True, format_types=types,
         ))
 
     # -- what a function uses ---------------------------------------------------------

@@ -10,7 +10,10 @@ transformation schemas M of Fig. 10, adapted to C in §5:
 - REFINEMENT: ``e && b`` and ``e || b`` for a condition ``e``;
 - GUARD: ``if (b) s`` for a statement ``s``; ``if (0) s`` deletes it;
 - ASSIGNMENT: ``v = e; s``;
-- INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema).
+- INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema);
+- FORMAT: one small edit of an output call's string literal (crepair's
+  own, :mod:`crepair.testequiv.formats`), cost 1, each candidate in a
+  group of its own (never merged by value).
 
 Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
 visible integer variables, ``c`` a constant of the site or f1x's condition
@@ -27,6 +30,8 @@ inserted ``v = x``, 5 for ``v = v ± 1``; 4 for a refinement or a guard
 (the ``&&``, ``||`` or ``if`` and a three-node atom).  A patched program
 is proposed once: a change inside a smaller site is that site's, and of
 candidates making the same text the first in search order is kept.
+Candidates that match an anti-pattern (Tan et al., FSE'16:
+:mod:`crepair.testequiv.antipatterns`) are left out, and counted.
 
 Bounds (:class:`SpaceOptions`): the variables of a site are ranked, those
 in the site first, then by the distance in lines to their nearest use in
@@ -58,20 +63,23 @@ from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
+from crepair.testequiv.antipatterns import AntiPattern, pruned
 from crepair.testequiv.candidates import PARAM, Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
+from crepair.testequiv.formats import format_edits
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.sites import Place, collect
 from crepair.testequiv.scope import Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
 
-ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST = 3, 4, 2, 1
+ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST = 3, 4, 2, 1, 1
 
 
 @dataclass(frozen=True, slots=True)
 class SpaceOptions:
     """Bounds of the space (see the module docstring); ``schemas``: the
-    schemas to generate."""
+    schemas to generate; ``anti_patterns``: the rules whose candidates are
+    left out (:mod:`crepair.testequiv.antipatterns`; all by default)."""
 
     max_variables: int = 5
     max_pointers: int = 2
@@ -80,6 +88,7 @@ class SpaceOptions:
     max_condition_parameter: int = 64
     max_candidates: int = 200_000
     schemas: frozenset[Schema] = field(default_factory=lambda: frozenset(Schema))
+    anti_patterns: frozenset[AntiPattern] = field(default_factory=lambda: frozenset(AntiPattern))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +138,7 @@ def build_space(
         if key not in seen:
             seen.add(key)
             kept.append(d)
+    kept, removed = pruned(kept, places, program.original, options.anti_patterns, lambda d: d.place)
     if len(kept) > options.max_candidates:
         dropped = kept[options.max_candidates:]
         notes.append((f"{program.path}:1:1", f"{len(dropped)} candidates of cost {dropped[0].cost} or more "
@@ -145,7 +155,7 @@ def build_space(
         candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
                                     d.param))
     sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
-    return SearchSpace(sites, tuple(candidates), tuple(notes))
+    return SearchSpace(sites, tuple(candidates), tuple(notes), tuple((r.value, n) for r, n in removed.items()))
 
 
 def _site(program: CProgram, p: Place, ident: int, order: int, names: set[str]) -> Site:
@@ -199,6 +209,12 @@ class _Builder:
                 name = p.node.name
                 out.append(_Draft(tenths(INIT_COST), i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
             return out
+        if p.literal:
+            if Schema.FORMAT not in schemas:
+                return out
+            text = self._original[p.span.start:p.span.end]
+            return [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group)
+                    for group, e in enumerate(format_edits(text, p.format_types), start=1)]
         atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null, o.max_condition_parameter)
         if p.kind == SiteKind.STMT:
             return self._statement(i, p, atoms, ints, consts)

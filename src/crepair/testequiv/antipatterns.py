@@ -1,0 +1,314 @@
+"""Anti-patterns: rules that keep overfitting candidates out of the space.
+
+Tan, Yoshida, Prasad, Roychoudhury, "Anti-patterns in Search-Based Program
+Repair", FSE'16, §3, list transformations that make a patch pass the tests
+by removing functionality rather than fixing it.  Those that apply to
+crepair's expression- and guard-level space (Fig. 10 of f1x, TOSEM'18)
+are filters on its candidates; deletion is f1x's ``if (0) s`` (a GUARD
+whose code is ``0``):
+
+- A1 anti-delete CFG exit node: no deleting a ``return`` or a call to
+  ``exit``/``abort``/``_Exit``/``assert``;
+- A2 anti-delete control statement: no deleting a ``break`` or a
+  ``continue`` (crepair never deletes an ``if``, loop or ``switch``);
+- A3 anti-delete single-statement CFG: no deleting the only statement of
+  a block or of a branch or loop body;
+- A4 anti-delete set-before-if: no deleting a statement that sets a
+  variable the condition of the ``if`` right after it reads;
+- A6 anti-append trivial condition: no condition (a changed or added
+  condition, a guard) with a new operand of ``&&``/``||`` that reads no
+  variable (``1``, ``3 > 0``) or compares a thing to itself (``x == x``);
+- A7 anti-delete loop-counter update: no deleting a statement that writes
+  a variable the condition of a loop around it reads.
+
+A5 (anti-append early exit) does not apply: crepair inserts no ``return``,
+``goto`` or ``break``.  The paper's numbering is given as remembered (the
+paper is not in the project's folder).  crepair adds two rules of its own
+(issue 29, the overfitting patches seen on Codeflaws 109-D and 110-A):
+
+- CONSTANT_BOUND: no variable of a loop condition or an array subscript
+  replaced by a constant (``i < n - 1`` -> ``i < 1``) unless a constant
+  stood there, nor made constant by an operator (``a[i + 1]`` ->
+  ``a[i % 1]``);
+- MEMBER_CONSTANT: no constant of a membership test ``x == 4 || x == 7``
+  changed to another constant (the set comes from the problem's
+  statement).
+
+Each rule is a function ``(place, draft, original) -> bool`` (True:
+remove); :func:`pruned` applies the chosen ones.
+
+>>> AntiPattern.CONSTANT_BOUND.label
+'crepair: anti-replace bound by constant'
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from pycparser import c_ast
+
+from crepair.errors import UsageError
+from crepair.testequiv.candidates import Schema
+from crepair.testequiv.sites import Place
+
+_EXITS = {"exit", "abort", "_Exit", "_exit", "quick_exit", "assert", "__assert_fail"}
+_RELATIONAL = {"==", "!=", "<", "<=", ">", ">="}
+_LOGICAL = {"&&", "||", "?", ":"}
+
+
+class AntiPattern(enum.Enum):
+    """The rules, valued by their number (the paper's Ax, or crepair's own)."""
+
+    EXIT_NODE = "A1"
+    CONTROL_STATEMENT = "A2"
+    SINGLE_STATEMENT = "A3"
+    SET_BEFORE_IF = "A4"
+    TRIVIAL_CONDITION = "A6"
+    LOOP_COUNTER = "A7"
+    CONSTANT_BOUND = "C1"
+    MEMBER_CONSTANT = "C2"
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+_LABELS = {
+    AntiPattern.EXIT_NODE: "A1 anti-delete CFG exit node",
+    AntiPattern.CONTROL_STATEMENT: "A2 anti-delete control statement",
+    AntiPattern.SINGLE_STATEMENT: "A3 anti-delete single-statement CFG",
+    AntiPattern.SET_BEFORE_IF: "A4 anti-delete set-before-if",
+    AntiPattern.TRIVIAL_CONDITION: "A6 anti-append trivial condition",
+    AntiPattern.LOOP_COUNTER: "A7 anti-delete loop-counter update",
+    AntiPattern.CONSTANT_BOUND: "crepair: anti-replace bound by constant",
+    AntiPattern.MEMBER_CONSTANT: "crepair: anti-change membership constant",
+}
+
+
+class Draft(Protocol):
+    """What a rule reads of a candidate (space.py's draft)."""
+
+    schema: Schema
+    code: str
+    replacement: str
+    param: int | None
+
+
+def _deletion(d: Draft) -> bool:
+    return d.schema is Schema.GUARD and d.code == "0"
+
+
+def exit_node(p: Place, d: Draft, original: str) -> bool:
+    """A1: deleting a return or an exit call."""
+    if not _deletion(d):
+        return False
+    node = p.node
+    return isinstance(node, c_ast.Return) or (
+        isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _EXITS)
+
+
+def control_statement(p: Place, d: Draft, original: str) -> bool:
+    """A2: deleting a break or a continue."""
+    return _deletion(d) and isinstance(p.node, (c_ast.Break, c_ast.Continue))
+
+
+def single_statement(p: Place, d: Draft, original: str) -> bool:
+    """A3: deleting the only statement of a block, branch or loop body."""
+    return _deletion(d) and p.alone
+
+
+def set_before_if(p: Place, d: Draft, original: str) -> bool:
+    """A4: deleting an assignment to what the next ``if`` tests."""
+    return _deletion(d) and bool(_named(p.writes) & _named(p.before_if))
+
+
+def loop_counter(p: Place, d: Draft, original: str) -> bool:
+    """A7: deleting the update of a variable an enclosing loop tests."""
+    return _deletion(d) and bool(_named(p.writes) & _named(p.loop_reads))
+
+
+def _named(names: tuple[str, ...]) -> set[str]:
+    """The variables of a read or write set, without ``"*"`` (any: a call,
+    a pointer), which is no evidence of a dependency."""
+    return set(names) - {"*"}
+
+
+def trivial_condition(p: Place, d: Draft, original: str) -> bool:
+    """A6: a new operand of ``&&``/``||`` in a changed condition that
+    reads no variable or compares an operand with itself.  Refinements,
+    guards and atoms (``d.param`` set) add atoms ``x op y`` of two
+    variables or ``x op c``, never trivial: only other changes are read."""
+    if not p.condition or d.schema is not Schema.EXPRESSION or d.param is not None:
+        return False
+    known = set(map(_flat, _parts(original[p.span.start:p.span.end])))
+    return any(_flat(part) not in known and _trivial(part, p) for part in _parts(d.replacement))
+
+
+def constant_bound(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C1: a variable of a loop condition or array subscript
+    replaced by a constant, or made constant by an operator that discards
+    it (``i % 1``, ``i * 0``, ``i & 0``)."""
+    if not p.bound or d.schema is not Schema.EXPRESSION:
+        return False
+    before = original[p.span.start:p.span.end]
+    if len(_ANNIHILATE.findall(d.replacement)) > len(_ANNIHILATE.findall(before)):
+        return True
+    old, new = _changed(before, d.replacement)
+    if any(t in _LOGICAL for t in old + new):
+        return False
+    if sum(t in _RELATIONAL for t in old) != sum(t in _RELATIONAL for t in new):
+        return False
+    return any(t in p.scope for t in old) and not any(t in p.scope for t in new)
+
+
+def member_constant(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C2: a membership test's constant changed to a constant."""
+    if not p.members or d.schema is not Schema.EXPRESSION:
+        return False
+    old_text = original[p.span.start:p.span.end]
+    old, new = _changed(old_text, d.replacement)
+    if not old or not new or any(_IDENT.match(t) for t in old + new):
+        return False
+    a = len(_common(old_text, d.replacement))
+    b = len(_common(old_text[a:][::-1], d.replacement[a:][::-1]))
+    start, end = p.span.start + a, p.span.end - b
+    return any(m0 <= start and end <= m1 for m0, m1 in p.members)
+
+
+RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
+    AntiPattern.EXIT_NODE: exit_node,
+    AntiPattern.CONTROL_STATEMENT: control_statement,
+    AntiPattern.SINGLE_STATEMENT: single_statement,
+    AntiPattern.SET_BEFORE_IF: set_before_if,
+    AntiPattern.TRIVIAL_CONDITION: trivial_condition,
+    AntiPattern.LOOP_COUNTER: loop_counter,
+    AntiPattern.CONSTANT_BOUND: constant_bound,
+    AntiPattern.MEMBER_CONSTANT: member_constant,
+}
+
+
+def anti_pattern_rules(text: str) -> frozenset[AntiPattern]:
+    """The rules named by ``text``: ``"all"``, ``"none"`` or rule numbers
+    separated by commas (``"A1,A6,C1"``, any case).  Raises
+    ``UsageError`` naming the unknown ones."""
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    if words == ["all"]:
+        return frozenset(AntiPattern)
+    if words == ["none"]:
+        return frozenset()
+    known = {r.value: r for r in AntiPattern}
+    bad = [w for w in words if w.upper() not in known]
+    if bad or not words:
+        raise UsageError(f"--anti-patterns: {', '.join(bad) or repr(text)} is not all, none or a rule number "
+                         f"({', '.join(known)})")
+    return frozenset(known[w.upper()] for w in words)
+
+
+def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: frozenset[AntiPattern],
+           place_of: Callable[[Draft], int]) -> tuple[list[Draft], dict[AntiPattern, int]]:
+    """The drafts no rule of ``rules`` removes, in their order, and per
+    rule the number it removed (a draft counts for the first rule, in
+    enum order, that removes it).  ``place_of(d)``: the index of ``d``'s
+    place in ``places``.  Nothing is mutated."""
+    chosen = [r for r in AntiPattern if r in rules]
+    kept: list[Draft] = []
+    counts = {r: 0 for r in chosen}
+    for d in drafts:
+        p = places[place_of(d)]
+        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members))
+        hit = next((r for r in chosen if RULES[r](p, d, original)), None) if relevant else None
+        if hit is None:
+            kept.append(d)
+        else:
+            counts[hit] += 1
+    return kept, counts
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+_ANNIHILATE = re.compile(r"(?:%\s*\(?\s*1|(?:\*|(?<!&)&)\s*\(?\s*0)(?![\w.])|(?<![\w.])0\s*\)?\s*(?:\*|&(?!&))")
+
+
+_TOKEN = re.compile(r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][-+]|[\w.])*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'"""
+                    r"|->|\+\+|--|<<=|>>=|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|\S")
+
+
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The C tokens of an expression's text (candidates hold no comments
+    or directives)."""
+    return tuple(_TOKEN.findall(text))
+
+
+def _changed(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The tokens of ``before`` and ``after`` between their common
+    leading and trailing tokens."""
+    a, b = _tokens(before), _tokens(after)
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
+        j += 1
+    return a[i:len(a) - j], b[i:len(b) - j]
+
+
+def _common(x: str, y: str) -> str:
+    n = 0
+    while n < min(len(x), len(y)) and x[n] == y[n]:
+        n += 1
+    return x[:n]
+
+
+@functools.lru_cache(maxsize=65536)
+def _flat(text: str) -> str:
+    text = "".join(text.split())
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+@functools.lru_cache(maxsize=65536)
+def _parts(text: str) -> tuple[str, ...]:
+    """The operands of the top-level ``&&``/``||`` chain of ``text``
+    (parentheses around it removed)."""
+    text = _flat(text) if text else ""
+    if not text:
+        return ()
+    parts, depth, start, k = [], 0, 0, 0
+    while k < len(text):
+        ch = text[k]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and text[k:k + 2] in ("&&", "||"):
+            parts.append(text[start:k])
+            start = k + 2
+            k += 1
+        k += 1
+    parts.append(text[start:])
+    return tuple(parts)
+
+
+def _trivial(part: str, p: Place) -> bool:
+    tokens = _tokens(part)
+    if not any(t in p.scope for t in tokens):
+        return True
+    for op in _RELATIONAL:
+        for k, t in enumerate(tokens):
+            if t == op and tokens[:k] == tokens[k + 1:]:
+                return True
+    return False

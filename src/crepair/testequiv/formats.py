@@ -1,0 +1,176 @@
+"""Format strings as repair sites: small edits of an output call's literal.
+
+A student's most common wrong answer is the output's format: a missing or
+extra newline, a space before it, ``%d`` where ``%ld`` or ``%.2f`` was
+meant.  The string-literal format of ``printf`` and ``fprintf(stdout,
+...)`` and the argument of ``puts`` are sites of the FORMAT schema, whose
+candidates are the literal with one small edit (:func:`format_edits`):
+
+- a ``\\n`` appended or deleted at the end, inserted or deleted at the start;
+- a space inserted before the final ``\\n`` (or at the end);
+- each space and each ``\\n`` outside a conversion deleted, or swapped
+  (space -> ``\\n``, ``\\n`` -> space);
+- one conversion changed to a related one that still matches its
+  argument's type as gcc's ``-Wformat`` checks it: ``%d``/``%i``/``%u`` with
+  the length modifier of the (promoted) integer argument (``%d`` -> ``%ld``
+  for a ``long``), ``%c`` <-> ``%d`` for an ``int``-promoted argument,
+  ``%f`` -> ``%.1f``/``%.2f``/``%.3f``/``%lf`` (and back) for a ``double``,
+  ``%f`` <-> ``%d`` when the argument's type says the other.  The number of
+  conversions never changes; no conversion changes when an argument's type
+  is unknown, a ``*`` width is used, or the conversions do not match the
+  arguments one to one.
+
+This schema is crepair's own (not in f1x's Fig. 10; TOSEM'18 §5 leaves
+string literals out).  Each edit costs one node, as an operator change.
+
+Texts are the literal's C source (escapes as written, quotes included).
+
+>>> format_edits('"%d"', (INT,))[:4]
+['"%d\\\\n"', '"%d "', '"\\\\n%d"', '"%i"']
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from crepair.testequiv.scope import INT, CType, TypeKind, promote
+
+
+class FormatCall(enum.Enum):
+    """How a call's literal is read: a ``printf`` format (conversions
+    consume the arguments after it) or text written as is (``puts``)."""
+
+    PRINTF = "printf"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class FormatArgument:
+    """The literal argument of an output call: its index among the call's
+    arguments (0-based), how it is read, and the arguments its conversions
+    consume (pycparser nodes, in order)."""
+
+    index: int
+    call: FormatCall
+    rest: tuple[c_ast.Node, ...] = ()
+
+
+def format_argument(call: c_ast.FuncCall) -> FormatArgument | None:
+    """The string-literal format (or text) argument of ``printf(fmt,
+    ...)``, ``fprintf(stdout, fmt, ...)`` or ``puts(text)``; None for any
+    other call or when that argument is not a string literal."""
+    if not isinstance(call.name, c_ast.ID) or call.args is None:
+        return None
+    args = call.args.exprs
+    name = call.name.name
+    if name == "printf" and args:
+        found = FormatArgument(0, FormatCall.PRINTF, tuple(args[1:]))
+    elif name == "fprintf" and len(args) >= 2 and isinstance(args[0], c_ast.ID) and args[0].name == "stdout":
+        found = FormatArgument(1, FormatCall.PRINTF, tuple(args[2:]))
+    elif name == "puts" and len(args) == 1:
+        found = FormatArgument(0, FormatCall.TEXT)
+    else:
+        return None
+    literal = args[found.index]
+    return found if isinstance(literal, c_ast.Constant) and literal.type == "string" else None
+
+
+_LITERAL = re.compile(r'"((?:\\.|[^"\\\n])*)"\Z', re.S)
+_UNIT = re.compile(r"\\(?:[0-7]{1,3}|x[0-9a-fA-F]+|.)|.", re.S)
+_CONVERSION = re.compile(
+    r"%(?P<flags>[-+ #0']*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?(?P<len>hh|h|ll|l|L|q|j|z|t)?(?P<conv>[diouxXfFeEgGaAcspn%])"
+)
+_LENGTH = {3: "", 4: "l", 5: "ll"}
+_FLOATS = "fFeEgGaA"
+
+
+def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]:
+    """The edited literals of ``literal`` (a C string literal's source,
+    quotes included), each differing from it, without repeats, in a fixed
+    order.  ``arg_types``: the types of the arguments a ``printf`` format
+    consumes, in order (None: the literal is written as is, ``puts``, and
+    has no conversions).  A literal that is not one plain ``"..."`` (a
+    prefix such as ``L"..."``, adjacent literals) has no edits."""
+    m = _LITERAL.match(literal)
+    if m is None:
+        return []
+    body = m.group(1)
+    protected: set[int] = set()
+    conversions = list(_CONVERSION.finditer(body)) if arg_types is not None else []
+    for c in conversions:
+        protected.update(range(c.start(), c.end()))
+    units = [(u.start(), u.group(0)) for u in _UNIT.finditer(body)]
+    bodies: list[str] = []
+    if body.endswith("\\n"):
+        bodies += [body[:-2], body[:-2] + " \\n"]
+    else:
+        bodies += [body + "\\n", body + " "]
+    bodies.append(body[2:] if body.startswith("\\n") else "\\n" + body)
+    for at, unit in units:
+        if at in protected or unit not in (" ", "\\n"):
+            continue
+        other = "\\n" if unit == " " else " "
+        bodies += [body[:at] + body[at + len(unit):], body[:at] + other + body[at + len(unit):]]
+    if arg_types is not None:
+        bodies += _conversion_edits(body, conversions, arg_types)
+    out: list[str] = []
+    for b in bodies:
+        text = f'"{b}"'
+        if b != body and text not in out:
+            out.append(text)
+    return out
+
+
+def _conversion_edits(body: str, conversions: list[re.Match], arg_types: tuple[CType, ...]) -> list[str]:
+    if "%" in _CONVERSION.sub("", body):
+        return []  # a % that is no conversion: gcc's format would not parse
+    used = [c for c in conversions if c.group("conv") != "%"]
+    if any("*" in (c.group("width") or "") + (c.group("prec") or "") for c in used) or len(used) != len(arg_types):
+        return []
+    out: list[str] = []
+    for c, t in zip(used, arg_types):
+        head = "%" + c.group("flags") + (c.group("width") or "")
+        for spec in _related(c, t):
+            out.append(body[:c.start()] + head + spec + body[c.end():])
+    return out
+
+
+def _related(c: re.Match, t: CType) -> list[str]:
+    """Conversion tails (precision, length, letter) related to ``c`` that
+    fit an argument of type ``t``, without ``c``'s own."""
+    conv, length, prec = c.group("conv"), c.group("len") or "", c.group("prec")
+    own = ("." + prec if prec is not None else "") + length + conv
+    ints = _int_length(t)
+    floating = t.kind == TypeKind.FLOAT and t.text in ("double", "float")
+    specs: list[str] = []
+    if conv in "diu" and ints is not None:
+        specs += [("." + prec if prec is not None else "") + ints + k for k in "diu"]
+        if ints == "" and not prec:
+            specs.append("c")
+    elif conv == "c" and ints == "":
+        specs.append("d")
+    elif conv in _FLOATS and floating and length in ("", "l"):
+        for p in (None, "1", "2", "3"):
+            specs.append(("" if p is None else "." + p) + conv)
+        toggled = "" if length == "l" else "l"
+        specs.append(("." + prec if prec is not None else "") + toggled + conv)
+    if conv in _FLOATS and ints is not None:
+        specs.append(ints + "d")
+    if conv in "diuc" and floating:
+        specs.append("f")
+    return [s for s in dict.fromkeys(specs) if s != own]
+
+
+def _int_length(t: CType) -> str | None:
+    """The length modifier of a (promoted) integer argument, None for
+    anything else."""
+    if t.kind != TypeKind.INTEGER:
+        return None
+    return _LENGTH.get(promote(t).rank)
+
+
+__all__ = ["FormatArgument", "FormatCall", "format_argument", "format_edits"]

@@ -1,0 +1,261 @@
+"""Anti-patterns (Tan et al., FSE'16, and crepair's own rules of issue 29)
+as search-space rules: what each rule leaves out, what it keeps, the
+counts, the option, and the overfitting patches of Codeflaws 109-D and
+110-A's shapes no longer proposed first."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from cprog import write_c
+from crepair.frontend import load_program
+from crepair.testequiv.antipatterns import AntiPattern, anti_pattern_rules
+from crepair.errors import UsageError
+from crepair.testequiv.space import SpaceOptions, build_space
+
+NONE = SpaceOptions(anti_patterns=frozenset())
+
+RULES = """\
+#include <stdio.h>
+#include <stdlib.h>
+int g(int a, int n) {
+    int s = 0, i = 0, x;
+    if (n < 0)
+        exit(1);
+    while (i < n) {
+        if (n && a > 0)
+            s += i;
+        if (s > 100)
+            break;
+        i++;
+    }
+    x = a * 2;
+    if (x > n) {
+        s = s + 1;
+    }
+    for (i = 0; i < n - 1; i++)
+        s += i;
+    if (a == 4 || a == 7)
+        s = 0;
+    s = s * 2;
+    return s;
+}
+"""
+
+
+def replacements(tmp_path, source, options=SpaceOptions()):
+    return _replacements(source, options)
+
+
+@functools.cache
+def _replacements(source: str, options: SpaceOptions):
+    with tempfile.TemporaryDirectory() as tmp:
+        program = load_program(write_c(Path(tmp), source), real_c=True)
+        space = build_space(program, options=options)
+    return {(space.sites[c.site].text, c.replacement) for c in space.candidates}, space
+
+
+@pytest.mark.parametrize("rule, site, replacement", [
+    (AntiPattern.EXIT_NODE, "return s;", "if (0) return s;"),
+    (AntiPattern.EXIT_NODE, "exit(1);", "if (0) exit(1);"),
+    (AntiPattern.CONTROL_STATEMENT, "break;", "if (0) break;"),
+    (AntiPattern.SINGLE_STATEMENT, "s = s + 1;", "if (0) s = s + 1;"),
+    (AntiPattern.SET_BEFORE_IF, "x = a * 2;", "if (0) x = a * 2;"),
+    (AntiPattern.LOOP_COUNTER, "i++;", "if (0) i++;"),
+    (AntiPattern.TRIVIAL_CONDITION, "n", "1"),  # n && a > 0 -> 1 && a > 0
+    (AntiPattern.CONSTANT_BOUND, "i < n - 1", "i < 1"),
+    (AntiPattern.CONSTANT_BOUND, "i < n", "i < 2"),
+    (AntiPattern.MEMBER_CONSTANT, "a == 4", "a == 3"),
+])
+def test_each_rule_leaves_out_its_overfitting_candidates_only_when_on(tmp_path, rule, site, replacement):
+    everything, _ = replacements(tmp_path, RULES, NONE)
+    assert (site, replacement) in everything
+    default, space = replacements(tmp_path, RULES)
+    assert (site, replacement) not in default
+    alone, _ = replacements(tmp_path, RULES, SpaceOptions(anti_patterns=frozenset({rule})))
+    assert (site, replacement) not in alone
+    assert dict(space.pruned)[rule.value] > 0
+
+
+def test_the_rules_keep_the_ordinary_fixes(tmp_path):
+    kept, space = replacements(tmp_path, RULES)
+    for pair in [("i < n - 1", "i < n"), ("i < n - 1", "i <= n - 1"), ("a == 4", "a != 4"), ("a == 4", "a == n"),
+                 ("s = s * 2;", "if (0) s = s * 2;"), ("x > n", "x >= n"), ("i < n", "i <= n"), ("a == 4", "a == 5")]:
+        if pair == ("a == 4", "a == 5"):
+            assert pair not in kept  # a membership constant
+        else:
+            assert pair in kept, pair
+    _, bare = replacements(tmp_path, RULES, NONE)
+    assert len(bare.candidates) - len(space.candidates) == sum(n for _, n in space.pruned)
+
+
+def test_subscripts_made_constant_by_an_operator_are_left_out(tmp_path):
+    source = """\
+        int a[10];
+        int f(int i) { return a[i + 1] - a[i]; }
+    """
+    default, _ = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("i + 1", "i % 1") in everything and ("i + 1", "i % 1") not in default
+    assert ("i + 1", "i - 1") in default
+
+
+def test_rule_names_parse_and_unknown_ones_are_usage_errors():
+    assert anti_pattern_rules("all") == frozenset(AntiPattern)
+    assert anti_pattern_rules("none") == frozenset()
+    assert anti_pattern_rules("a1, C1") == {AntiPattern.EXIT_NODE, AntiPattern.CONSTANT_BOUND}
+    with pytest.raises(UsageError, match="A9"):
+        anti_pattern_rules("A1,A9")
+
+
+def crepair(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys; from crepair.cli import main; sys.exit(main())",
+                           *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def project(tmp_path: Path, source: str, tests: dict[str, tuple[str, str]]) -> None:
+    (tmp_path / "prog.c").write_text(source)
+    for name, (given, expected) in tests.items():
+        (tmp_path / f"input-{name}").write_text(given)
+        (tmp_path / f"output-{name}").write_text(expected)
+
+
+SORTED = """\
+#include <stdio.h>
+
+int a[100][2];
+
+int main(void) {
+    int n, i;
+    if (scanf("%d", &n) != 1)
+        return 1;
+    for (i = 0; i < n; i++)
+        scanf("%d", &a[i][0]);
+    for (i = 0; i < n - 1; i++)
+        if (a[i] > a[i + 1])
+            break;
+    if (i >= n - 1) {
+        puts("0");
+        return 0;
+    }
+    puts("1");
+    return 0;
+}
+"""
+SORTED_TESTS = {"t1": ("1\n5\n", "0\n"), "t2": ("3\n3 1 2\n", "1\n"), "t3": ("4\n4 3 2 1\n", "1\n"),
+                "t4": ("2\n1 2\n", "0\n")}
+
+
+def first_change(proc) -> tuple[int, str, str]:
+    change = json.loads(proc.stdout)["repairs"][0]["changes"][0]
+    return change["location"]["line"], change["original"], change["replacement"]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_109d_shape_a_loop_bound_or_subscript_made_constant_is_no_longer_the_first_patch(tmp_path):
+    """Codeflaws 109-D: ``a[i] > a[i + 1]`` compares rows (the real fix,
+    ``a[i][0] > a[i + 1][0]``, is out of the space); the tests pass when
+    the loop runs once: ``i < 1`` or ``a[i % 1]``."""
+    project(tmp_path, SORTED, SORTED_TESTS)
+    bare = crepair("repair", "prog.c", "--tests-dir", ".", "--json", "--anti-patterns", "none", cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    assert first_change(bare) == (12, "i + 1", "i % 1")
+    assert json.loads(bare.stdout)["space"]["anti_patterns"] == {}
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", "--json", cwd=tmp_path)
+    data = json.loads(proc.stdout)
+    assert data["space"]["anti_patterns"]["C1"] > 0 and data["options"]["anti_patterns"][0] == "A1"
+    if proc.returncode == 0:
+        line, old, new = first_change(proc)
+        assert (line, new) not in {(12, "i % 1"), (11, "i < 1"), (11, "i < 2")}
+        assert "% 1" not in new and line != 11
+    text = crepair("repair", "prog.c", "--tests-dir", ".", "--max-repairs", "1", cwd=tmp_path)
+    assert "anti-patterns: " in text.stdout and "C1 " in text.stdout and "--anti-patterns none" in text.stdout
+
+
+LUCKY = """\
+#include <stdio.h>
+void islucky(int x)
+{
+    int a = 0;
+    while (1) {
+        if (a == 4 || a == 7) {
+            printf("YES\\n");
+            break;
+        } else if (x != 0) {
+            a = x % 10;
+            x = x / 10;
+        } else {
+            printf("NO\\n");
+            break;
+        }
+    }
+}
+int main(void)
+{
+    long long int x, y;
+    scanf("%lld", &x);
+    y = 0;
+    while (x > 0) {
+        x = x / 10;
+        y++;
+    }
+    islucky(y);
+    return 0;
+}
+"""
+LUCKY_TESTS = {"neg1": ("4744000695826\n", "YES\n"), "pos1": ("40047\n", "NO\n"), "pos2": ("7747774\n", "YES\n"),
+               "pos3": ("1000000000000000000\n", "NO\n"), "pos4": ("7\n", "NO\n"), "pos5": ("4\n", "NO\n"),
+               "pos6": ("474404774\n", "NO\n")}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_110a_shape_a_membership_constant_is_no_longer_changed(tmp_path):
+    """Codeflaws 110-A: the lucky digits 4 and 7 come from the problem;
+    ``a == 4`` -> ``a == 3`` passes the tests (13 digits) but is wrong."""
+    project(tmp_path, LUCKY, LUCKY_TESTS)
+    bare = crepair("repair", "prog.c", "--tests-dir", ".", "--json", "--anti-patterns", "none", cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    assert first_change(bare) == (6, "a == 4", "a == 3")
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", "--json", cwd=tmp_path)
+    assert json.loads(proc.stdout)["space"]["anti_patterns"]["C2"] > 0
+    if proc.returncode == 0:
+        line, old, new = first_change(proc)
+        assert line != 6, (line, old, new)
+
+
+def test_anti_patterns_option_errors_are_one_line(tmp_path):
+    project(tmp_path, SORTED, SORTED_TESTS)
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", "--anti-patterns", "A9", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "A9" in proc.stderr
+    proc = crepair("repair", "prog.c", "--anti-patterns", "none", cwd=tmp_path)
+    assert proc.returncode == 2 and "test-driven repair only" in proc.stderr
+
+
+def test_calls_are_no_loop_counter_or_set_before_if(tmp_path):
+    source = """\
+        #include <stdio.h>
+        int f(void) {
+            int x, s = 0;
+            while (scanf("%d", &x) == 1) {
+                printf("%d\\n", x);
+                s += x;
+            }
+            puts("end");
+            if (getchar() == 'y')
+                s = 0;
+            return s;
+        }
+    """
+    kept, _ = replacements(tmp_path, source)
+    assert ('printf("%d\\n", x);', 'if (0) printf("%d\\n", x);') in kept
+    assert ('puts("end");', 'if (0) puts("end");') in kept
+    assert ("s += x;", "if (0) s += x;") in kept

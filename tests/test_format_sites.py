@@ -1,0 +1,169 @@
+"""Format strings as repair sites (crepair's FORMAT schema,
+:mod:`crepair.testequiv.formats`): the edits, the sites, and repairs of
+wrong output formats under an exact comparison."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cprog import SHARED, write_c
+from crepair.frontend import load_program
+from crepair.testequiv.candidates import Schema, SiteKind
+from crepair.testequiv.formats import format_edits
+from crepair.testequiv.scope import CHAR, DOUBLE, INT, LONG
+from crepair.testequiv.space import build_space
+
+IPAS = SHARED / "c-pack-ipas"
+
+
+def crepair(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys; from crepair.cli import main; sys.exit(main())",
+                           *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def project(tmp_path: Path, source: str, tests: dict[str, tuple[str, str]]) -> None:
+    (tmp_path / "prog.c").write_text(source)
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    for name, (given, expected) in tests.items():
+        (folder / f"{name}.in").write_text(given)
+        (folder / f"{name}.out").write_text(expected)
+
+
+DOUBLE_IT = """\
+#include <stdio.h>
+int main(void) {
+    int x;
+    if (scanf("%d", &x) != 1)
+        return 1;
+    printf(FORMAT, x * 2);
+    return 0;
+}
+"""
+DOUBLES = {"t1": ("3\n", "6\n"), "t2": ("5\n", "10\n"), "t3": ("-4\n", "-8\n")}
+
+
+def test_edits_add_and_delete_newlines_and_spaces_and_never_change_the_number_of_conversions():
+    edits = format_edits('"%d"', (INT,))
+    assert '"%d\\n"' in edits and '"%d "' in edits and '"\\n%d"' in edits
+    assert '"%i"' in edits and '"%u"' in edits and '"%c"' in edits
+    assert '"%ld"' not in edits  # an int argument: %ld is ill-typed
+    assert '"%d"' not in edits
+    assert "\"%d\\n\"" in format_edits('"%d \\n"', (INT,))
+    assert '"%ld"' in format_edits('"%d"', (LONG,)) and '"%d"' in format_edits('"%ld"', (INT,))
+    floats = format_edits('"%f\\n"', (DOUBLE,))
+    assert {'"%.2f\\n"', '"%.1f\\n"', '"%lf\\n"'} <= set(floats)
+    assert {'"%.1f"', '"%.3f"', '"%f"'} <= set(format_edits('"%.2f"', (DOUBLE,)))
+    assert '"%d"' in format_edits('"%c"', (CHAR,)) and '"%c"' not in format_edits('"%d"', (LONG,))
+    for edited in format_edits('"%d: %5.2f %s%%\\n"', (INT, DOUBLE, CHAR)):
+        assert edited.count("%") == 5, edited
+    assert format_edits('"%*d"', (INT, INT)) == [e for e in format_edits('"%*d"', (INT, INT)) if "*d" in e]
+    assert all("%" not in e.replace("%d", "") for e in format_edits('"%d"', (INT, INT)))  # arity mismatch
+
+
+def test_printf_puts_and_fprintf_stdout_literals_are_format_sites_and_scanf_is_not(tmp_path):
+    program = load_program(write_c(tmp_path, """\
+        #include <stdio.h>
+        int main(void) {
+            int n;
+            scanf("%d", &n);
+            printf("n=%d\\n", n);
+            puts("done");
+            fprintf(stdout, "%d", n);
+            fprintf(stderr, "%d", n);
+            return 0;
+        }
+    """), real_c=True)
+    space = build_space(program)
+    formats = {space.sites[c.site].text for c in space.candidates if c.schema is Schema.FORMAT}
+    assert formats == {'"n=%d\\n"', '"done"', '"%d"'}
+    lines = {space.sites[c.site].span.line for c in space.candidates if c.schema is Schema.FORMAT}
+    assert lines == {5, 6, 7}
+    for c in space.candidates:
+        if c.schema is Schema.FORMAT:
+            assert space.sites[c.site].kind is SiteKind.EXPR and c.code == c.replacement
+    groups = [(c.site, c.group) for c in space.candidates if c.schema is Schema.FORMAT]
+    assert len(groups) == len(set(groups))  # never merged by value
+
+
+def test_output_call_arguments_are_expression_sites(tmp_path):
+    program = load_program(write_c(tmp_path, """\
+        #include <stdio.h>
+        int main(void) {
+            int a, b, c, maior, n;
+            scanf("%d %d %d", &a, &b, &c);
+            maior = a;
+            if (b > maior) maior = b;
+            if (c > maior) maior = c;
+            n = a;
+            printf("%d\\n", n);
+            return 0;
+        }
+    """), real_c=True)
+    space = build_space(program)
+    args = [s for s in space.sites if s.kind is SiteKind.EXPR and s.text == "n" and s.span.line == 9]
+    assert len(args) == 1
+    assert "maior" in {c.replacement for c in space.candidates if c.site == args[0].id}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+@pytest.mark.parametrize("wrong, right", [('"%d"', '"%d\\n"'), ('"%d \\n"', '"%d\\n"')])
+def test_a_wrong_format_is_repaired_under_exact_comparison(tmp_path, wrong, right):
+    project(tmp_path, DOUBLE_IT.replace("FORMAT", wrong), DOUBLES)
+    proc = crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    change = json.loads(proc.stdout)["repairs"][0]["changes"][0]
+    assert (change["kind"], change["original"], change["replacement"]) == ("format", wrong, right)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_a_missing_final_newline_is_no_failure_when_trailing_whitespace_is_ignored(tmp_path):
+    project(tmp_path, DOUBLE_IT.replace("FORMAT", '"%d"'), DOUBLES)
+    proc = crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "trailing-whitespace", cwd=tmp_path)
+    assert proc.returncode == 123, proc.stdout + proc.stderr
+    assert "no-failing-test" in proc.stdout
+
+
+SUBMISSION = IPAS / "incorrect" / "year-3" / "lab02" / "ex08" / "ex08-stu_065-sub_017.c"
+
+
+@pytest.mark.skipif(not SUBMISSION.exists() or shutil.which("gcc") is None, reason="C-Pack-IPAs or gcc absent")
+def test_a_course_submission_whose_only_error_is_the_format_is_repaired(tmp_path):
+    """The submission prints ``%.2f`` without the newline the course's
+    judge expects (every output differs from the expected one only there)."""
+    tests = IPAS / "tests" / "lab02" / "ex08"
+    proc = crepair("repair", str(SUBMISSION), "--tests-dir", str(tests), "--compare", "exact", "--json",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    repair = json.loads(proc.stdout)["repairs"][0]
+    assert repair["changes"][0]["kind"] == "format"
+    assert '+    printf("%.2f\\n", media);' in repair["diff"]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_every_format_candidate_passes_gccs_format_check(tmp_path):
+    source = """\
+        #include <stdio.h>
+        void g(unsigned u, long l, char c, double d, float f, unsigned long long w, const char *s) {
+            printf("%ld %d|%c %5.2f\\n", u + l, c + 1, c, d);
+            printf("%llu %f %s", w / 2, f, s);
+            fprintf(stdout, "%i %u\\n", c, u);
+        }
+    """
+    program = load_program(write_c(tmp_path, source), real_c=True)
+    space = build_space(program)
+    cands = [c for c in space.candidates if c.schema is Schema.FORMAT]
+    assert len(cands) > 30
+    for c in cands:
+        s = space.sites[c.site]
+        out = tmp_path / "patched.c"
+        out.write_text(program.original[:s.span.start] + c.replacement + program.original[s.span.end:])
+        proc = subprocess.run(["gcc", "-c", "-Wformat", "-Werror=format", "-o", str(tmp_path / "p.o"), str(out)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, (c.replacement, proc.stderr)
