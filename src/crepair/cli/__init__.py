@@ -190,16 +190,16 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
         args = _parser().parse_args(argv)
         args.argv = argv  # as given (crepair bench records its command line)
         args.started = started
-        previous = None
+        previous = timer = None
         command = {"verify": verify_cmd.run, "localize": localize_cmd.run, "repair": repair_cmd.run,
                    "batch": batch_cmd.run, "bench": bench_cmd.run,
                    "inject": heap_cmd.run_inject, "debug": debug_cmd.run}[args.command]
-        if args.command in ("verify", "localize", "repair"):
-            args.memory, previous = limit_memory(args.memory)
         for option in ("html", "sarif"):
             check_output_file(getattr(args, option, None), f"--{option}")
-        timer = _hard_stop(args, as_json)
         try:
+            if args.command in ("verify", "localize", "repair"):
+                args.memory, previous = limit_memory(args.memory)
+            timer = _hard_stop(args, as_json)
             return command(args)
         finally:
             if timer is not None:

@@ -182,3 +182,10 @@ def constant_value(node: c_ast.Node) -> int | None:
     if value is None:
         return None
     return -value if negative else value
+
+
+def is_expression(node: c_ast.Node) -> bool:
+    """Whether ``node`` is an expression (as a statement: an expression statement)."""
+    return isinstance(node, (c_ast.Assignment, c_ast.FuncCall, c_ast.UnaryOp, c_ast.BinaryOp, c_ast.ID,
+                             c_ast.Constant, c_ast.Cast, c_ast.TernaryOp, c_ast.ExprList, c_ast.ArrayRef,
+                             c_ast.StructRef))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pycparser import c_ast
@@ -364,3 +364,28 @@ class Var:
     @property
     def pointer(self) -> bool:
         return self.type.kind == TypeKind.POINTER and bool(self.type.text)
+
+
+def why_not_a_site(t: CType) -> str:
+    """Why a value of type ``t`` is not an EXPR site (a note of the search space)."""
+    match t.kind:
+        case TypeKind.FLOAT:
+            return "floating-point value (not a site)"
+        case TypeKind.RECORD:
+            return "struct or union value (not a site)"
+        case TypeKind.VOID:
+            return "void value (not a site)"
+        case TypeKind.POINTER:
+            return "pointer whose type has no simple C name (not a site)"
+    return "value of a type not understood (not a site)"
+
+
+@dataclass(slots=True)
+class Function:
+    """What the candidates of one function draw on: its integer constants
+    (value -> spelling, most frequent first) and the lines where each
+    name is used."""
+
+    name: str
+    constants: dict[int, str] = field(default_factory=dict)
+    uses: dict[str, list[int]] = field(default_factory=dict)

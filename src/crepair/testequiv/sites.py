@@ -23,7 +23,7 @@ floating-point value, a macro expansion, a directive inside) are noted as
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pycparser import c_ast
 
@@ -31,22 +31,14 @@ from crepair.errors import InternalError
 from crepair.frontend.parse import CProgram
 from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
-from crepair.testequiv.ctext import COMMA, constant_value, operand_context
+from crepair.testequiv.ctext import COMMA, constant_value, is_expression, operand_context
 from crepair.testequiv.effects import effects, side_effect_free
 from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
-from crepair.testequiv.scope import CHAR, INT, USER_FILE, VOID, CType, TypeKind, Types, Var, VarKind, decay, pointer_to
+from crepair.testequiv.membership import membership_constants
+from crepair.testequiv.scope import (
+    CHAR, INT, USER_FILE, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
+)
 from crepair.testequiv.verbatim import Verbatim
-
-
-@dataclass(slots=True)
-class Function:
-    """What the candidates of one function draw on: its integer constants
-    (value -> spelling, most frequent first) and the lines where each
-    name is used."""
-
-    name: str
-    constants: dict[int, str] = field(default_factory=dict)
-    uses: dict[str, list[int]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -234,7 +226,7 @@ class _Walker:
                 pass
             case c_ast.StaticAssert():
                 pass
-            case _ if _is_expression(node):
+            case _ if is_expression(node):
                 self._simple(node, node, parent, dangling)
                 self._expr(node)
             case _:
@@ -352,7 +344,7 @@ class _Walker:
         else:
             value = decay(self._types.of(node, self._type_scope()))
             if not value.scalar:
-                self.note(node, _why_not(value))
+                self.note(node, why_not_a_site(value))
                 return
         why = self._verbatim.site(node, *keywords)
         if why is not None:
@@ -380,29 +372,7 @@ class _Walker:
 
     def _membership(self, node: c_ast.BinaryOp) -> None:
         """Record the constants of ``x == c1 || x == c2 ...`` (``!=`` with ``&&``)."""
-        test = "==" if node.op == "||" else "!="
-        leaves: list[c_ast.Node] = []
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, c_ast.BinaryOp) and n.op == node.op:
-                stack += [n.right, n.left]
-            else:
-                leaves.append(n)
-        by_subject: dict[str, list[c_ast.Node]] = {}
-        for leaf in leaves:
-            if isinstance(leaf, c_ast.BinaryOp) and leaf.op == test:
-                for subject, constant in ((leaf.left, leaf.right), (leaf.right, leaf.left)):
-                    if constant_value(constant) is not None and constant_value(subject) is None:
-                        text = self.spelling(subject)
-                        if text is not None:
-                            by_subject.setdefault(text, []).append(constant)
-        for constants in by_subject.values():
-            if len(constants) >= 2:
-                for c in constants:
-                    if self.spelling(c) is not None:
-                        span = self._spans.span(c)
-                        self.members.append((span.start, span.end))
+        self.members += membership_constants(node, self.spelling, self._spans.span)
 
     def _format_site(self, node: c_ast.Node, fmt: FormatArgument) -> None:
         why = self._verbatim.site(node)
@@ -440,22 +410,3 @@ class _Walker:
             return None
         span = self._spans.span(node)
         return self._program.original[span.start:span.end]
-
-
-def _is_expression(node: c_ast.Node) -> bool:
-    return isinstance(node, (c_ast.Assignment, c_ast.FuncCall, c_ast.UnaryOp, c_ast.BinaryOp, c_ast.ID,
-                             c_ast.Constant, c_ast.Cast, c_ast.TernaryOp, c_ast.ExprList, c_ast.ArrayRef,
-                             c_ast.StructRef))
-
-
-def _why_not(t: CType) -> str:
-    match t.kind:
-        case TypeKind.FLOAT:
-            return "floating-point value (not a site)"
-        case TypeKind.RECORD:
-            return "struct or union value (not a site)"
-        case TypeKind.VOID:
-            return "void value (not a site)"
-        case TypeKind.POINTER:
-            return "pointer whose type has no simple C name (not a site)"
-    return "value of a type not understood (not a site)"
