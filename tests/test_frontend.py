@@ -239,7 +239,7 @@ def test_bad_input_is_one_line_with_position_and_exit_3(tmp_path, capsys, name, 
 
 @pytest.mark.parametrize("make, message", [
     (lambda d: d / "missing.c", "cannot read {p}: No such file or directory"),
-    (lambda d: (d / "dir.c").mkdir() or d / "dir.c", "cannot read {p}: Is a directory"),
+    (lambda d: (d / "dir.c").mkdir() or d / "dir.c", "cannot read {p}: not a regular file"),
     (lambda d: Path("/dev/zero"), "cannot read {p}: a device, not a file"),
 ])
 def test_unreadable_paths_are_one_line_and_exit_3(tmp_path, capsys, make, message):
