@@ -277,3 +277,16 @@ int main(void) {
     report = json.loads(proc.stdout)
     assert (proc.returncode, report["outcome"]) in ((5, "exhausted"), (4, "unknown")), proc.stdout + proc.stderr
     assert report["repairs"] == []
+
+
+def test_no_tests_and_no_counterexample_is_unknown_not_a_usage_error(tmp_path):
+    # the bounded engine takes no floating point, so no counterexample seeds the tests
+    src = r"""#include <stdio.h>
+int main(void) { double x; if (scanf("%lf", &x) != 1) return 0; printf("%.1f\n", x * 2); return 0; }
+"""
+    (tmp_path / "sub.c").write_text(src)
+    (tmp_path / "model.c").write_text(src.replace("x * 2", "x * 3"))
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--json", "--timeout", "30", cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    assert (proc.returncode, report["outcome"]) == (4, "unknown"), proc.stdout + proc.stderr
+    assert "no test input" in report["reason"] and report["repairs"] == []

@@ -243,7 +243,8 @@ class StagedRun:
                     best = (failed, n, rep)
                 if best is not None and round_ < self.options.rounds and self._round_ends is None:
                     self._round_ends = time.monotonic() + self._patience()
-            if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT):
+            if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) \
+                    or self.stopped == StopReason.NOT_STARTED and self.reason:
                 break
             if best is None or self._timed_out():
                 break
@@ -252,7 +253,8 @@ class StagedRun:
         yield from held
         if proved or held:
             self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.COMPLETE)
-        elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT):
+        elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) and not (
+                self.stopped == StopReason.NOT_STARTED and self.reason):
             if self._timed_out():
                 self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
             else:
@@ -328,6 +330,11 @@ class StagedRun:
         program = project / self.path.name
         program.write_text(base, errors="surrogateescape")
         while True:
+            if not self.suite.ids:
+                self._finish(RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
+                             "no test input: no tests were given and the bounded check found no input on which "
+                             "the program and the reference differ in time; give --tests-dir DIR")
+                return
             spec = load_tests(program, tests_dir=self.suite.folder, compare=self.options.compare,
                               test_ids=ids or ())
             left = self.remaining()
