@@ -290,3 +290,9 @@ int main(void) { double x; if (scanf("%lf", &x) != 1) return 0; printf("%.1f\n",
     report = json.loads(proc.stdout)
     assert (proc.returncode, report["outcome"]) == (4, "unknown"), proc.stdout + proc.stderr
     assert "no test input" in report["reason"] and report["repairs"] == []
+
+
+def test_a_missing_program_is_one_bad_input_line(tmp_path):
+    course(tmp_path)
+    proc = crepair("repair", "nosuch.c", "--reference", "model.c", cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stderr == "crepair: error: cannot read nosuch.c: No such file or directory\n"

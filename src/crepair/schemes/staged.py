@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crepair.errors import UsageError
+from crepair.frontend.source import read_source
 from crepair.frontend.spans import Span
 from crepair.bmc import VerifyOutcome
 from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
@@ -126,7 +127,7 @@ class StagedRun:
         self.outcome = RepairOutcome.UNKNOWN
         self.stopped = StopReason.NOT_STARTED
         self.reason = ""
-        self.original = self.path.read_text(errors="surrogateescape")
+        self.original = read_source(self.path)  # BadInput (one line) for a file that cannot be read
         self._round_ends: float | None = None
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
