@@ -133,7 +133,8 @@ class StagedRun:
         self._best_failures: int | None = None
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         self._oracle = ReferenceProgram(reference.path)
-        self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp)
+        self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
+                                      self.stats)
         given = self._given(tests_dir)
         self.stats.given = len(given)
         seeds = [stdin for _, stdin, _ in given]
@@ -324,12 +325,7 @@ class StagedRun:
         suite or a counterexample) — and the number of tests it fails."""
         from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
 
-        project = self._tmp / f"round{self.stats.rounds}"
-        project.mkdir()
-        for header in self.path.resolve().parent.glob("*.h"):
-            shutil.copy2(header, project / header.name)
-        program = project / self.path.name
-        program.write_text(base, errors="surrogateescape")
+        program = self.checks.copy(base)
         while True:
             if not self.suite.ids:
                 self._finish(RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
@@ -388,7 +384,6 @@ class StagedRun:
         if budget < 0.5:
             return "tests", self._evidence("no time left for the bounded check"), 0
         result = self.checks.verify(rep.patched, budget)
-        self.stats.proofs = self.checks.proofs
         if result is not None and result.outcome == VerifyOutcome.VERIFIED and result.bound.too_small is False:
             return "proved", EquivalenceProof(self.options.unwind, self.reference.input_bound, self._evidence("")), 0
         test = self.checks.test_of(result, rep.patched) if result is not None else None

@@ -25,31 +25,36 @@ class CandidateChecks:
     """Checks of texts of the program at ``path`` against ``reference``
     (built as ``oracle``), outputs compared as ``compare`` says, bounded
     checks at unwinding bound ``unwind``; work in the folder ``tmp``.
-    ``proofs``: bounded checks started; ``notes``: what could not be run."""
+    Counts the bounded checks it starts in ``stats.proofs`` and says what
+    could not be run in ``stats.notes`` (the run's
+    :class:`~crepair.schemes.staged.StagedStats`)."""
 
     def __init__(self, path: Path, reference: ReferenceOptions, oracle: ReferenceProgram, compare: Comparison,
-                 unwind: int, tmp: Path):
+                 unwind: int, tmp: Path, stats):
         self.path, self.reference, self.oracle = path, reference, oracle
         self.compare, self.unwind, self.tmp = compare, unwind, tmp
-        self.proofs = 0
-        self.notes: list[str] = []
+        self.stats = stats
         self._failed: dict[str, int] = {}  # test id -> patches it refuted
 
     def same(self, a: bytes, b: bytes) -> bool:
         """Whether outputs ``a`` and ``b`` are equal under the comparison."""
         return self.compare.normalize(a) == self.compare.normalize(b)
 
-    def _folder(self, text: str) -> Path:
+    def copy(self, text: str) -> Path:
+        """A fresh folder holding ``text`` under the program's name beside
+        copies of the headers of its folder; returns the program's path."""
         folder = Path(tempfile.mkdtemp(dir=self.tmp))
         for header in self.path.resolve().parent.glob("*.h"):
             shutil.copy2(header, folder / header.name)
-        (folder / self.path.name).write_text(text, errors="surrogateescape")
-        return folder
+        program = folder / self.path.name
+        program.write_text(text, errors="surrogateescape")
+        return program
 
     def build(self, text: str) -> Path | None:
         """``text`` compiled normally (None: it does not compile)."""
-        folder = self._folder(text)
-        return None if compile_c(folder / self.path.name, folder / "prog") is not None else folder / "prog"
+        program = self.copy(text)
+        binary = program.parent / "prog"
+        return None if compile_c(program, binary) is not None else binary
 
     def outputs(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
         """The outputs of ``text`` built normally on ``inputs`` (None: it does not compile)."""
@@ -78,15 +83,15 @@ class CandidateChecks:
     def verify(self, text: str, seconds: float):
         """The bounded equivalence check of ``text`` within ``seconds`` (a
         :class:`~crepair.bmc.VerifyResult`; None when the engine cannot take
-        the program, said in ``notes``)."""
+        the program, said in ``stats.notes``)."""
         from crepair.api import verify
 
-        target = self._folder(text) / self.path.name
-        self.proofs += 1
+        target = self.copy(text)
+        self.stats.proofs += 1
         try:
             return verify(target, unwind=self.unwind, timeout=seconds, reference=self.reference)
         except BadInput as exc:
-            self.notes.append(f"bounded check not run: {exc}")
+            self.stats.notes.append(f"bounded check not run: {exc}")
             return None
 
     def test_of(self, result, text: str) -> tuple[bytes, bytes] | None:
