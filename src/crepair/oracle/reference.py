@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +78,7 @@ class ReferenceProgram:
         self.path = Path(path)
         self.timeout = timeout
         self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
+        self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._builds: list[Path] = []
         try:
             for k, init in enumerate(_INITS):
@@ -101,7 +103,7 @@ class ReferenceProgram:
         return runs[0].output
 
     def close(self) -> None:
-        shutil.rmtree(self._dir, ignore_errors=True)
+        self._removal()
 
     def __enter__(self) -> "ReferenceProgram":
         return self

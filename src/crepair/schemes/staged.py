@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import weakref
 import tempfile
 import time
 from collections.abc import Iterator
@@ -132,6 +133,8 @@ class StagedRun:
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
+        # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
+        self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
         self._oracle = ReferenceProgram(reference.path)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
                                       self.stats)
@@ -206,7 +209,7 @@ class StagedRun:
 
     def _cleanup(self) -> None:
         self._oracle.close()
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        self._removal()
 
     def _evidence(self, why: str) -> PassesSuite:
         return PassesSuite(len(self.suite.given), len(self.suite.generated), len(self.suite.counterexamples), why)
