@@ -114,6 +114,20 @@ def test_generated_inputs_keep_separators_and_lines_and_are_deterministic():
         assert parts[0::2] in (_split(given[0])[0::2], _split(given[1])[0::2])  # the whitespace between tokens
 
 
+def _numbers(inputs):
+    return [float(t) for data in inputs for t in data.split() if t.lstrip(b"-").replace(b".", b"").isdigit()]
+
+
+def test_generated_numbers_keep_to_the_sign_classes_of_the_given_ones_at_their_position():
+    given = [b"3\n1.5 -2.0 0\n", b"2\n-1 2\n", b"4\n0 1 -2 3\n"]
+    mutants = mutate_inputs(given, count=80, seed=2)
+    assert len(mutants) == 80
+    counts = [float(m.split()[0]) for m in mutants]
+    assert min(counts) > 0  # every test's count is positive: no 0, no -3
+    data = [float(t) for m in mutants for t in m.split()[1:]]
+    assert {(v > 0) - (v < 0) for v in data} == {-1, 0, 1}  # the data take every sign
+
+
 def test_the_stdin_of_a_counterexample_is_the_tokens_the_run_reads():
     span = Span("p.c", 1, 1, 1, 2, 0, 1)
     cex = Counterexample(span, (

@@ -6,7 +6,11 @@ separators survive every mutation.  A mutant changes one token, two
 tokens, or every numeric token at once (e.g. all negative); numbers
 become neighbours, negations, zero, doublings, halvings and random values
 of the same magnitude; words get a character changed, dropped or
-doubled.  This is the input generation of the staged check against a
+doubled.  Mutants stay in the input classes the given inputs show: a
+number's sign class (negative, zero, positive) is one that a given number
+at the same token index has (a count or a size that every test gives as
+positive stays positive; a mutant outside that domain tests what the task
+never asked).  This is the input generation of the staged check against a
 reference (crepair issue "Real programs against a model solution";
 in the spirit of type-aware input mutation, e.g. Mechtaev et al.'s
 test generation for f1x's evaluation).
@@ -38,18 +42,37 @@ def _split(data: bytes) -> list[bytes]:
     return parts
 
 
-def _number(token: bytes, rng: random.Random) -> bytes:
+ALL_SIGNS = frozenset({-1, 0, 1})
+
+
+def _sign(v: float) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _signs(inputs: Sequence[bytes]) -> dict[int, frozenset[int]]:
+    """Token index (0-based, in input order) -> the sign classes (-1, 0, 1)
+    of the numbers at that index in ``inputs``."""
+    out: dict[int, set[int]] = {}
+    for data in inputs:
+        for k, t in enumerate(_TOKEN.findall(data)):
+            if _INT.fullmatch(t) or _FLOAT.fullmatch(t):
+                out.setdefault(k, set()).add(_sign(float(t)))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _number(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
     v = int(token)
     magnitude = max(abs(v), 10)
     choices = [v + 1, v - 1, -v, 0, 1, 2 * v, v // 2, v + rng.randint(2, 10), v - rng.randint(2, 10),
                rng.randint(-magnitude, magnitude), rng.randint(-100, 100)]
-    new = rng.choice([c for c in choices if c != v] or [v + 1])
+    new = rng.choice([c for c in choices if c != v and _sign(c) in signs] or [v + 1])
     return str(new).encode()
 
 
-def _real(token: bytes, rng: random.Random) -> bytes:
+def _real(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
     v = float(token)
-    new = rng.choice([v + 0.5, v - 0.5, -v, 0.0, 2 * v, v / 2, round(rng.uniform(-100, 100), 2)])
+    choices = [v + 0.5, v - 0.5, -v, 0.0, 2 * v, v / 2, round(rng.uniform(-100, 100), 2)]
+    new = rng.choice([c for c in choices if c != v and _sign(c) in signs] or [v + 0.5])
     decimals = len(token.split(b".")[1]) if b"." in token else 2
     return f"{new:.{max(decimals, 1)}f}".encode()
 
@@ -65,52 +88,56 @@ def _word(token: bytes, rng: random.Random) -> bytes:
     return token[:i] + bytes([rng.choice(letters)]) + token[i + 1:]
 
 
-def mutate_token(token: bytes, rng: random.Random) -> bytes:
+def mutate_token(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
     """A neighbour of ``token``: a number stays a number of the same kind
-    (integer or decimal), a word stays a word."""
+    (integer or decimal) whose sign class is in ``signs`` (-1, 0, 1), a
+    word stays a word."""
     if _INT.fullmatch(token):
-        return _number(token, rng)
+        return _number(token, rng, signs)
     if _FLOAT.fullmatch(token):
-        return _real(token, rng)
+        return _real(token, rng, signs)
     return _word(token, rng)
 
 
-def _mutant(data: bytes, rng: random.Random) -> bytes:
+def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | None = None) -> bytes:
     parts = _split(data)
     tokens = list(range(1, len(parts), 2))
     if not tokens:
         return data
     numeric = [i for i in tokens if _INT.fullmatch(parts[i]) or _FLOAT.fullmatch(parts[i])]
+    def allowed(i: int) -> frozenset[int]:  # parts index i is token (i - 1) // 2
+        return ALL_SIGNS if signs is None else signs.get((i - 1) // 2, ALL_SIGNS)
+
     how = rng.random()
     if how < 0.25 and len(numeric) > 1:  # every number at once: all negated, all negative, all random
         mode = rng.randrange(3)
         for i in numeric:
-            if not _INT.fullmatch(parts[i]):
-                parts[i] = mutate_token(parts[i], rng)
+            if not _INT.fullmatch(parts[i]) or mode == 2 or -1 not in allowed(i):
+                parts[i] = mutate_token(parts[i], rng, allowed(i))
             elif mode == 0:
                 parts[i] = str(-int(parts[i])).encode()
-            elif mode == 1:
-                parts[i] = str(-rng.randint(1, max(10, abs(int(parts[i])) * 2))).encode()
             else:
-                parts[i] = mutate_token(parts[i], rng)
+                parts[i] = str(-rng.randint(1, max(10, abs(int(parts[i])) * 2))).encode()
     else:
         for i in rng.sample(tokens, min(len(tokens), 1 if how < 0.7 else 2)):
-            parts[i] = mutate_token(parts[i], rng)
+            parts[i] = mutate_token(parts[i], rng, allowed(i))
     return b"".join(parts)
 
 
 def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0) -> list[bytes]:
     """Up to ``count`` distinct mutants of the standard inputs ``inputs``
     (none of which is returned again), deterministic for a ``seed``.
-    Fewer come back when the inputs have few tokens."""
+    Fewer come back when the inputs have few tokens.  A number keeps to
+    the sign classes of the numbers at its token index in ``inputs``."""
     rng = random.Random(seed)
+    signs = _signs(inputs)
     seen = set(inputs)
     out: list[bytes] = []
     pool = [i for i in inputs if _TOKEN.search(i)]
     attempts = 0
     while pool and len(out) < count and attempts < 20 * count:
         attempts += 1
-        new = _mutant(rng.choice(pool), rng)
+        new = _mutant(rng.choice(pool), rng, signs)
         if new not in seen:
             seen.add(new)
             out.append(new)

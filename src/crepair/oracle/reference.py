@@ -1,11 +1,13 @@
 """The reference implementation as an oracle of concrete runs.
 
-The reference is compiled twice with gcc's address and undefined-behaviour
-sanitizers, once with uninitialized locals filled with a pattern and once
-with zeros (``-ftrivial-auto-var-init``).  An input is *valid* when both
-builds end within the time limit, without a sanitizer report and without
-a signal, and print the same output: then the output does not depend on
-undefined behaviour and is the expected output of that input.  The user's
+The reference is compiled twice: with gcc's address and undefined-behaviour
+sanitizers and uninitialized locals filled with a pattern, and plain with
+them filled with zeros (``-ftrivial-auto-var-init``).  An input is *valid*
+when both builds end within the time limit, without a sanitizer report and
+without a signal, and print the same output: then the output does not
+depend on undefined behaviour or on uninitialized locals and is the
+expected output of that input.  Inputs are run several at once (one
+thread per processor; the runs are processes).  The user's
 files are only read; the builds live in a temporary folder.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 import tempfile
 import weakref
 from dataclasses import dataclass
@@ -26,7 +29,7 @@ _ENV = {"ASAN_OPTIONS": f"detect_leaks=0:exitcode={SANITIZER_EXIT}:abort_on_erro
         "UBSAN_OPTIONS": f"halt_on_error=1:exitcode={SANITIZER_EXIT}:print_stacktrace=0"}
 _BASE = ("-std=gnu99", "-w", "-O0", "-fno-omit-frame-pointer")
 _SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
-_INITS = ("-ftrivial-auto-var-init=pattern", "-ftrivial-auto-var-init=zero")
+_BUILDS = ((*_SANITIZE, "-ftrivial-auto-var-init=pattern"), ("-ftrivial-auto-var-init=zero",))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +84,12 @@ class ReferenceProgram:
         self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._builds: list[Path] = []
         try:
-            for k, init in enumerate(_INITS):
+            for k, flags in enumerate(_BUILDS):
                 out = self._dir / f"reference{k}"
-                error = compile_c(self.path, out, (*_SANITIZE, init))
-                if error is not None:  # no sanitizer runtime here: plain builds still check the initial values
-                    error = compile_c(self.path, out, (init,))
+                error = compile_c(self.path, out, flags)
+                if error is not None and flags[0] == _SANITIZE[0]:
+                    # no sanitizer runtime here: a plain build still checks the initial values
+                    error = compile_c(self.path, out, flags[len(_SANITIZE):])
                 if error is not None:
                     raise BadInput(f"{self.path}: the reference does not compile: {error}")
                 self._builds.append(out)
@@ -101,6 +105,14 @@ class ReferenceProgram:
         if not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
             return None
         return runs[0].output
+
+    def expected_all(self, inputs: list[bytes]) -> list[bytes | None]:
+        """:meth:`expected` of each of ``inputs``, in their order, run
+        ``os.cpu_count()`` at a time."""
+        if len(inputs) < 2:
+            return [self.expected(stdin) for stdin in inputs]
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            return list(pool.map(self.expected, inputs))
 
     def close(self) -> None:
         self._removal()

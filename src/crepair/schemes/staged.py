@@ -51,7 +51,8 @@ DEFAULT_GENERATED = 60  # inputs generated from the given ones
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
-PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
+PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists
+HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
 
 
 class _RoundOver(Exception):
@@ -148,8 +149,8 @@ class StagedRun:
                 seeded.append(seed)
                 seeds.append(seed[0])
         generated = []
-        for stdin in mutate_inputs(seeds, count=options.generated, seed=0):
-            expected = self._oracle.expected(stdin)
+        inputs = list(mutate_inputs(seeds, count=options.generated, seed=0))
+        for stdin, expected in zip(inputs, self._oracle.expected_all(inputs)):
             if expected is None:
                 self.stats.invalid += 1
             else:
@@ -169,10 +170,9 @@ class StagedRun:
         spec = load_tests(self.path, tests_dir=tests_dir, compare=self.options.compare)
         assert isinstance(spec, FolderTests)
         out = []
-        for t in spec.ids:
-            stdin = spec.input_path(t).read_bytes()
+        inputs = [spec.input_path(t).read_bytes() for t in spec.ids]
+        for t, stdin, mine in zip(spec.ids, inputs, self._oracle.expected_all(inputs)):
             expected = (spec.folder / spec.naming.files(t)[1]).read_bytes()
-            mine = self._oracle.expected(stdin)
             if mine is not None and not self.checks.same(mine, expected):
                 self.stats.notes.append(f"test {t}: the reference's output differs from the expected one "
                                         "(the test's file is taken)")
@@ -244,6 +244,9 @@ class StagedRun:
                         return
                 elif status == "tests":
                     held.append(self._relative(rep, base))
+                    if self.options.max_repairs is not None and len(held) >= self.options.max_repairs:
+                        # the proof of a cheaper-or-equal later candidate is as hard: look on a little, then stop
+                        self._round_ends = min(self._round_ends or float("inf"), time.monotonic() + self._held_patience())
                 elif best is None or (failed, n) < best[:2]:
                     best = (failed, n, rep)
                 if best is not None and round_ < self.options.rounds and self._round_ends is None:
@@ -276,6 +279,12 @@ class StagedRun:
         """Seconds the one-location search goes on after its first partial
         fix: a quarter of the time limit (60 s without one)."""
         return (self.options.timeout or 240.0) * PATIENCE
+
+    def _held_patience(self) -> float:
+        """Seconds the search goes on for a proved repair once enough
+        repairs passed the whole suite without a proof: a tenth of the
+        time limit (24 s without one)."""
+        return (self.options.timeout or 240.0) * HELD_PATIENCE
 
     def _timed_out(self) -> bool:
         left = self.remaining()
