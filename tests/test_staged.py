@@ -259,17 +259,15 @@ def test_one_api_verb_runs_every_kind_of_specification(tmp_path):
 
 
 def test_a_second_round_change_is_located_in_the_original_file():
-    from crepair.records import Change, Edit
+    from crepair.records import Edit
     from crepair.records import text_span as span_of
-    from crepair.schemes.staged import StagedRun
+    from crepair.schemes.staged_spans import span_back
 
     original = "int a = 1;\nint b = x;\nprint(b);\n"
     base = original.replace("x", "longer")  # the first round's change
-    run = StagedRun.__new__(StagedRun)
-    run.original = original
     first = Edit(span_of("p.c", original, original.index("x"), original.index("x") + 1), "x", "longer")
     at = base.index("print(b)") + 6
-    moved = run._back(span_of("p.c", base, at, at + 1), [first])
+    moved = span_back(span_of("p.c", base, at, at + 1), [first], original)
     assert (moved.start, moved.line, moved.column) == (original.index("print(b)") + 6, 3, 7)
     assert original[moved.start:moved.end] == "b"
 

@@ -38,13 +38,14 @@ from pathlib import Path
 
 from crepair.errors import UsageError
 from crepair.frontend.source import read_source
-from crepair.frontend.spans import Span
 from crepair.bmc import VerifyOutcome
 from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
-from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason, text_span
+from crepair.schemes.staged_spans import named, relative_to_original
+from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
+from crepair.testequiv.candidates import Schema
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
@@ -133,6 +134,7 @@ class StagedRun:
         self._round_ends: float | None = None
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
+        self._presentation: bool | None = None
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
@@ -234,7 +236,7 @@ class StagedRun:
             ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
             self._round_ends = None
             self._best_failures = None
-            for n, (rep, status, failed) in enumerate(self._search(base, ids)):
+            for n, (rep, status, failed) in enumerate(self._stages(base, ids)):
                 if status == "proved":
                     proved += 1
                     self.stats.proved += 1
@@ -258,7 +260,7 @@ class StagedRun:
                 break
             base = best[2].patched  # two locations: search again from the patch that fails the fewest tests
             self._first_changes = best[2].changes
-        yield from held
+        yield from held if self.options.max_repairs is None else held[:max(0, self.options.max_repairs - proved)]
         if proved or held:
             self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.COMPLETE)
         elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) and not (
@@ -295,42 +297,40 @@ class StagedRun:
 
     def _relative(self, rep: Repair, base: str) -> Repair:
         """``rep`` (a change of ``base``, the original with the first
-        round's change) as a change of the original file: its spans moved
-        back over the first round's edits."""
+        round's change) as a change of the original file."""
         if base == self.original:
             return rep
-        first = [e for c in self._first_changes for e in c.edits]
-        changes = tuple(dataclasses.replace(c, span=self._back(c.span, first),
-                                            edits=tuple(dataclasses.replace(e, span=self._back(e.span, first))
-                                                        for e in c.edits)) for c in rep.changes)
-        diff = unified_diff(str(self.path), self.original, rep.patched)
-        return dataclasses.replace(rep, diff=diff, changes=self._first_changes + changes)
+        return relative_to_original(rep, self.path, self.original, self._first_changes)
 
-    def _named(self, changes: tuple) -> tuple:
-        """``changes`` of the copy that was searched, their spans naming the user's file."""
-        name = str(self.path)
-        return tuple(dataclasses.replace(c, span=dataclasses.replace(c.span, file=name),
-                                         edits=tuple(dataclasses.replace(e, span=dataclasses.replace(e.span, file=name))
-                                                     for e in c.edits)) for c in changes)
+    def _presentation_only(self) -> bool:
+        """Whether every given test the original fails, it fails only in
+        white space (its output has the expected tokens): a presentation
+        error, repaired at the output formats first."""
+        given = self.suite.given
+        outputs = self.checks.outputs(self.original, [self.suite.stdin(t) for t in given]) if given else None
+        if not outputs:
+            return False
+        wrong = [(got, self.suite.expected(t)) for t, got in zip(given, outputs) if not self.checks.same(got, self.suite.expected(t))]
+        return bool(wrong) and all(got.split() == want.split() for got, want in wrong)
 
-    def _back(self, span: Span, edits) -> Span:
-        """``span`` of the text after ``edits`` (of the original) as a span
-        of the original (an end inside an edit moves to the edit's end)."""
-        def back(offset: int) -> int:
-            shift = 0
-            for e in sorted(edits, key=lambda e: e.span.start):
-                new_start = e.span.start + shift
-                if offset <= new_start:
-                    break
-                grown = len(e.new) - (e.span.end - e.span.start)
-                if offset < new_start + len(e.new):
-                    return e.span.end if offset > new_start else e.span.start
-                shift += grown
-            return offset - shift
+    def _stages(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
+        """:meth:`_search` of the output formats alone first when the
+        original's failures are presentation errors, then of the whole
+        space (unless a format repair ended the run)."""
+        if self._presentation is None:
+            self._presentation = self._presentation_only()
+        if self._presentation:
+            found = False
+            for item in self._search(base, ids, frozenset({Schema.FORMAT})):
+                found = found or item[1] in ("proved", "tests")
+                yield item
+            if found or self._timed_out() or self.outcome == RepairOutcome.NO_FAILING_TEST:
+                return
+            self.stats.notes.append("no format edit alone repairs the presentation error: the whole space follows")
+        yield from self._search(base, ids)
 
-        return text_span(span.file, self.original, back(span.start), back(span.end))
-
-    def _search(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
+    def _search(self, base: str, ids: list[str] | None,
+                schemas: frozenset[Schema] | None = None) -> Iterator[tuple[Repair, str, int]]:
         """The plausible patches of ``base`` against the tests ``ids`` of the
         suite (None: all), each with its status — proved, tests (passes
         every test of the suite, not proved), refuted (fails a test of the
@@ -350,7 +350,7 @@ class StagedRun:
             # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
-                                        anti_patterns=frozenset())
+                                        anti_patterns=frozenset(), schemas=schemas)
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:
@@ -372,7 +372,7 @@ class StagedRun:
                 self.stats.plausible += 1
                 rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)",
                                           diff=unified_diff(str(self.path), base, rep.patched),
-                                          changes=self._named(rep.changes))
+                                          changes=named(rep.changes, str(self.path)))
                 status, evidence, failed = self._check(rep)
                 yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
                 if self._timed_out():

@@ -38,7 +38,7 @@ from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Sc
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
 from crepair.testequiv.antipatterns import AntiPattern
-from crepair.testequiv.candidates import Candidate, SearchSpace
+from crepair.testequiv.candidates import Candidate, Schema, SearchSpace
 from crepair.testequiv.search import Exploration, ExplorationStats
 from crepair.testequiv.space import SpaceOptions
 
@@ -61,7 +61,8 @@ class TestRepairOptions:
     localization), at most ``max_files`` of them (None: all) — the files
     given to the run are then ignored; ``anti_patterns``: the rules whose
     candidates are left out of the space (Tan et al., FSE'16;
-    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none).
+    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none);
+    ``schemas``: the transformation schemas of the space (None: all).
     """
 
     timeout: float | None = 300.0
@@ -74,6 +75,7 @@ class TestRepairOptions:
     localize_files: bool = False
     max_files: int | None = None
     anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
+    schemas: frozenset[Schema] | None = None
 
 
 @dataclass(slots=True)
@@ -265,7 +267,8 @@ class TestDrivenRun:
         pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
         self.linked = pf.linked_space(spec.project, pairs, self.ranking,
                                       options.lines if chosen[0] == main else None,
-                                      SpaceOptions(anti_patterns=options.anti_patterns))
+                                      SpaceOptions(anti_patterns=options.anti_patterns,
+                                                   **({} if options.schemas is None else {"schemas": options.schemas})))
         self.programs = {part.program.path: part.program for part in self.linked.parts}
         mains = [part.program for part in self.linked.parts if part.file == main]
         self.program = mains[0] if mains else load_program(path, real_c=True)

@@ -8,8 +8,11 @@ candidates are the literal with one small edit (:func:`format_edits`):
 
 - a ``\\n`` appended or deleted at the end, inserted or deleted at the start;
 - a space inserted before the final ``\\n`` (or at the end);
-- each space and each ``\\n`` outside a conversion deleted, or swapped
-  (space -> ``\\n``, ``\\n`` -> space);
+- each space, tab and ``\\n`` outside a conversion deleted, or swapped
+  (space or tab -> ``\\n``, ``\\n`` -> space, tab -> space);
+- every space (or every tab) right before a ``\\n`` deleted at once,
+  when there are several (``"%d \\n%d \\n"`` -> ``"%d\\n%d\\n"``);
+- a trailing space or tab moved to the front (``"%d "`` -> ``" %d"``);
 - one conversion changed to a related one that still matches its
   argument's type as gcc's ``-Wformat`` checks it: ``%d``/``%i``/``%u`` with
   the length modifier of the (promoted) integer argument (``%d`` -> ``%ld``
@@ -19,6 +22,11 @@ candidates are the literal with one small edit (:func:`format_edits`):
   conversions never changes; no conversion changes when an argument's type
   is unknown, a ``*`` width is used, or the conversions do not match the
   arguments one to one.
+
+In a loop, a separator is often right on all but the first or last
+iteration: :func:`separator_choices` gives the pairs of literals a
+conditional format ``(b) ? when_true : when_false`` chooses between
+(crepair's CONDITIONAL FORMAT candidates, :mod:`crepair.testequiv.space`).
 
 This schema is crepair's own (not in f1x's Fig. 10; TOSEM'18 §5 leaves
 string literals out).  Each edit costs one node, as an operator change.
@@ -86,6 +94,7 @@ _CONVERSION = re.compile(
 )
 _LENGTH = {3: "", 4: "l", 5: "ll"}
 _FLOATS = "fFeEgGaA"
+_SEPARATORS = (" ", "\\t", "\\n")
 
 
 def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]:
@@ -111,10 +120,16 @@ def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]
         bodies += [body + "\\n", body + " "]
     bodies.append(body[2:] if body.startswith("\\n") else "\\n" + body)
     for at, unit in units:
-        if at in protected or unit not in (" ", "\\n"):
+        if at in protected or unit not in _SEPARATORS:
             continue
-        other = "\\n" if unit == " " else " "
-        bodies += [body[:at] + body[at + len(unit):], body[:at] + other + body[at + len(unit):]]
+        for other in ("",) + tuple(o for o in ("\\n", " ") if o != unit):
+            bodies.append(body[:at] + other + body[at + len(unit):])
+    for sep in (" ", "\\t"):
+        if body.count(sep + "\\n") > 1:
+            bodies.append(body.replace(sep + "\\n", "\\n"))
+    for sep in (" ", "\\t"):
+        if body.endswith(sep) and len(body) > len(sep):
+            bodies.append(sep + body[:-len(sep)])
     if arg_types is not None:
         bodies += _conversion_edits(body, conversions, arg_types)
     out: list[str] = []
@@ -123,6 +138,32 @@ def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]
         if b != body and text not in out:
             out.append(text)
     return out
+
+
+def separator_choices(literal: str) -> list[tuple[str, str]]:
+    """Pairs ``(when_true, when_false)`` of literals for a conditional
+    format ``(b) ? when_true : when_false`` in place of ``literal`` (a C
+    string literal's source): a separator (space, tab, ``\\n``) at the
+    literal's end or start printed on some iterations only — the literal
+    with and without it, and a trailing space or tab moved to the front
+    (``(i > 0) ? " %d" : "%d"``).  Empty for a literal that is not one
+    plain ``"..."``."""
+    m = _LITERAL.match(literal)
+    if m is None:
+        return []
+    body = m.group(1)
+    out: list[tuple[str, str]] = []
+    for sep in (" ", "\\t", "\\n"):
+        if body.endswith(sep) and len(body) > len(sep):
+            bare = body[:-len(sep)]
+            out.append((body, bare))
+            if sep != "\\n":
+                out.append((sep + bare, bare))
+        elif body.startswith(sep) and len(body) > len(sep):
+            out.append((body, body[len(sep):]))
+    if not body.endswith("\\n"):
+        out.append((body + "\\n", body))
+    return [(f'"{a}"', f'"{b}"') for a, b in dict.fromkeys(out)]
 
 
 def _conversion_edits(body: str, conversions: list[re.Match], arg_types: tuple[CType, ...]) -> list[str]:
@@ -173,4 +214,4 @@ def _int_length(t: CType) -> str | None:
     return _LENGTH.get(promote(t).rank)
 
 
-__all__ = ["FormatArgument", "FormatCall", "format_argument", "format_edits"]
+__all__ = ["FormatArgument", "FormatCall", "format_argument", "format_edits", "separator_choices"]

@@ -57,7 +57,7 @@ class Place:
     subscript; ``alone``: the STMT is the only statement of its block or
     branch; ``before_if``: the names the condition of the ``if`` right
     after the STMT reads; ``loop_reads``: the names the conditions of the
-    loops around the STMT read; ``members``: the spans (offsets, end
+    loops around the STMT (or the FORMAT literal) read; ``members``: the spans (offsets, end
     exclusive) of the constants inside the place of a membership test
     ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``)."""
 
@@ -385,7 +385,7 @@ class _Walker:
             types = tuple(self._types.of(a, scope) for a in fmt.rest)
         self.places.append(Place(
             SiteKind.EXPR, node, self._spans.span(node), self._fn, pointer_to(CHAR), self._visible(),
-            literal=True, format_types=types,
+            literal=True, format_types=types, loop_reads=tuple(sorted({n for names in self._loops for n in names})),
         ))
 
     # -- what a function uses ---------------------------------------------------------

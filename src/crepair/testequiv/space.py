@@ -13,7 +13,9 @@ transformation schemas M of Fig. 10, adapted to C in §5:
 - INITIALIZATION: ``int x;`` becomes ``int x = 0;`` (Prophet's schema);
 - FORMAT: one small edit of an output call's string literal (crepair's
   own, :mod:`crepair.testequiv.formats`), cost 1, each candidate in a
-  group of its own (never merged by value).
+  group of its own (never merged by value); in a loop also
+  ``(b) ? t : f`` choosing the literal with or without a separator, ``b``
+  an atom over a variable the loop conditions read (cost 4, as a guard).
 
 Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
 visible integer variables, ``c`` a constant of the site or f1x's condition
@@ -66,7 +68,7 @@ from crepair.frontend.tokens import tokenize
 from crepair.testequiv.antipatterns import AntiPattern, pruned
 from crepair.testequiv.candidates import PARAM, Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
-from crepair.testequiv.formats import format_edits
+from crepair.testequiv.formats import format_edits, separator_choices
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.sites import Place, collect
 from crepair.testequiv.scope import Types, Var, VarKind, decay
@@ -209,13 +211,9 @@ class _Builder:
                 name = p.node.name
                 out.append(_Draft(tenths(INIT_COST), i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
             return out
-        if p.literal:
-            if Schema.FORMAT not in schemas:
-                return out
-            text = self._original[p.span.start:p.span.end]
-            return [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group)
-                    for group, e in enumerate(format_edits(text, p.format_types), start=1)]
         atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null, o.max_condition_parameter)
+        if p.literal:
+            return self._format(i, p, atoms) if Schema.FORMAT in schemas else out
         if p.kind == SiteKind.STMT:
             return self._statement(i, p, atoms, ints, consts)
         if Schema.EXPRESSION in schemas and p.side_effect_free:
@@ -228,6 +226,24 @@ class _Builder:
                 out.append(_Draft(ch.cost, i, Schema.EXPRESSION, repl, repl))
         if p.condition:
             out.extend(self._condition(i, p, atoms))
+        return out
+
+    def _format(self, i: int, p: Place, atoms: list[_Atom]) -> list[_Draft]:
+        """FORMAT candidates: the literal's small edits, and in a loop the
+        conditional formats ``(b) ? t : f`` (:func:`separator_choices`)
+        whose atom ``b`` compares a variable a loop condition around it
+        reads (cost of an edit and an atom, as a guard)."""
+        text = self._original[p.span.start:p.span.end]
+        edits = format_edits(text, p.format_types)
+        out = [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group) for group, e in enumerate(edits, start=1)]
+        group = len(edits)
+        for when_true, when_false in separator_choices(text) if p.loop_reads else ():
+            for a in (a for a in atoms if a.left in p.loop_reads and a.right != self._null):
+                group += 1
+                bonus = 0 if _concrete(a.right, self._null) else GOOD
+                out.append(_Draft(tenths(FORMAT_COST + ATOM_COST, bonus), i, Schema.FORMAT,
+                                  f"({a.code}) ? {when_true} : {when_false}",
+                                  f"({a.text}) ? {when_true} : {when_false}", group, param=a.param))
         return out
 
     def _condition(self, i: int, p: Place, atoms: list[_Atom]) -> list[_Draft]:
