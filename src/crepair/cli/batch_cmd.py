@@ -67,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
         items = str(manifest_beside(args.output))
         course = write_course_manifest(args.items, items)
-        print(f"course manifest: {items} ({len(course['assignments'])} assignments)", file=sys.stderr)
+        n = len(course["assignments"])
+        print(f"course manifest: {items} ({n} assignment{'s' if n != 1 else ''})", file=sys.stderr)
     jobs = read_jobs(items, args.job_command, extra)
     limits = JobLimits(timeout=args.timeout, memory_mb=args.memory)
     if args.executor == "ray":

@@ -22,7 +22,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from crepair.report.course_lines import line_map
+from crepair.report.course_lines import line_map, token_lines
 
 
 class Category(enum.Enum):
@@ -51,14 +51,15 @@ def category(outcome: str) -> Category:
 
 
 def normalized_diff(diff: str) -> str:
-    """The removed and added lines of a unified ``diff``, each with its
-    whitespace collapsed, in order: two repairs are identical when these
-    are (file names, line numbers and context do not count)."""
+    """The removed and added lines of a unified ``diff``, in order, each as
+    its C tokens (:func:`~crepair.report.course_lines.token_lines`) joined
+    by one space: two repairs are identical when these are (layout,
+    comments, file names, line numbers and context do not count)."""
     out = []
     for line in diff.split("\n"):
         if line.startswith(("--- ", "+++ ")) or not line.startswith(("-", "+")):
             continue
-        out.append(line[0] + " ".join(line[1:].split()))
+        out.append(line[0] + " ".join(t for tokens in token_lines(line[1:]) for t in tokens))
     return "\n".join(out)
 
 
