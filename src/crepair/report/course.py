@@ -176,15 +176,16 @@ def _assignment(name: str, records: list[dict]) -> Assignment:
 def assignment_table(records: list[dict]):
     """The terminal summary of a course batch (a rich ``Table``): one row
     per assignment with its counts per category and median seconds."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(title="per assignment")
-    table.add_column("assignment")
-    for c in Category:
-        table.add_column(c.value.replace("already ", ""), justify="right")
-    table.add_column("groups", justify="right")
-    table.add_column("median s", justify="right")
-    for a in assignments(records):
+    summary = assignments(records)
+    table = Table(title="per assignment", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+                  collapse_padding=True)  # fits 80 columns
+    table.add_column("assignment", no_wrap=True, min_width=max(len(a.name) for a in summary))
+    for header in [c.value.replace("already ", "") for c in Category] + ["groups", "median s"]:
+        table.add_column(header, justify="right", min_width=len(header))
+    for a in summary:
         median = a.median_seconds()
         table.add_row(a.name, *(str(a.count(c)) for c in Category), str(len(a.groups)),
                       "" if median is None else f"{median:.1f}")
