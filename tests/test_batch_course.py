@@ -300,3 +300,31 @@ def test_a_course_on_ray_gives_the_records_of_the_process_pool(tmp_path):
     assert got["ray"] == got["process"] == [
         ("lab1/diff: incorrect/y1/lab1/diff/t1.c", "repaired", "lab1/diff"),
         ("lab1/diff: incorrect/y1/lab1/diff/t2.c", "no-failing-test", "lab1/diff")]
+
+
+def test_course_pages_escape_names_messages_and_diffs(tmp_path):
+    model = tmp_path / "model.c"
+    model.write_text(MAX)
+    student = tmp_path / "s.c"
+    student.write_text(SUBMISSIONS["max"]["s1.c"])
+    diff = ("--- a/s.c\n+++ b/s.c\n@@ -5,1 +5,1 @@\n-    if (a < b)\n+    if (a > b) /* <script>x</script> */\n")
+    repair = {"diff": diff, "evidence_level": "tests",
+              "changes": [{"location": {"line": 5}, "edits": [{"span": {"line": 5}, "old": "<", "new": ">"}]}]}
+    meta = {"assignment": "<b>lab</b>", "reference": str(model), "tests": "t", "submission": "<i>s.c</i>"}
+    records = [
+        {"id": "1", "program": str(student), "command": "repair", "args": [], "outcome": "repaired", "seconds": 1.0,
+         "repairs": [repair], "report": None, "message": "", "meta": meta},
+        {"id": "2", "program": str(tmp_path / "gone.c"), "command": "repair", "args": [], "outcome": "bad-input",
+         "seconds": 0.5, "repairs": [], "report": None, "message": "<script>alert(1)</script>",
+         "meta": dict(meta, submission="gone.c")},
+    ]
+    from crepair.report.course_html import write_html
+
+    pages = write_html(tmp_path / "r.html", records, "<title>")
+    assert [p.name for p in pages] == ["r.html", "r-b-lab-b.html", "r-jobs.html"]
+    for p in pages[:2]:
+        text = p.read_text()
+        assert "<script>" not in text and "<b>lab" not in text and "<i>s.c" not in text
+    page = parse(pages[1])
+    assert page.cells[("", "category", "repaired")] == "1" and page.cells[("", "category", "error")] == "1"
+    assert page.heat[5] == 1 and sum(page.heat.values()) == 1 and page.groups == [1]
