@@ -17,7 +17,6 @@ import pytest
 
 from crepair.batch import read_jobs
 from crepair.batch.course import course_manifest, manifest_beside
-from crepair.cli import main
 from crepair.errors import BadInput
 from crepair.report.course import Category, category, normalized_diff
 from crepair.report.course_lines import line_map, token_lines
@@ -165,7 +164,8 @@ def test_a_course_manifest_is_one_repair_job_per_submission_tagged_with_its_assi
 @pytest.mark.parametrize("change, message", [
     (("reference: reference_implementations/lab1/max.c", "reference: nothing.c"),
      r"assignment 1 \(lab1/max\): reference 'nothing.c': no such file"),
-    (("tests: tests/lab1/diff", "tests: tests/none"), r"assignment 2 \(lab1/diff\): tests 'tests/none': no such folder"),
+    (("tests: tests/lab1/diff", "tests: tests/none"),
+     r"assignment 2 \(lab1/diff\): tests 'tests/none': no such folder"),
     (("submissions: incorrect/*/lab1/max/*.c", "submissions: incorrect/*/lab9/*.c"),
      r"assignment 1 \(lab1/max\): submissions: no file matches 'incorrect/\*/lab9/\*.c'"),
     (("name: lab1/diff", "name: lab1/max"), "two assignments are named 'lab1/max'"),
@@ -295,8 +295,8 @@ def test_a_course_on_ray_gives_the_records_of_the_process_pool(tmp_path):
     for executor in ("process", "ray"):
         p = crepair(root, "batch", "one.yaml", "-o", f"{executor}.jsonl", "--jobs", "2", "--executor", executor)
         assert p.returncode == 0, p.stderr
-        got[executor] = sorted((json.loads(line)["id"], json.loads(line)["outcome"], json.loads(line)["meta"]["assignment"])
-                               for line in (root / f"{executor}.jsonl").read_text().splitlines())
+        records = [json.loads(line) for line in (root / f"{executor}.jsonl").read_text().splitlines()]
+        got[executor] = sorted((r["id"], r["outcome"], r["meta"]["assignment"]) for r in records)
     assert got["ray"] == got["process"] == [
         ("lab1/diff: incorrect/y1/lab1/diff/t1.c", "repaired", "lab1/diff"),
         ("lab1/diff: incorrect/y1/lab1/diff/t2.c", "no-failing-test", "lab1/diff")]

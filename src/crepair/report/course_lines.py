@@ -42,7 +42,8 @@ def token_lines(source: str) -> list[tuple[str, ...]]:
     lines: list[list[str]] = [[] for _ in range(max(count, 0))]
     line = 0
     for _, kind, value in CLexer(stripnl=False, ensurenl=False).get_tokens_unprocessed(source):
-        if kind is Comment or any(kind in d for d in dropped) or kind in Whitespace or (kind in Text and not value.strip()):
+        blank = kind in Whitespace or (kind in Text and not value.strip())
+        if blank or kind is Comment or any(kind in d for d in dropped):
             line += value.count("\n")
             continue
         text = value.strip()
