@@ -19,6 +19,9 @@ ITEMS (the argument of ``crepair batch``) is one of
   ``{"version": 3, "level": 2}`` for the tables of ``crepair bench``).  Relative paths (``program``, and the options
   ``reference``, ``tests``, ``tests_dir``, ``project``, ``files``) are
   relative to the manifest's folder.
+* a course manifest (``.yaml``/``.yml``/``.json``, an object with
+  ``assignments``: a model solution, a tests folder and submissions each;
+  :mod:`crepair.batch.course`): one ``repair`` job per submission.
 
 A job's ``id`` names it in the results file (``--resume`` skips the ids
 already there), so ids are unique within a batch (``UsageError`` if not).
@@ -67,7 +70,8 @@ class Job:
                    tuple(data.get("meta", {}).items()))
 
 
-def _natural(text: str) -> list:
+def natural(text: str) -> list:
+    """Sort key of natural order (``v2`` before ``v10``)."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
@@ -126,6 +130,8 @@ def _manifest(path: Path, command: str, extra: tuple[str, ...]) -> list[Job]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: cannot read the manifest: {exc}") from None
+    from crepair.batch.course import course_jobs, is_course
+
     base = path.parent
     if path.suffix in (".yaml", ".yml"):
         import yaml
@@ -134,11 +140,20 @@ def _manifest(path: Path, command: str, extra: tuple[str, ...]) -> list[Job]:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise BadInput(f"{path}: not YAML: {str(exc).splitlines()[0]}") from None
+        if is_course(data):
+            return course_jobs(data, path, extra)
         if isinstance(data, dict):
             data = data.get("jobs")
         if not isinstance(data, list):
             raise BadInput(f"{path}: a YAML manifest is a list of jobs (or an object with a list \"jobs\")")
         return [job_of(d, f"{path}: job {i + 1}", base, command, extra) for i, d in enumerate(data)]
+    if path.suffix == ".json" and text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None  # JSON lines, read below
+        if is_course(data):
+            return course_jobs(data, path, extra)
     jobs = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -162,7 +177,7 @@ def read_jobs(items: str, command: str = "repair", args: tuple[str, ...] | list[
     extra = tuple(args)
     path = Path(items)
     if path.is_dir():
-        programs = sorted((str(p) for p in path.glob("*.c")), key=_natural)
+        programs = sorted((str(p) for p in path.glob("*.c")), key=natural)
         if not programs:
             raise BadInput(f"{items}: no .c file in this folder")
     elif path.is_file() and path.suffix in (".jsonl", ".json", ".yaml", ".yml"):
@@ -172,7 +187,7 @@ def read_jobs(items: str, command: str = "repair", args: tuple[str, ...] | list[
     elif path.is_file():
         programs = [items]
     else:
-        programs = sorted(glob.glob(items, recursive=True), key=_natural)
+        programs = sorted(glob.glob(items, recursive=True), key=natural)
         if not programs:
             raise BadInput(f"{items}: no such file or folder, and no file matches it as a glob")
     jobs = [Job(" ".join([command, p, *extra]), p, command, extra) for p in programs]

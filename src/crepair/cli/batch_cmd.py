@@ -37,8 +37,12 @@ def add_parser(sub) -> None:
                    help="process: worker processes on this machine; ray: Ray tasks (pip install 'crepair[ray]')")
     b.add_argument("--address", metavar="ADDR",
                    help="with --executor ray: the cluster (e.g. ray://head:10001 or auto; default: a local Ray)")
-    b.add_argument("--html", metavar="FILE", help="also write an HTML report of every job (one file)")
+    b.add_argument("--html", metavar="FILE", help="also write an HTML report of every job (one file; for a course, "
+                                                  "an index with a page per assignment beside it)")
     b.add_argument("--quiet", action="store_true", help="no progress display")
+    b.add_argument("--course", action="store_true",
+                   help="ITEMS is a course folder shaped like C-Pack-IPAs: write its course manifest to FILE with "
+                        "the suffix .course.yaml (see crepair.batch.course) and run it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
         extra = shlex.split(args.options)
     except ValueError as exc:
         raise UsageError(f"--options: {exc}") from None
-    jobs = read_jobs(args.items, args.job_command, extra)
+    items = args.items
+    if args.course:
+        from crepair.batch.course import manifest_beside, write_course_manifest
+
+        items = str(manifest_beside(args.output))
+        course = write_course_manifest(args.items, items)
+        n = len(course["assignments"])
+        print(f"course manifest: {items} ({n} assignment{'s' if n != 1 else ''})", file=sys.stderr)
+    jobs = read_jobs(items, args.job_command, extra)
     limits = JobLimits(timeout=args.timeout, memory_mb=args.memory)
     if args.executor == "ray":
         execute = functools.partial(ray_pool, limits=limits, workers=args.jobs, address=args.address)
@@ -78,11 +90,16 @@ def run(args: argparse.Namespace) -> int:
         if display:
             display[0].stop()
     Console(highlight=False).print(summary_table(records, len(jobs), time.monotonic() - start))
-    if args.html:
-        from crepair.report.html import write_batch_html
+    from crepair.report.course import assignment_table, is_course
 
-        write_batch_html(args.html, records, title=f"crepair batch {args.items}")
-        print(f"HTML report: {args.html}", file=sys.stderr)
+    if is_course(records):
+        Console(highlight=False).print(assignment_table(records))
+    if args.html:
+        from crepair.report.course_html import write_html
+
+        pages = write_html(args.html, records, title=f"crepair batch {items}")
+        print(f"HTML report: {args.html}" + (f" (and {len(pages) - 1} pages beside it)" if len(pages) > 1 else ""),
+              file=sys.stderr)
     failed = [r for r in records if r.get("outcome") in NO_ANSWER]
     if failed:
         kinds = sorted({r["outcome"] for r in failed})
