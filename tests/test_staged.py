@@ -128,6 +128,17 @@ def test_generated_numbers_keep_to_the_sign_classes_of_the_given_ones_at_their_p
     assert {(v > 0) - (v < 0) for v in data} == {-1, 0, 1}  # the data take every sign
 
 
+def test_the_shape_of_wrong_outputs_names_the_part_of_the_space_searched_first():
+    from crepair.oracle.shape import Shape, failure_shape, output_lines
+
+    assert failure_shape([(b"1 2 3 \n", b"1 2 3\n"), (b"4\n", b"4\n")]) is Shape.PRESENTATION
+    assert failure_shape([(b"Number: 6\n", b"6\n")]) is Shape.OUTPUT  # a prompt printed too many
+    assert failure_shape([(b"6\n", b"max 6\n"), (b"1 2 3", b"1 3")]) is Shape.OUTPUT
+    assert failure_shape([(b"6\n", b"7\n")]) is Shape.OTHER
+    assert failure_shape([(b"6\n", b"6\n")]) is None
+    assert output_lines('int x;\nprintf("%d", x);\n  putchar (10);\nscanf("%d", &x);\n') == {2, 3}
+
+
 def test_the_stdin_of_a_counterexample_is_the_tokens_the_run_reads():
     span = Span("p.c", 1, 1, 1, 2, 0, 1)
     cex = Counterexample(span, (

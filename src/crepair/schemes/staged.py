@@ -40,6 +40,7 @@ from crepair.errors import UsageError
 from crepair.frontend.source import read_source
 from crepair.bmc import VerifyOutcome
 from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
+from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
@@ -134,7 +135,7 @@ class StagedRun:
         self._round_ends: float | None = None
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
-        self._presentation: bool | None = None
+        self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
@@ -302,35 +303,36 @@ class StagedRun:
             return rep
         return relative_to_original(rep, self.path, self.original, self._first_changes)
 
-    def _presentation_only(self) -> bool:
-        """Whether every given test the original fails, it fails only in
-        white space (its output has the expected tokens): a presentation
-        error, repaired at the output formats first."""
-        given = self.suite.given
+    def _first_stage(self) -> tuple[frozenset[Schema] | None, frozenset[int] | None] | None:
+        """The part of the space searched first, as (schemas, lines), from
+        the shape of the original's wrong outputs on the given tests
+        (:func:`~crepair.oracle.shape.failure_shape`): the formats for a
+        presentation error, the output lines for tokens printed too many
+        or too few; None: the whole space at once."""
+        given, norm = self.suite.given, self.options.compare.normalize
         outputs = self.checks.outputs(self.original, [self.suite.stdin(t) for t in given]) if given else None
-        if not outputs:
-            return False
-        wrong = [(got, self.suite.expected(t)) for t, got in zip(given, outputs) if not self.checks.same(got, self.suite.expected(t))]
-        return bool(wrong) and all(got.split() == want.split() for got, want in wrong)
+        shape = failure_shape((norm(got), norm(self.suite.expected(t))) for t, got in zip(given, outputs or ()))
+        return {Shape.PRESENTATION: (frozenset({Schema.FORMAT}), None),
+                Shape.OUTPUT: (None, output_lines(self.original))}.get(shape)
 
     def _stages(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
-        """:meth:`_search` of the output formats alone first when the
-        original's failures are presentation errors, then of the whole
-        space (unless a format repair ended the run)."""
-        if self._presentation is None:
-            self._presentation = self._presentation_only()
-        if self._presentation:
+        """:meth:`_search` of the part of the space the original's wrong
+        outputs point at first (:meth:`_first_stage`), then of the whole
+        space (unless the first part ended the run)."""
+        if self._first is None:
+            self._first = self._first_stage() or ()
+        if self._first and (self._first[1] is None or base == self.original):  # lines name the original's
             found = False
-            for item in self._search(base, ids, frozenset({Schema.FORMAT})):
+            for item in self._search(base, ids, *self._first):
                 found = found or item[1] in ("proved", "tests")
                 yield item
             if found or self._timed_out() or self.outcome == RepairOutcome.NO_FAILING_TEST:
                 return
-            self.stats.notes.append("no format edit alone repairs the presentation error: the whole space follows")
+            self.stats.notes.append("no change at the output statements repairs the output: the whole space follows")
         yield from self._search(base, ids)
 
-    def _search(self, base: str, ids: list[str] | None,
-                schemas: frozenset[Schema] | None = None) -> Iterator[tuple[Repair, str, int]]:
+    def _search(self, base: str, ids: list[str] | None, schemas: frozenset[Schema] | None = None,
+                lines: frozenset[int] | None = None) -> Iterator[tuple[Repair, str, int]]:
         """The plausible patches of ``base`` against the tests ``ids`` of the
         suite (None: all), each with its status — proved, tests (passes
         every test of the suite, not proved), refuted (fails a test of the
@@ -350,7 +352,7 @@ class StagedRun:
             # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
-                                        anti_patterns=frozenset(), schemas=schemas)
+                                        anti_patterns=frozenset(), schemas=schemas, lines=lines)
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:
