@@ -103,9 +103,6 @@ def test_localization_does_not_import_schemes():
     assert _violations("crepair.localization", lambda m: _within(m, "crepair.schemes")) == []
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet: crepair.batch.worker runs crepair.cli.main and reads its "
-                   "JSON (the job's options are command-line words only the CLI's parser reads); strict: passes "
-                   "once the worker calls the API")
 def test_batch_does_not_import_the_cli():
     assert _violations("crepair.batch", lambda m: _within(m, "crepair.cli")) == []
 
