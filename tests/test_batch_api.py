@@ -94,6 +94,9 @@ def test_each_jobs_report_is_the_commands_json(tmp_path):
         assert record["exit_code"] == cli.returncode, name
         assert timeless(report) == timeless(expected), name
         assert record["outcome"] == expected["outcome"], name
+    codes = {name: r["exit_code"] for name, r in records.items()}
+    assert codes == {"verify": 1, "localize": 0, "repair-bounded": 0, "repair-schedule": 0, "repair-tests-dir": 0,
+                     "repair-reference": 0, "localize-spectrum": 0}
     assert records["repair-tests-dir"]["outcome"] == "repaired" and records["repair-reference"]["repairs"]
     assert records["localize-spectrum"]["outcome"] != "usage"  # Issue 24: the batch's --timeout was refused
 
@@ -126,9 +129,24 @@ def test_the_request_is_read_once_and_carries_the_time_limit():
     spectrum = request_of(Job("c", "p.c", "localize", ("--method", "spectrum", "--tests-dir", "t")), 600)
     assert (own.run, own.timeout, own.reproducible) == (Run.BOUNDED, 30.0, True)
     assert (default.run, default.timeout, default.option("unwind")) == (Run.VERIFY, 600, 3)
-    assert (spectrum.run, spectrum.timeout, spectrum.spec.tests.tests_dir) == (Run.SPECTRUM, None, "t")
+    assert (spectrum.run, spectrum.timeout, spectrum.spec.tests.tests_dir) == (Run.SPECTRUM, 600, "t")
+    unlimited = request_of(Job("d", "p.c", "repair", ("--timeout", "0")), 600)
     for r in (own, default, spectrum):
         assert Request.of(json.loads(r.to_json())) == r
     limits = JobLimits(timeout=600, grace=60)
     assert limits.kill_after(own) == 30 * 10 + 150  # --reproducible: the wall clock at 10x the limit
     assert limits.kill_after(default) == 600 + 300
+    assert unlimited.timeout is None and limits.kill_after(unlimited) is None  # the job's own "no limit"
+
+
+def test_the_exit_code_maps_name_real_outcomes():
+    """crepair.exit_codes keys its maps by outcome values: each is one."""
+    from crepair import exit_codes
+    from crepair.bmc import VerifyOutcome
+    from crepair.records import RepairOutcome
+
+    assert set(exit_codes.VERIFY) == {o.value for o in VerifyOutcome}
+    for codes in (exit_codes.REPAIR, exit_codes.TEST_DRIVEN, exit_codes.STAGED, exit_codes.HEAP):
+        assert set(codes) <= {o.value for o in RepairOutcome}
+    assert exit_codes.of_outcome(RepairOutcome.STOPPED, exit_codes.REPAIR) == exit_codes.ExitCode.UNKNOWN
+    assert exit_codes.of_outcome(RepairOutcome.EXHAUSTED, exit_codes.TEST_DRIVEN) == 122

@@ -89,11 +89,11 @@ def of_localize(result) -> ExitCode:
     from crepair.bmc import VerifyOutcome
     from crepair.options import Method
 
-    if result.outcome == "violated":
+    if result.outcome == VerifyOutcome.VIOLATED:
         if result.method == Method.MUST and not result.locations:
             return ExitCode.NO_REPAIR
         return ExitCode.OK
-    if result.outcome == "unknown":
+    if result.outcome == VerifyOutcome.UNKNOWN:
         return ExitCode.UNKNOWN
     return ExitCode.BOUND_TOO_SMALL if result.outcome == VerifyOutcome.BOUND_TOO_SMALL else ExitCode.ORIGINAL_CORRECT
 

@@ -49,10 +49,11 @@ NO_ANSWER = FAILURES + ("internal", "missing-tool", "usage")
 @dataclass(frozen=True, slots=True)
 class JobLimits:
     """Per-job limits: ``timeout`` seconds is the time limit of a job that
-    sets none (its request's, :func:`crepair.cli.batch_cmd.request_of`;
-    None: none); the worker is killed ``grace`` seconds
-    after it (crepair checks its deadline between steps, so one long step
-    can overrun it), and its processor time is limited likewise; a job
+    sets none (None: none), put into its request when the parent makes it
+    (:func:`crepair.cli.batch_cmd.plan`); the worker is killed
+    max(``grace``, half the limit) seconds after the request's limit
+    (crepair checks its deadline between steps, so one long step can
+    overrun it), and its processor time is limited likewise; a job
     with ``--reproducible`` counts its limit in z3 resource units and stops
     by the wall clock only at ``WALL_CLOCK_SAFETY`` times it, so it is
     killed that much later;
@@ -64,9 +65,8 @@ class JobLimits:
 
     def kill_after(self, request: Request) -> float | None:
         """Seconds after which the worker of ``request`` is killed (None:
-        never): its time limit (a run without one, e.g. spectrum
-        localization: ``timeout``) plus the grace."""
-        timeout = request.timeout if request.timeout is not None else self.timeout
+        never, the job's own ``--timeout 0``): its time limit plus the grace."""
+        timeout = request.timeout
         if timeout and request.reproducible:  # its limit is counted in resource units
             timeout *= WALL_CLOCK_SAFETY
         return None if not timeout else timeout + max(self.grace, timeout / 2)

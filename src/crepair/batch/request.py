@@ -57,7 +57,8 @@ class Request:
     for the job's ``command``, checked against ``spec`` (a reference, a
     test suite; the program's assertions always).  ``timeout``: seconds
     of the whole run (None: none; the batch's default when the job sets
-    none); ``reproducible``: the limit is counted in z3 resource units
+    none; for a run without a limit of its own, spectrum localization,
+    only the worker's kill time); ``reproducible``: the limit is counted in z3 resource units
     (the wall clock stops the worker only at ``WALL_CLOCK_SAFETY`` times
     it); ``memory_mb``: the job's own ``--memory`` (None: none given);
     ``options``: the verb's further keyword arguments as (name, JSON

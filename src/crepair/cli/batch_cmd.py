@@ -117,7 +117,7 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
 
     def request(run: Run, spec: Specification, options: dict, **fields) -> Request:
         timeout = fields.pop("timeout", args.timeout)
-        if not own and run != Run.SPECTRUM:
+        if not own:
             timeout = default_timeout
         return Request(run=run, spec=spec, timeout=timeout, options=tuple(sorted(options.items())), **made,
                        **fields)
@@ -129,8 +129,8 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
         if method == "gradient":
             raise UsageError("--method gradient: not run by crepair batch (run crepair localize)")
         if method == Method.SPECTRUM.value:
-            return request(Run.SPECTRUM, Specification(tests=tests()),
-                           {"test_timeout": args.test_timeout, "formula": args.formula or "ochiai"}, timeout=None)
+            return request(Run.SPECTRUM, Specification(tests=tests()),  # its timeout: the worker's kill time only
+                           {"test_timeout": args.test_timeout, "formula": args.formula or "ochiai"})
         return request(Run.LOCALIZE, Specification(reference=reference_of(args)), {
             **bounded, "method": method, "components": _sorted(args.components), "inputs": args.inputs,
             "max_diagnoses": args.max_diagnoses, "max_size": args.max_size, "no_mutate": _sorted(args.no_mutate),
