@@ -150,3 +150,30 @@ def test_the_exit_code_maps_name_real_outcomes():
         assert set(codes) <= {o.value for o in RepairOutcome}
     assert exit_codes.of_outcome(RepairOutcome.STOPPED, exit_codes.REPAIR) == exit_codes.ExitCode.UNKNOWN
     assert exit_codes.of_outcome(RepairOutcome.EXHAUSTED, exit_codes.TEST_DRIVEN) == 122
+
+
+HANGING_WORKER = """
+import json, sys, time
+import crepair.batch.execute as execute
+execute.execute = lambda request, started=None: time.sleep(60)  # a check that does not stop at its limit
+from crepair.batch import worker
+sys.exit(worker.main([json.dumps({"memory_mb": None, "cpu_seconds": None}), sys.argv[1]]))
+"""
+
+
+def test_a_run_that_overruns_its_limit_is_stopped_by_the_wall_clock_with_an_unknown_report():
+    """The command line's last resort (HARD_STOP_GRACE seconds past
+    --timeout) holds in a worker too: the job's outcome is unknown (exit
+    4), not a kill by the batch a minute later."""
+    import time
+
+    from crepair.batch.request import Command, Request, Run
+
+    request = Request(Command.REPAIR, Run.BOUNDED, "p.c", timeout=0.5)
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", HANGING_WORKER, request.to_json()], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert time.monotonic() - start < 30, "stopped at the limit + grace, not by the 60 s sleep"
+    envelope = json.loads(done.stdout.strip().splitlines()[-1])
+    assert envelope["exit_code"] == 4 and envelope["report"]["error"]["kind"] == "unknown"
+    assert "did not stop at the time limit (--timeout 0.5 s" in envelope["report"]["error"]["message"]
