@@ -105,6 +105,8 @@ def test_each_jobs_report_is_the_commands_json(tmp_path):
     (["--html", "x.html"], "--html: not in a batch job"),
     (["--level", "3"], "argument --level: invalid choice"),
     (["--states", "s.json", "--scheme", "heap"], "heap states (--scheme heap): not run by crepair batch"),
+    (["--help"], "--help: not in a batch job"),  # argparse would exit the batch itself
+    (["--tests-dir", "t", "--scheme", "mutation"], "--scheme mutation: checks candidates with the bounded engine"),
 ])
 def test_a_job_the_parser_refuses_is_recorded_without_a_worker(words, message):
     from crepair.batch import Job

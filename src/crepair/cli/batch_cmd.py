@@ -10,8 +10,10 @@ checks (:func:`request_of`), into the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
+import io
 import os
 import shlex
 import sys
@@ -101,7 +103,11 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     from crepair.specification import Runner, Specification, TestSuite
 
     parser, defaults = _job_parser()
-    args = parser.parse_args([job.command, job.program, *job.args])
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            args = parser.parse_args([job.command, job.program, *job.args])
+    except SystemExit:  # --help: argparse prints it and exits
+        raise UsageError("--help: not in a batch job") from None
     own = args.timeout is not _UNSET
     if not own:
         args.timeout = defaults[args.command]
