@@ -133,7 +133,11 @@ def test_the_request_is_read_once_and_carries_the_time_limit():
     assert (default.run, default.timeout, default.option("unwind")) == (Run.VERIFY, 600, 3)
     assert (spectrum.run, spectrum.timeout, spectrum.spec.tests.tests_dir) == (Run.SPECTRUM, 600, "t")
     unlimited = request_of(Job("d", "p.c", "repair", ("--timeout", "0")), 600)
-    for r in (own, default, spectrum):
+    staged = request_of(Job("e", "p.c", "repair", ("--reference", "m.c", "--tests-dir", "t")), 600)
+    assert staged.run == Run.STAGED and staged.spec.reference.path == "m.c" and staged.spec.tests.tests_dir == "t"
+    # the wall clock stops what the command line stops so: not the runs with tests, whose clock starts later
+    assert [r.hard_stop for r in (own, default, spectrum, staged)] == [True, True, False, False]
+    for r in (own, default, spectrum, staged):
         assert Request.of(json.loads(r.to_json())) == r
     limits = JobLimits(timeout=600, grace=60)
     assert limits.kill_after(own) == 30 * 10 + 150  # --reproducible: the wall clock at 10x the limit

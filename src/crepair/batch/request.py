@@ -43,13 +43,6 @@ class Run(enum.Enum):
     TESTS = "tests"  # crepair.repair_tests: test-driven search (f1x)
     STAGED = "staged"  # crepair.repair_reference: a reference of main, with or without tests
 
-    @property
-    def hard_stop(self) -> bool:
-        """Whether the run's time limit is also enforced by the wall clock
-        (the command line's last resort, ``HARD_STOP_GRACE`` seconds
-        after it): the runs whose solver calls may overrun it."""
-        return self in (Run.VERIFY, Run.LOCALIZE, Run.BOUNDED, Run.STAGED)
-
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -74,6 +67,15 @@ class Request:
     memory_mb: int | None = None
     options: tuple[tuple[str, object], ...] = ()
     more_files: tuple[str, ...] = ()
+
+    @property
+    def hard_stop(self) -> bool:
+        """Whether the run's time limit is also enforced by the wall clock
+        (the command line's last resort, ``HARD_STOP_GRACE`` seconds after
+        it): the runs whose solver calls may overrun it, as ``crepair
+        COMMAND`` decides (not with tests: their clock starts later)."""
+        return self.run in (Run.VERIFY, Run.LOCALIZE, Run.BOUNDED) or (self.run == Run.STAGED
+                                                                         and self.spec.tests is None)
 
     def option(self, name: str, default=None):
         """The value of option ``name`` (``default`` when not set)."""

@@ -16,7 +16,7 @@ of crepair's own is an internal error), or ``{"error": "out-of-memory",
 "message": ...}`` when the call ran out of memory (a crash that kills the
 process writes nothing; the parent records the signal).
 
-A run whose time limit the wall clock enforces too (``Run.hard_stop``:
+A run whose time limit the wall clock enforces too (``Request.hard_stop``:
 z3 does not always stop a check at its limit) is stopped
 :data:`HARD_STOP_GRACE` seconds after it (counted from the worker's start,
 ``WALL_CLOCK_SAFETY`` times the limit with ``--reproducible``), with the
@@ -94,7 +94,7 @@ def _kill_children() -> None:
 
 def _hard_stop(request, started: float) -> threading.Timer | None:
     """The wall-clock safety net of the run (module docstring), started."""
-    if not request.run.hard_stop or not request.timeout:
+    if not request.hard_stop or not request.timeout:
         return None
     seconds = request.timeout
     if request.reproducible:  # the limit is counted in resource units
