@@ -97,11 +97,12 @@ class Request:
         """The request of :meth:`as_dict`'s ``data``."""
         spec = data.get("spec") or {}
         ref, tests = spec.get("reference"), spec.get("tests")
+        if ref is not None:
+            ref = ReferenceOptions(ref["path"], tuple(ref["init"]), tuple(ref["assume"]), ref["input_bound"])
+        if tests is not None:
+            tests = TestSuite(**{**tests, "test_ids": tuple(tests["test_ids"])})
         return Request(
-            Command(data["command"]), Run(data["run"]), data["program"],
-            Specification(reference=None if ref is None else ReferenceOptions(
-                                ref["path"], tuple(ref["init"]), tuple(ref["assume"]), ref["input_bound"]),
-                          tests=None if tests is None else TestSuite(**{**tests, "test_ids": tuple(tests["test_ids"])})),
+            Command(data["command"]), Run(data["run"]), data["program"], Specification(reference=ref, tests=tests),
             data.get("timeout"), bool(data.get("reproducible")), data.get("memory_mb"),
             tuple(sorted((data.get("options") or {}).items())), tuple(data.get("more_files") or ()))
 
