@@ -15,6 +15,7 @@ from crepair.batch import Job, JobLimits, ResultsFile, read_jobs, run_job
 from crepair.batch.executors import process_pool
 from crepair.batch.manifest import option_args
 from crepair.cli import main
+from crepair.cli.batch_cmd import plan, request_of
 from crepair.errors import BadInput, UsageError
 from cprog import CLAMP_TOO_HIGH, write_c
 
@@ -131,9 +132,11 @@ def test_a_hanging_or_crashing_worker_is_that_jobs_outcome(tmp_path, monkeypatch
     hang = Job("hang", "x.c", "verify")
     crash = Job("crash", "y.c", "verify")
     lines = {"hang": "import time; time.sleep(60)", "crash": "import os; os.abort()"}
-    monkeypatch.setattr(job_module, "command_line", lambda job, limits: [sys.executable, "-c", lines[job.id]])
+    monkeypatch.setattr(job_module, "command_line",
+                        lambda job, request, limits: [sys.executable, "-c", lines[job.id]])
     start = time.monotonic()
-    got = {r["id"]: r for r in process_pool([hang, crash], JobLimits(timeout=0.5, grace=0.5), workers=2)}
+    limits = JobLimits(timeout=0.5, grace=0.5)
+    got = {r["id"]: r for r in process_pool([hang, crash], limits, workers=2, requests=plan([hang, crash], 0.5))}
     assert time.monotonic() - start < 20
     assert got["hang"]["outcome"] == "timeout" and got["hang"]["message"].startswith("killed after")
     assert got["crash"]["outcome"] == "crash" and "SIGABRT" in got["crash"]["message"]
@@ -141,10 +144,12 @@ def test_a_hanging_or_crashing_worker_is_that_jobs_outcome(tmp_path, monkeypatch
 
 def test_the_memory_limit_is_set_in_the_worker(tmp_path):
     path = write_c(tmp_path, SUM, "sum.c")
-    record = run_job(Job("j", str(path), "repair"), JobLimits(timeout=30, memory_mb=64))
+    job = Job("j", str(path), "repair")
+    record = run_job(job, request_of(job), JobLimits(timeout=30, memory_mb=64))
     assert record["outcome"] in ("out-of-memory", "crash") and record["repairs"] == []
     assert record["outcome"] == "out-of-memory" or "(memory limit 64 MiB)" in record["message"]
-    ok = run_job(Job("j", str(path), "repair", ("--scheme", "mutation")), JobLimits(timeout=30, memory_mb=2048))
+    job = Job("j", str(path), "repair", ("--scheme", "mutation"))
+    ok = run_job(job, request_of(job), JobLimits(timeout=30, memory_mb=2048))
     assert ok["outcome"] == "repaired"
 
 
@@ -190,8 +195,9 @@ def test_a_batch_with_a_crashed_job_exits_9(tmp_path, monkeypatch, capsys):
     write_c(tmp_path, SUM, "b.c")
     real = job_module.command_line
 
-    def crash_b(job, limits):
-        return [sys.executable, "-c", "import os; os.abort()"] if job.program.endswith("b.c") else real(job, limits)
+    def crash_b(job, request, limits):
+        return ([sys.executable, "-c", "import os; os.abort()"] if job.program.endswith("b.c")
+                else real(job, request, limits))
 
     monkeypatch.setattr(job_module, "command_line", crash_b)
     out = tmp_path / "r.jsonl"

@@ -282,3 +282,31 @@ def test_the_programs_input_and_output_stay_apart_from_the_session(tmp_path):
         assert "read 42" not in out.split("the program ended")[0]
     finally:
         sh.session.close()
+
+
+def test_a_gdb_session_that_does_not_quit_is_killed_with_what_it_started():
+    """toolchain.gdb.stop: asked to quit, a session that does not end
+    within its grace is killed with its whole process group (gdb and the
+    program it debugs), as the driver's close does."""
+    import os
+    import time
+
+    from crepair import toolchain
+    from crepair.toolchain import gdb as gdb_host
+
+    proc = toolchain.spawn(["sh", "-c", "sleep 60 & sleep 60"])
+    asked = []
+    start = time.monotonic()
+    gdb_host.stop(proc, lambda: asked.append(True), grace=0.2)
+    assert asked == [True] and proc.returncode is not None and time.monotonic() - start < 10
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)  # the background sleep, until the kernel reaps it
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("a process of the session's group still runs")
+    gdb_host.stop(proc, lambda: asked.append(True))  # ended already: nothing asked
+    assert asked == [True]

@@ -11,8 +11,8 @@ imported, and every import anywhere in it (also inside functions and
 * ``crepair.report`` reads records only (:data:`REPORT_READS`);
 * only ``crepair.solver`` imports z3 and PySAT;
 * only ``crepair.toolchain`` starts processes (imports ``subprocess`` or
-  ``pexpect``, calls ``os.system`` and the like), but for the modules of
-  :data:`NOT_YET_ROUTED`;
+  ``pexpect``, calls ``os.system`` and the like): the debug shell's gdb
+  driver and its Graphviz drawing too;
 * no package binds a name of one of its submodules to something else (as
   ``crepair.solver.optimizer``, a function, once hid the module).
 """
@@ -40,10 +40,6 @@ REPORT_READS = frozenset({
     "crepair.localization.result", "crepair.localization.spectrum", "crepair.heap.states", "crepair.debug.picture",
 })
 
-#: modules that still start their processes themselves: the gdb driver of
-#: the debug shell and its Graphviz drawing (their own work is under way;
-#: the test fails once they no longer do, so that the list shrinks)
-NOT_YET_ROUTED = frozenset({"crepair.debug.driver", "crepair.debug.picture"})
 _OS_STARTS = frozenset({"system", "popen", "posix_spawn", "posix_spawnp", "fork", "forkpty", "execv", "execve",
                         "execvp", "execvpe", "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnl"})
 
@@ -107,9 +103,6 @@ def test_localization_does_not_import_schemes():
     assert _violations("crepair.localization", lambda m: _within(m, "crepair.schemes")) == []
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet: crepair.batch.worker runs crepair.cli.main and reads its "
-                   "JSON (the job's options are command-line words only the CLI's parser reads); strict: passes "
-                   "once the worker calls the API")
 def test_batch_does_not_import_the_cli():
     assert _violations("crepair.batch", lambda m: _within(m, "crepair.cli")) == []
 
@@ -143,11 +136,17 @@ def _starts(name: str, path: Path, tree: ast.Module) -> list[str]:
 def test_only_the_toolchain_starts_processes():
     out = []
     for name, (path, tree) in MODULES.items():
-        if not _within(name, "crepair.toolchain") and name not in NOT_YET_ROUTED:
+        if not _within(name, "crepair.toolchain"):
             out += _starts(name, path, tree)
     assert out == []
-    assert [m for m in sorted(NOT_YET_ROUTED) if not _starts(m, *MODULES[m])] == [], \
-        "routed through crepair.toolchain now: take it off NOT_YET_ROUTED"
+
+
+def test_the_process_check_itself():
+    """The rule of :func:`test_only_the_toolchain_starts_processes` sees
+    what the debug shell's driver and pictures once did."""
+    tree = ast.parse("import subprocess\nimport os\nos.fork()\n")
+    assert _starts("crepair.debug.driver", SRC / "crepair" / "debug" / "driver.py", tree) == [
+        "crepair/debug/driver.py:1: imports subprocess", "crepair/debug/driver.py:3: os.fork"]
 
 
 def _bindings(tree: ast.Module, package: str):

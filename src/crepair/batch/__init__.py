@@ -8,9 +8,12 @@ job in its own worker process with a time and memory limit
 (:mod:`crepair.batch.job`: on this machine's cores, or on a Ray cluster,
 :mod:`crepair.batch.executors`); :mod:`crepair.batch.results` appends one
 JSON object per finished job to the results file, which ``--resume``
-reads back.  The worker runs the command exactly as the command line does
-(``crepair COMMAND PROGRAM OPTIONS --json``), so a batch result is the
-command's own JSON report plus the job's outcome and time.
+reads back.  The parent reads each job's words once, with the command
+line's parser and checks, into a :class:`~crepair.batch.request.Request`
+(:func:`crepair.cli.batch_cmd.plan`); the worker calls the API
+(:mod:`crepair.batch.execute`), so a batch result is the JSON report
+``crepair COMMAND PROGRAM OPTIONS --json`` prints, plus the job's outcome
+and time.
 """
 
 from crepair.batch.job import JobLimits, run_job

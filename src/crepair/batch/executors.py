@@ -1,7 +1,11 @@
 """Executors: where the workers of a batch run.
 
-Both take the jobs and their :class:`~crepair.batch.job.JobLimits` and
-yield each job's record as soon as it finishes (in finishing order):
+Both take the jobs, their requests (by job id: the
+:class:`~crepair.batch.request.Request` or
+:class:`~crepair.batch.request.Refusal` the parent read from the job's
+words, :func:`crepair.cli.batch_cmd.plan`) and their
+:class:`~crepair.batch.job.JobLimits` and yield each job's record as soon
+as it finishes (in finishing order):
 
 * :func:`process_pool`: on this machine, at most ``workers`` worker
   processes at once;
@@ -18,22 +22,24 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from crepair.batch.job import JobLimits, kill, run_job
 from crepair.batch.manifest import Job
+from crepair.batch.request import Refusal, Request
 from crepair.errors import MissingTool
 
 
-def process_pool(jobs: list[Job], limits: JobLimits, workers: int) -> Iterator[dict]:
-    """The records of ``jobs`` run by at most ``workers`` (≥ 1) worker
-    processes on this machine, in finishing order."""
+def process_pool(jobs: list[Job], limits: JobLimits, workers: int,
+                 requests: Mapping[str, Request | Refusal]) -> Iterator[dict]:
+    """The records of ``jobs`` (their ``requests`` by id) run by at most
+    ``workers`` (≥ 1) worker processes on this machine, in finishing order."""
     running: set = set()  # the live workers (set.add/discard are atomic under the GIL)
     stop = threading.Event()
 
     def one(job: Job) -> dict | None:
-        return None if stop.is_set() else run_job(job, limits, running)
+        return None if stop.is_set() else run_job(job, requests[job.id], limits, running)
 
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crepair-job")
     pending = {pool.submit(one, job) for job in jobs}
@@ -53,8 +59,9 @@ def process_pool(jobs: list[Job], limits: JobLimits, workers: int) -> Iterator[d
         pool.shutdown(wait=True)
 
 
-def ray_pool(jobs: list[Job], limits: JobLimits, workers: int | None, address: str | None) -> Iterator[dict]:
-    """The records of ``jobs`` run as Ray tasks (one CPU each) on the
+def ray_pool(jobs: list[Job], limits: JobLimits, workers: int | None, address: str | None,
+             requests: Mapping[str, Request | Refusal]) -> Iterator[dict]:
+    """The records of ``jobs`` (their ``requests`` by id) run as Ray tasks (one CPU each) on the
     cluster at ``address`` (None: a local Ray with ``workers`` CPUs, shut
     down at the end), in finishing order.  Raises ``MissingTool`` when ray
     is not installed.  A task that Ray loses (node died) is recorded as a
@@ -71,7 +78,7 @@ def ray_pool(jobs: list[Job], limits: JobLimits, workers: int | None, address: s
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     task = ray.remote(num_cpus=1, max_retries=0)(run_job)
     plain = dataclasses.asdict(limits)
-    pending = {task.remote(job.as_dict(), plain): job for job in jobs}
+    pending = {task.remote(job.as_dict(), requests[job.id].as_dict(), plain): job for job in jobs}
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

@@ -1,8 +1,10 @@
 """One job in its own worker process, and the record of how it ended.
 
 :func:`run_job` starts ``python -m crepair.batch.worker`` (a new process
-group), waits for it at most the job's kill time, and returns the job's
-*record*: the object the results file holds, one per job::
+group) with the job's :class:`~crepair.batch.request.Request` (its words
+read once by the parent), waits for it at most the job's kill time, and
+returns the job's *record*: the object the results file holds, one per
+job::
 
     {"id", "program", "command", "args",   # the job (crepair.batch.manifest.Job)
      "outcome",      # the command's outcome (repaired, no-repair, verified, violated, ...),
@@ -15,7 +17,9 @@ group), waits for it at most the job's kill time, and returns the job's
      "finished"}     # UTC time, ISO 8601
 
 A crash, a hang or an exhausted memory limit in one job is that job's
-outcome; the caller goes on with the others.
+outcome; the caller goes on with the others.  A job the parent refused
+(:class:`~crepair.batch.request.Refusal`: a bad option, a bad value) gets
+its record without a worker.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 
 from crepair import toolchain
 from crepair.batch.manifest import Job
+from crepair.batch.request import Refusal, Request, request_or_refusal
 from crepair.options import DEFAULT_TIMEOUT
 from crepair.solver import WALL_CLOCK_SAFETY
 
@@ -43,10 +48,12 @@ NO_ANSWER = FAILURES + ("internal", "missing-tool", "usage")
 
 @dataclass(frozen=True, slots=True)
 class JobLimits:
-    """Per-job limits: ``timeout`` seconds is the ``--timeout`` given to a
-    job that sets none (None: none); the worker is killed ``grace`` seconds
-    after it (crepair checks its deadline between steps, so one long step
-    can overrun it), and its processor time is limited likewise; a job
+    """Per-job limits: ``timeout`` seconds is the time limit of a job that
+    sets none (None: none), put into its request when the parent makes it
+    (:func:`crepair.cli.batch_cmd.plan`); the worker is killed
+    max(``grace``, half the limit) seconds after the request's limit
+    (crepair checks its deadline between steps, so one long step can
+    overrun it), and its processor time is limited likewise; a job
     with ``--reproducible`` counts its limit in z3 resource units and stops
     by the wall clock only at ``WALL_CLOCK_SAFETY`` times it, so it is
     killed that much later;
@@ -56,39 +63,19 @@ class JobLimits:
     memory_mb: int | None = 4096
     grace: float = 60.0
 
-    def kill_after(self, job: Job) -> float | None:
-        """Seconds after which the worker of ``job`` is killed (None: never)."""
-        timeout = _own_timeout(job)
-        if timeout is None:
-            timeout = self.timeout
-        if timeout and "--reproducible" in job.args:  # its limit is counted in resource units
+    def kill_after(self, request: Request) -> float | None:
+        """Seconds after which the worker of ``request`` is killed (None:
+        never, the job's own ``--timeout 0``): its time limit plus the grace."""
+        timeout = request.timeout
+        if timeout and request.reproducible:  # its limit is counted in resource units
             timeout *= WALL_CLOCK_SAFETY
         return None if not timeout else timeout + max(self.grace, timeout / 2)
 
 
-def _own_timeout(job: Job) -> float | None:
-    """The job's own ``--timeout`` (None: none given, or not a number, which
-    the job itself reports as a usage error)."""
-    args = list(job.args)
-    for i, word in enumerate(args):
-        text = args[i + 1] if word == "--timeout" and i + 1 < len(args) else (
-            word.split("=", 1)[1] if word.startswith("--timeout=") else None)
-        if text is not None:
-            try:
-                return float(text)
-            except ValueError:
-                return None
-    return None
-
-
-def command_line(job: Job, limits: JobLimits) -> list[str]:
-    """The worker's command line for ``job``."""
-    argv = job.argv()
-    if _own_timeout(job) is None and limits.timeout:
-        argv += ["--timeout", f"{limits.timeout:g}"]
-    kill = limits.kill_after(job)
-    worker_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": kill}
-    return [sys.executable, "-m", "crepair.batch.worker", json.dumps(worker_limits), *argv, "--json"]
+def command_line(job: Job, request: Request, limits: JobLimits) -> list[str]:
+    """The worker's command line for ``job`` and its ``request``."""
+    worker_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": limits.kill_after(request)}
+    return [sys.executable, "-m", "crepair.batch.worker", json.dumps(worker_limits), request.to_json()]
 
 
 def _outcome(envelope: dict | None, returncode: int) -> tuple[str, int | None, dict | None, str]:
@@ -105,30 +92,46 @@ def _outcome(envelope: dict | None, returncode: int) -> tuple[str, int | None, d
     report = envelope.get("report")
     code = envelope.get("exit_code")
     if report is None:
-        return "internal", code, None, "the command printed no JSON report"
+        return "internal", code, None, "the worker wrote no JSON report"
     if "error" in report:
         return report["error"]["kind"], code, None, report["error"]["message"]
     return str(report.get("outcome", "unknown")), code, report, ""
 
 
-def run_job(job: Job | dict, limits: JobLimits | dict | None = None, running: set | None = None) -> dict:
-    """Run ``job`` (a :class:`Job` or its ``as_dict()``) in a new worker
-    process under ``limits`` (a :class:`JobLimits` or its fields as a
-    dict; default: ``JobLimits()``) and return its record (module
-    docstring).  Never raises for a failure of the job; the worker is
-    killed (its whole process group) if it outlives ``limits.kill_after``
-    or if this call is interrupted.  ``running``: a set the live worker
-    (its ``Popen``) is in while it runs, for a caller that must kill it
-    from another thread (:func:`kill`)."""
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def refused(job: Job, refusal: Refusal) -> dict:
+    """The record of a job the parent refused (no worker ran)."""
+    return {**job.as_dict(), "outcome": refusal.kind, "exit_code": refusal.exit_code, "seconds": 0.0,
+            "repairs": [], "report": None, "message": refusal.message, "finished": _now()}
+
+
+def run_job(job: Job | dict, request: Request | Refusal | dict, limits: JobLimits | dict | None = None,
+            running: set | None = None) -> dict:
+    """Run ``job`` (a :class:`Job` or its ``as_dict()``), whose words the
+    parent read into ``request`` (a :class:`~crepair.batch.request.Request`,
+    a :class:`~crepair.batch.request.Refusal`, or its ``as_dict()``), in a
+    new worker process under ``limits`` (a :class:`JobLimits` or its
+    fields as a dict; default: ``JobLimits()``) and return its record
+    (module docstring).  Never raises for a failure of the job; the worker
+    is killed (its whole process group) if it outlives
+    ``limits.kill_after`` or if this call is interrupted.  ``running``: a
+    set the live worker (its ``Popen``) is in while it runs, for a caller
+    that must kill it from another thread (:func:`kill`)."""
     job = job if isinstance(job, Job) else Job.of(job)
+    request = request_or_refusal(request)
+    if isinstance(request, Refusal):
+        return refused(job, request)
     limits = limits if isinstance(limits, JobLimits) else JobLimits(**(limits or {}))
     env = dict(os.environ, PYTHONHASHSEED="0")  # deterministic output (STYLE.md, 11)
     start = time.monotonic()
-    proc = toolchain.spawn(command_line(job, limits), text=True, errors="surrogateescape", env=env)
+    proc = toolchain.spawn(command_line(job, request, limits), text=True, errors="surrogateescape", env=env)
     if running is not None:
         running.add(proc)
     try:
-        stdout, stderr = proc.communicate(timeout=limits.kill_after(job))
+        stdout, stderr = proc.communicate(timeout=limits.kill_after(request))
         killed = False
     except toolchain.TimeoutExpired:
         kill(proc)
@@ -160,7 +163,7 @@ def run_job(job: Job | dict, limits: JobLimits | dict | None = None, running: se
     return {
         **job.as_dict(), "outcome": outcome, "exit_code": code, "seconds": round(seconds, 3),
         "repairs": repairs, "report": report, "message": message,
-        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "finished": _now(),
     }
 
 

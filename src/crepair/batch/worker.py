@@ -1,26 +1,42 @@
-"""The worker process of one job: limits, then the command as the CLI runs it.
+"""The worker process of one job: limits, then the job's API call.
 
-Started as ``python -m crepair.batch.worker LIMITS COMMAND PROGRAM OPTIONS
---json`` by :func:`crepair.batch.job.run_job`, where LIMITS is a JSON
-object ``{"memory_mb": M, "cpu_seconds": S}`` (either may be null).  The
-worker sets them on itself with ``resource.setrlimit`` (address space
-RLIMIT_AS in MiB, processor time RLIMIT_CPU in seconds), asks Linux to
-kill it when its parent dies (so a killed batch leaves no workers), runs
-``crepair.cli.main`` with its standard output captured, and writes one JSON
+Started as ``python -m crepair.batch.worker LIMITS REQUEST`` by
+:func:`crepair.batch.job.run_job`, where LIMITS is a JSON object
+``{"memory_mb": M, "cpu_seconds": S}`` (either may be null) and REQUEST a
+:class:`~crepair.batch.request.Request` as JSON (``as_dict``).  The worker
+sets the limits on itself with ``resource.setrlimit`` (address space
+RLIMIT_AS in MiB, the smaller of M and the job's own ``--memory``, and as
+much for z3; processor time RLIMIT_CPU in seconds), asks Linux to kill it
+when its parent dies (so a killed batch leaves no workers), calls the
+request's verb (:func:`crepair.batch.execute.execute`) and writes one JSON
 line to standard output: ``{"exit_code": int, "report": the command's JSON
-report (or null)}``, or ``{"error": "out-of-memory" | "crash", "message":
-...}`` when the command raised (a crash that kills the process writes
-nothing; the parent records the signal).
+report}`` (an error of crepair is a report ``{"error": {"kind", "message",
+"exit_code"}}``, as ``crepair COMMAND --json`` prints it; an exception
+of crepair's own is an internal error), or ``{"error": "out-of-memory",
+"message": ...}`` when the call ran out of memory (a crash that kills the
+process writes nothing; the parent records the signal).
+
+A run whose time limit the wall clock enforces too (``Request.hard_stop``:
+z3 does not always stop a check at its limit) is stopped
+:data:`HARD_STOP_GRACE` seconds after it (counted from the worker's start,
+``WALL_CLOCK_SAFETY`` times the limit with ``--reproducible``), with the
+report of an unknown outcome (exit 4), as the command line stops.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
+import os
 import resource
 import signal
 import sys
+import threading
+import time
+
+from crepair.exit_codes import ERROR_KINDS, ExitCode
+
+#: seconds past a run's time limit before the worker stops it whatever it does (as ``crepair COMMAND``)
+HARD_STOP_GRACE = 2.0
 
 
 def set_limits(memory_mb: int | None, cpu_seconds: float | None) -> None:
@@ -49,34 +65,117 @@ def die_with_parent() -> None:
         pass
 
 
-def _report(text: str):
-    text = text.strip()
-    if not text:
+def _write(envelope: dict) -> None:
+    sys.__stdout__.write(json.dumps(envelope) + "\n")
+    sys.__stdout__.flush()
+
+
+def _error(code: ExitCode, message: str) -> dict:
+    return {"exit_code": int(code),
+            "report": {"error": {"kind": ERROR_KINDS[code], "message": message, "exit_code": int(code)}}}
+
+
+def _kill_children() -> None:
+    """SIGKILL the process groups of this process's children (gcc, tests,
+    gdb: each started in its own group by :mod:`crepair.toolchain`),
+    which ``os._exit`` would leave running (Linux: ``/proc/PID/task/*/children``)."""
+    import glob
+
+    from crepair import toolchain
+
+    for name in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        try:
+            pids = open(name).read().split()
+        except OSError:
+            continue
+        for pid in pids:
+            toolchain.kill_group(int(pid))
+
+
+def _hard_stop(request, started: float) -> threading.Timer | None:
+    """The wall-clock safety net of the run (module docstring), started."""
+    if not request.hard_stop or not request.timeout:
         return None
+    seconds = request.timeout
+    if request.reproducible:  # the limit is counted in resource units
+        from crepair.solver import WALL_CLOCK_SAFETY
+
+        seconds *= WALL_CLOCK_SAFETY
+
+    def expire() -> None:
+        _write(_error(ExitCode.UNKNOWN, f"unknown: the run did not stop at the time limit (--timeout "
+                                        f"{request.timeout:g} s, from the start); stopped {HARD_STOP_GRACE:g} s later"))
+        _kill_children()
+        os._exit(0)
+
+    timer = threading.Timer(max(started + seconds + HARD_STOP_GRACE - time.monotonic(), 0), expire)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says the run ran out of memory: a ``MemoryError``,
+    a thread that could not start, z3's "out of memory"."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc).lower()
+    return "can't start new thread" in text or "memory" in text
+
+
+def _memory(limits: dict, request) -> int:
+    """The worker's memory limit in MiB: the smaller of the batch's and the
+    job's own; neither: half of the physical memory (as the command line)."""
+    given = [m for m in (limits.get("memory_mb"), request.memory_mb) if m]
+    if given:
+        return min(given)
+    return max(64, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2 // (1 << 20))
+
+
+def run(limits: dict, request_data: dict) -> dict:
+    """The envelope (module docstring) of the request ``request_data``
+    run under ``limits``."""
+    started = time.monotonic()  # the time limit counts from here, as the command line's from its start
+    die_with_parent()
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return {"error": {"kind": "internal", "message": f"not JSON: {text[:200]}"}}
+        from crepair.batch.request import Request
+
+        request = Request.of(request_data)
+        megabytes = _memory(limits, request)
+        set_limits(megabytes, limits.get("cpu_seconds"))
+        from crepair.batch.execute import execute
+        from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
+        from crepair.solver import smt
+
+        smt.limit_memory(megabytes)
+        timer = _hard_stop(request, started)
+        try:
+            code, report = execute(request, started)
+        except UsageError as exc:
+            return _error(ExitCode.USAGE, str(exc))
+        except MissingTool as exc:
+            return _error(ExitCode.MISSING_TOOL, str(exc))
+        except BadInput as exc:
+            return _error(ExitCode.BAD_INPUT, str(exc))
+        except CRepairError as exc:
+            return _error(ExitCode.INTERNAL, str(exc))
+        finally:
+            if timer is not None:
+                timer.cancel()
+        return {"exit_code": int(code), "report": json.loads(report)}
+    except Exception as exc:  # noqa: BLE001 - this job's outcome, recorded by the parent
+        message = f"{type(exc).__name__}: {exc}"
+        if _out_of_memory(exc):
+            return {"error": "out-of-memory", "message": message}
+        return _error(ExitCode.INTERNAL, f"{message} (a defect of crepair: please report it)")
 
 
 def main(argv: list[str]) -> int:
-    limits = json.loads(argv[0])
-    die_with_parent()
-    set_limits(limits.get("memory_mb"), limits.get("cpu_seconds"))
-    out = io.StringIO()
     try:
-        from crepair.cli import main as crepair_main
-
-        with contextlib.redirect_stdout(out):
-            code = crepair_main(argv[1:])
-        envelope = {"exit_code": int(code), "report": _report(out.getvalue())}
+        envelope = run(json.loads(argv[0]), json.loads(argv[1]))
     except MemoryError:
         envelope = {"error": "out-of-memory", "message": "MemoryError"}
-    except Exception as exc:  # noqa: BLE001 - a crash is this job's outcome, recorded by the parent
-        message = f"{type(exc).__name__}: {exc}"
-        envelope = {"error": "out-of-memory" if "memory" in message.lower() else "crash", "message": message}
-    sys.__stdout__.write(json.dumps(envelope) + "\n")
-    sys.__stdout__.flush()
+    _write(envelope)
     return 0
 
 

@@ -1,15 +1,26 @@
-"""``crepair batch``: many verify/localize/repair runs, isolated, resumable."""
+"""``crepair batch``: many verify/localize/repair runs, isolated, resumable.
+
+The parent reads each job's words once, with the command line's parser and
+checks (:func:`request_of`), into the
+:class:`~crepair.batch.request.Request` its worker runs through the API
+(:mod:`crepair.batch.worker`); a job the parser or the checks refuse is a
+:class:`~crepair.batch.request.Refusal`, recorded without a worker.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import functools
+import io
 import os
 import shlex
 import sys
 import time
 
 from crepair.cli.common import ExitCode, at_least, seconds
+from crepair.errors import UsageError
 from crepair.options import DEFAULT_TIMEOUT
 
 
@@ -45,6 +56,142 @@ def add_parser(sub) -> None:
                         "the suffix .course.yaml (see crepair.batch.course) and run it")
 
 
+_UNSET = object()  # the --timeout of a job that gives none
+
+
+@functools.lru_cache(maxsize=1)
+def _job_parser() -> tuple[argparse.ArgumentParser, dict]:
+    """The parser of a job's words (``COMMAND PROGRAM OPTIONS``: the
+    command line's verify, localize and repair) and each command's own
+    ``--timeout`` default; a job's ``--timeout`` not given parses as
+    ``_UNSET``."""
+    from crepair.cli import localize_cmd, repair_cmd, verify_cmd
+    from crepair.cli.common import JsonArgumentParser
+
+    p = JsonArgumentParser(prog="crepair")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=JsonArgumentParser)
+    for cmd in (verify_cmd, localize_cmd, repair_cmd):
+        cmd.add_parser(sub)
+    defaults = {}
+    for name, sp in sub.choices.items():
+        defaults[name] = sp.get_default("timeout")
+        sp.set_defaults(timeout=_UNSET)
+    return p, defaults
+
+
+def _refuse_outputs(args: argparse.Namespace) -> None:
+    for option in ("html", "sarif", "apply"):
+        if getattr(args, option, None):
+            raise UsageError(f"--{option}: not in a batch job (the job's report is its record in the results "
+                             "file; crepair batch --html writes a report of every job)")
+
+
+def _sorted(values) -> list[str]:
+    return sorted(str(getattr(v, "value", v)) for v in values)
+
+
+def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
+    """The :class:`~crepair.batch.request.Request` of ``job`` (a
+    :class:`~crepair.batch.manifest.Job`): its words read by the command
+    line's parser and checked as ``crepair COMMAND`` checks them (the
+    route of :mod:`~crepair.cli.repair_cmd` and
+    :mod:`~crepair.cli.localize_cmd`); ``default_timeout`` (seconds, None:
+    none) is the time limit of a job that sets none.  Raises
+    ``UsageError`` for words the command line refuses and for what a batch
+    job cannot do (``--html``, ``--sarif``, ``--apply``; heap states, run
+    by ``crepair repair`` alone)."""
+    from crepair.batch.request import Command, Request, Run
+    from crepair.cli import localize_cmd, repair_cmd
+    from crepair.cli.common import checks_of, reference_of
+    from crepair.options import Method, ReferenceOptions
+    from crepair.specification import Runner, Specification, TestSuite
+
+    parser, defaults = _job_parser()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            args = parser.parse_args([job.command, job.program, *job.args])
+    except SystemExit:  # --help: argparse prints it and exits
+        raise UsageError("--help: not in a batch job") from None
+    own = args.timeout is not _UNSET
+    if not own:
+        args.timeout = defaults[args.command]
+    _refuse_outputs(args)
+    command = Command(args.command)
+    checks = {"checks": dataclasses.asdict(checks_of(args))} if hasattr(args, "no_standard_checks") else {}
+    bounded = {"unwind": args.unwind, "entry": args.entry, **checks}
+    made = dict(command=command, program=job.program, memory_mb=args.memory)
+
+    def tests() -> TestSuite:
+        return TestSuite(tests_dir=args.tests_dir, driver=args.tests, test_ids=tuple(args.test_ids or ()),
+                         compare=args.compare, build=args.build, project=args.project)
+
+    def request(run: Run, spec: Specification, options: dict, **fields) -> Request:
+        timeout = fields.pop("timeout", args.timeout)
+        if not own:
+            timeout = default_timeout
+        return Request(run=run, spec=spec, timeout=timeout, options=tuple(sorted(options.items())), **made,
+                       **fields)
+
+    if command == Command.VERIFY:
+        return request(Run.VERIFY, Specification(reference=reference_of(args)), bounded)
+    if command == Command.LOCALIZE:
+        method = localize_cmd.route(args)
+        if method == "gradient":
+            raise UsageError("--method gradient: not run by crepair batch (run crepair localize)")
+        if method == Method.SPECTRUM.value:
+            return request(Run.SPECTRUM, Specification(tests=tests()),  # its timeout: the worker's kill time only
+                           {"test_timeout": args.test_timeout, "formula": args.formula or "ochiai"})
+        return request(Run.LOCALIZE, Specification(reference=reference_of(args)), {
+            **bounded, "method": method, "components": _sorted(args.components), "inputs": args.inputs,
+            "max_diagnoses": args.max_diagnoses, "max_size": args.max_size, "no_mutate": _sorted(args.no_mutate),
+            "mutate_main": args.mutate_main})
+    runner = repair_cmd.route(args)
+    first = 1 if args.first else args.max_repairs
+    if runner == Runner.HEAP:
+        raise UsageError("heap states (--scheme heap): not run by crepair batch (run crepair repair)")
+    if runner == Runner.STAGED:
+        spec = Specification(reference=ReferenceOptions.of(args.reference, (), (), args.input_bound),
+                             tests=tests() if args.tests_dir is not None else None)
+        return request(Run.STAGED, spec, {
+            "compare": args.compare, "unwind": args.unwind, "input_bound": args.input_bound,
+            "test_timeout": args.test_timeout,
+            "max_repairs": None if args.all else (1 if args.first else (args.max_repairs or 1))},
+            timeout=args.timeout or None)
+    if runner == Runner.TESTS:
+        return request(Run.TESTS, Specification(tests=tests()), {
+            "test_timeout": args.test_timeout, "partition": not args.no_partition, "all": args.all,
+            "max_repairs": first, "lines": None if args.lines is None else sorted(args.lines),
+            "formula": args.formula, "localize_files": args.localize_files is not None,
+            "max_files": args.localize_files or None, "anti_patterns": args.anti_patterns},
+            more_files=tuple(args.more_files))
+    return request(Run.BOUNDED, Specification(reference=reference_of(args)), {
+        **bounded, "schemes": list(args.scheme or ["mutation"]), "level": args.level or 1,
+        "schedule": args.scheme is None and args.level is None,
+        "unwinding": "assumptions" if args.unwinding_assumptions else "assertions", "max_size": args.max_size,
+        "max_repairs": first, "no_mutate": _sorted(args.no_mutate), "mutate_main": args.mutate_main,
+        "prune": args.prune, "components": _sorted(args.components), "inputs": args.inputs,
+        "max_refinements": args.max_refinements, "repairs_per_diagnosis": args.repairs_per_diagnosis,
+        "max_terms": args.max_terms}, reproducible=args.reproducible)
+
+
+def plan(jobs, default_timeout: float | None = DEFAULT_TIMEOUT) -> dict:
+    """Job id -> its :func:`request_of`, or the
+    :class:`~crepair.batch.request.Refusal` of the error it raised (a
+    job's bad words are that job's outcome, not the batch's)."""
+    from crepair.batch.request import Refusal
+    from crepair.cli.common import error_of
+    from crepair.errors import CRepairError
+
+    out = {}
+    for job in jobs:
+        try:
+            out[job.id] = request_of(job, default_timeout)
+        except CRepairError as exc:
+            code, kind, _ = error_of(exc)
+            out[job.id] = Refusal(kind, str(exc), int(code))
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -53,7 +200,6 @@ def run(args: argparse.Namespace) -> int:
     from crepair.batch.executors import process_pool, ray_pool
     from crepair.batch.job import NO_ANSWER
     from crepair.batch.run import run_batch
-    from crepair.errors import UsageError
 
     if args.address and args.executor != "ray":
         raise UsageError("--address needs --executor ray")
@@ -71,10 +217,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"course manifest: {items} ({n} assignment{'s' if n != 1 else ''})", file=sys.stderr)
     jobs = read_jobs(items, args.job_command, extra)
     limits = JobLimits(timeout=args.timeout, memory_mb=args.memory)
+    requests = plan(jobs, args.timeout)
     if args.executor == "ray":
-        execute = functools.partial(ray_pool, limits=limits, workers=args.jobs, address=args.address)
+        execute = functools.partial(ray_pool, limits=limits, workers=args.jobs, address=args.address,
+                                    requests=requests)
     else:
-        execute = functools.partial(process_pool, limits=limits, workers=args.jobs)
+        execute = functools.partial(process_pool, limits=limits, workers=args.jobs, requests=requests)
     display: list[BatchDisplay] = []
 
     def started(kept, todo):

@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     from crepair.batch.display import BatchDisplay
     from crepair.batch.executors import process_pool, ray_pool
     from crepair.batch.run import run_batch
+    from crepair.cli.batch_cmd import plan
     from crepair.errors import BadInput
 
     path = Path(args.suite) if args.suite.endswith((".yaml", ".yml")) else Path(args.suites) / f"{args.suite}.yaml"
@@ -129,10 +130,11 @@ def run(args: argparse.Namespace) -> int:
     stem = report.with_suffix("")
     if not args.report_only:
         limits = JobLimits(timeout=suite.get("timeout", 600), memory_mb=args.memory)
+        requests = plan(jobs, limits.timeout)
         if args.executor == "ray":
-            execute = lambda todo: ray_pool(todo, limits, args.jobs, args.address)  # noqa: E731
+            execute = lambda todo: ray_pool(todo, limits, args.jobs, args.address, requests)  # noqa: E731
         else:
-            execute = lambda todo: process_pool(todo, limits, args.jobs)  # noqa: E731
+            execute = lambda todo: process_pool(todo, limits, args.jobs, requests)  # noqa: E731
         display: list[BatchDisplay] = []
         try:
             chosen = [j for j in jobs if re.search(args.only, j.id)] if args.only else jobs

@@ -10,6 +10,7 @@ import json
 import sys
 import time
 
+from crepair import exit_codes
 from crepair.cli.common import ExitCode, at_least, finish, write_html
 from crepair.errors import UsageError
 from crepair.records import RepairOutcome
@@ -71,8 +72,7 @@ def _refuse_bounded(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name.replace('_', '-')}: not used by the heap scheme")
 
 
-_EXIT = {RepairOutcome.REPAIRED: ExitCode.OK, RepairOutcome.NO_REPAIR: ExitCode.NO_REPAIR,
-         RepairOutcome.ORIGINAL_CORRECT: ExitCode.ORIGINAL_CORRECT}
+_EXIT = exit_codes.HEAP
 
 
 def run_repair(args: argparse.Namespace) -> int:
@@ -143,7 +143,7 @@ def run_repair(args: argparse.Namespace) -> int:
     failed = finish(args, report, writes)
     if failed is not None:
         return failed
-    return _EXIT.get(st.outcome, ExitCode.UNKNOWN)
+    return exit_codes.of_outcome(st.outcome, _EXIT)
 
 
 def run_localize(args: argparse.Namespace) -> int:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from crepair import api
-from crepair.bmc import VerifyOutcome
+from crepair import api, exit_codes
 from crepair.cli import heap_cmd
 from crepair.cli.common import (
-    CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, add_checks, add_common, add_specification, add_tests, at_least,
+    CHECK_FLAGS, REFERENCE_DEFAULTS, add_checks, add_common, add_specification, add_tests, at_least,
     checks_of, reference_of, write_html,
 )
 from crepair.errors import UsageError
@@ -62,14 +61,33 @@ _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no
                  "max_diagnoses": 10, "max_size": 3, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
+def route(args: argparse.Namespace) -> str:
+    """The method of the command line ("gradient", or a ``Method`` value),
+    after refusing options it does not use (``UsageError``; the gradient
+    method's own are refused when it runs); ``crepair batch`` routes its
+    jobs here too."""
+    if args.method == "gradient":
+        return args.method
+    if args.states is not None or args.checkpoints is not None:
+        raise UsageError("--states/--checkpoints: used by --method gradient only")
+    if args.method == Method.SPECTRUM.value:
+        if args.tests is None and args.tests_dir is None:
+            raise UsageError("--method spectrum needs tests: --tests DRIVER --test-ids ID... or --tests-dir DIR")
+        for name, default in _BOUNDED_ONLY.items():
+            if getattr(args, name) != default:
+                raise UsageError(f"--{name.replace('_', '-')}: not used by --method spectrum (it runs the tests)")
+        return args.method
+    given = [name for name in _TEST_OPTIONS if getattr(args, name) is not None]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')}: tests are used by --method spectrum only")
+    if args.formula is not None:
+        raise UsageError("--formula: used by --method spectrum only")
+    return args.method
+
+
 def run_spectrum(args: argparse.Namespace) -> int:
     """``--method spectrum``: exit 0 with a ranking, 123 when no test fails
     (f1x's code), 5 when the failing tests share no line."""
-    if args.tests is None and args.tests_dir is None:
-        raise UsageError("--method spectrum needs tests: --tests DRIVER --test-ids ID... or --tests-dir DIR")
-    for name, default in _BOUNDED_ONLY.items():
-        if getattr(args, name) != default:
-            raise UsageError(f"--{name.replace('_', '-')}: not used by --method spectrum (it runs the tests)")
     _check_sarif(args)
     result = api.localize_tests(
         args.file, driver=args.tests, test_ids=args.test_ids or (), tests_dir=args.tests_dir, build=args.build,
@@ -82,23 +100,15 @@ def run_spectrum(args: argparse.Namespace) -> int:
         from crepair.report.sarif import spectrum_sarif
 
         _write_sarif(args.sarif, spectrum_sarif(result))
-    if not result.failing:
-        return ExitCode.NO_FAILING_TEST
-    return ExitCode.OK if result.ranking else ExitCode.NO_REPAIR
+    return exit_codes.of_spectrum(result)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.method == "gradient":
+    method = route(args)
+    if method == "gradient":
         return heap_cmd.run_localize(args)
-    if args.states is not None or args.checkpoints is not None:
-        raise UsageError("--states/--checkpoints: used by --method gradient only")
-    if args.method == Method.SPECTRUM.value:
+    if method == Method.SPECTRUM.value:
         return run_spectrum(args)
-    given = [name for name in _TEST_OPTIONS if getattr(args, name) is not None]
-    if given:
-        raise UsageError(f"--{given[0].replace('_', '-')}: tests are used by --method spectrum only")
-    if args.formula is not None:
-        raise UsageError("--formula: used by --method spectrum only")
     _check_sarif(args)
     result = api.localize(
         args.file,
@@ -125,11 +135,5 @@ def run(args: argparse.Namespace) -> int:
         from crepair.report.sarif import localize_sarif
 
         _write_sarif(args.sarif, localize_sarif(result))
-    if result.outcome == VerifyOutcome.VIOLATED:
-        if result.method == Method.MUST and not result.locations:
-            return ExitCode.NO_REPAIR
-        return ExitCode.OK
-    if result.outcome == VerifyOutcome.UNKNOWN:
-        return ExitCode.UNKNOWN
-    return ExitCode.BOUND_TOO_SMALL if result.outcome == VerifyOutcome.BOUND_TOO_SMALL else ExitCode.ORIGINAL_CORRECT
+    return exit_codes.of_localize(result)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crepair import api
+from crepair import api, exit_codes
 from crepair.cli import heap_cmd, staged_cmd, test_driven_cmd
 from crepair.cli.common import (
-    ExitCode, StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, finish,
+    StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, finish,
     reference_of, write_html,
 )
 from crepair.encode.formula import Unwinding
@@ -16,12 +16,12 @@ from crepair.errors import UsageError
 from crepair.mutation import MutationLevel
 from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
 from crepair.patch import apply_to_file, writable
-from crepair.records import RepairOutcome
 from crepair.report import json_report, text
 from crepair.schemes.mutation import Progress
 from crepair.schemes.template_scheme import TemplateProgress
 from crepair.schemes.schedule import DEFAULT_SCHEDULE
 from crepair.solver import UNITS_PER_SECOND, WALL_CLOCK_SAFETY
+from crepair.specification import Runner
 
 
 def add_parser(sub) -> None:
@@ -73,23 +73,21 @@ def _describe(p: "Progress | TemplateProgress") -> str:
     return f"mutation, size level {p.size}: {p.checked} candidates checked, {p.repairs} repairs"
 
 
-_EXIT = {
-    RepairOutcome.REPAIRED: ExitCode.OK,
-    RepairOutcome.ORIGINAL_CORRECT: ExitCode.ORIGINAL_CORRECT,
-    RepairOutcome.BOUND_TOO_SMALL: ExitCode.BOUND_TOO_SMALL,
-    RepairOutcome.NO_REPAIR: ExitCode.NO_REPAIR,
-    RepairOutcome.EXHAUSTED: ExitCode.NO_REPAIR,
-    RepairOutcome.VACUOUS_ONLY: ExitCode.NO_REPAIR,
-}
+_EXIT = exit_codes.REPAIR
 
 
-def run(args: argparse.Namespace) -> int:
+def route(args: argparse.Namespace) -> Runner:
+    """The run that checks the command line's specification (heap states:
+    the heap scheme; a reference of main: the staged run; tests: the
+    test-driven search; else the bounded schemes), after refusing options
+    that run does not use (``UsageError``); ``crepair batch`` routes its
+    jobs here too.  May normalise ``args.scheme``."""
     if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
         raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
     if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):
         args.scheme = ["heap"]  # heap states are the heap scheme's specification
     if args.scheme and "heap" in args.scheme:
-        return heap_cmd.run_repair(args)
+        return Runner.HEAP
     bounded = [s for s in args.scheme or [] if s in ("mutation", "template")]
     if bounded and test_driven_cmd.given(args):
         raise UsageError(f"--scheme {','.join(bounded)}: checks candidates with the bounded engine against the "
@@ -107,15 +105,25 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--scheme test-driven with --reference: the concrete runs start at main "
                              f"(--entry {args.entry} is checked by --scheme mutation or template)")
     if staged_cmd.wanted(args):
-        return staged_cmd.run(args)
+        staged_cmd.check(args)
+        return Runner.STAGED
     if args.reference is not None and test_driven_cmd.given(args):
         raise UsageError("--reference with tests: the tests must be a folder (--tests-dir) and the entry main")
     if args.scheme == ["test-driven"]:
         args.scheme = None
     test_driven_cmd.check_unused(args)
+    return Runner.TESTS if test_driven_cmd.given(args) else Runner.BOUNDED
+
+
+def run(args: argparse.Namespace) -> int:
+    runner = route(args)
+    if runner == Runner.HEAP:
+        return heap_cmd.run_repair(args)
+    if runner == Runner.STAGED:
+        return staged_cmd.run(args)
     if args.apply:
         writable(args.file)  # refuse before the run, not after it
-    if test_driven_cmd.given(args):
+    if runner == Runner.TESTS:
         return test_driven_cmd.run(args)
     schedule = DEFAULT_SCHEDULE if args.scheme is None and args.level is None else None
     options = RepairOptions.of(
@@ -171,4 +179,4 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
 
     failed = finish(args, report, writes)
-    return failed if failed is not None else _EXIT.get(run.outcome, ExitCode.UNKNOWN)
+    return failed if failed is not None else exit_codes.of_outcome(run.outcome, _EXIT)

@@ -12,20 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crepair import api
-from crepair.cli.common import ExitCode, finish, write_html
+from crepair import api, exit_codes
+from crepair.cli.common import finish, write_html
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file, writable
-from crepair.records import RepairOutcome
 from crepair.report import staged as report
 
-_EXIT = {
-    RepairOutcome.REPAIRED: ExitCode.OK,
-    RepairOutcome.EXHAUSTED: ExitCode.NO_REPAIR,
-    RepairOutcome.NO_REPAIR: ExitCode.NO_REPAIR,
-    RepairOutcome.NO_FAILING_TEST: ExitCode.ORIGINAL_CORRECT,
-    RepairOutcome.ORIGINAL_CORRECT: ExitCode.ORIGINAL_CORRECT,
-}
+_EXIT = exit_codes.STAGED
 
 #: options of other kinds of repair that mean nothing here, with their defaults
 _UNUSED = {"tests": None, "build": None, "project": None, "init": None, "assume": None, "more_files": [],
@@ -42,13 +35,18 @@ def wanted(args: argparse.Namespace) -> bool:
     return args.tests_dir is not None or scheme == ["test-driven"] or (not scheme and args.level is None)
 
 
-def run(args: argparse.Namespace) -> int:
+def check(args: argparse.Namespace) -> None:
+    """Refuse (``UsageError``) the options of other kinds of repair."""
     for name, default in _UNUSED.items():
         if getattr(args, name, default) != default:
             raise UsageError(f"--{name.replace('_', '-')}: not used when repairing against --reference "
                              "with tests (give --tests-dir DIR of input/output pairs)")
     if args.test_ids:
         raise UsageError("--test-ids: not used when repairing against --reference (every test of --tests-dir runs)")
+
+
+def run(args: argparse.Namespace) -> int:
+    check(args)
     if args.apply:
         writable(args.file)  # refuse before the run, not after it
     run = api.repair_reference(
@@ -81,4 +79,4 @@ def run(args: argparse.Namespace) -> int:
     failed = finish(args, report_json, writes)
     if failed is not None:
         return failed
-    return _EXIT.get(run.outcome, ExitCode.UNKNOWN)
+    return exit_codes.of_outcome(run.outcome, _EXIT)

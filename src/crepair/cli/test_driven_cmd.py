@@ -19,11 +19,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crepair import api
-from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, ExitCode, StatusLine, at_least, finish, write_html
+from crepair import api, exit_codes
+from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, StatusLine, at_least, finish, write_html
 from crepair.errors import UsageError
 from crepair.patch import apply_to_file
-from crepair.records import RepairOutcome
 from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
@@ -96,12 +95,7 @@ def check_unused(args: argparse.Namespace) -> None:
         raise UsageError("--compare: used with --tests-dir (or --reference and main) only")
 
 
-_EXIT = {
-    RepairOutcome.REPAIRED: ExitCode.OK,
-    RepairOutcome.EXHAUSTED: ExitCode.NO_PATCH,
-    RepairOutcome.NO_REPAIR: ExitCode.NO_PATCH,
-    RepairOutcome.NO_FAILING_TEST: ExitCode.NO_FAILING_TEST,
-}
+_EXIT = exit_codes.TEST_DRIVEN
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,4 +142,4 @@ def run(args: argparse.Namespace) -> int:
                 print(f"applied patch 1 to {file} (original kept as {backup})", file=sys.stderr)
 
     failed = finish(args, report_json, writes)
-    return failed if failed is not None else _EXIT.get(run.outcome, ExitCode.UNKNOWN)
+    return failed if failed is not None else exit_codes.of_outcome(run.outcome, _EXIT)

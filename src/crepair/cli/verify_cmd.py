@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from crepair import api
-from crepair.bmc import VerifyOutcome
-from crepair.cli.common import ExitCode, add_checks, add_common, checks_of, finish, reference_of, write_html
+from crepair.cli.common import add_checks, add_common, checks_of, finish, reference_of, write_html
+from crepair.exit_codes import VERIFY, of_outcome
 from crepair.report import json_report, text
 
 
@@ -25,8 +25,4 @@ def run(args: argparse.Namespace) -> int:
     failed = finish(args, report, lambda: write_html(args, "verify", report, result.original))
     if failed is not None:
         return failed
-    return _EXIT[result.outcome]
-
-
-_EXIT = {VerifyOutcome.VERIFIED: ExitCode.OK, VerifyOutcome.VIOLATED: ExitCode.VIOLATED,
-         VerifyOutcome.UNKNOWN: ExitCode.UNKNOWN, VerifyOutcome.BOUND_TOO_SMALL: ExitCode.BOUND_TOO_SMALL}
+    return of_outcome(result.outcome, VERIFY)

@@ -1,6 +1,6 @@
 """The driver (Wolverine2 §3): gdb run from crepair's own process.
 
-gdb runs :mod:`crepair.debug.gdb_live` (started and configured by
+gdb runs :mod:`crepair.debug.gdb_live` (started, configured and stopped by
 :mod:`crepair.toolchain.gdb`, as the heap engine's recorder) and talks JSON lines over two pipes
 of their own; gdb's console output is discarded and the program reads and
 writes files, so the program's input/output, gdb's traffic and the
@@ -15,7 +15,6 @@ import json
 import os
 import selectors
 import shlex
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -23,7 +22,8 @@ from pathlib import Path
 from crepair.errors import BadInput
 from crepair.frontend import CProgram
 from crepair.heap.execute import harness
-from crepair.toolchain.gdb import LIB, LIB_VAR, compile_harness, gdb_command, graph_config, tool
+from crepair.toolchain import gdb as gdb_host
+from crepair.toolchain.gdb import LIB, LIB_VAR, compile_harness, graph_config, tool
 from crepair.heap.ir import Function
 
 
@@ -64,11 +64,16 @@ class Driver:
         env = dict(os.environ, CREPAIR_DEBUG_CONFIG=str(tmp / "cfg.json"), CREPAIR_DEBUG_IN=str(to_gdb_r),
                    CREPAIR_DEBUG_OUT=str(from_gdb_w), **{LIB_VAR: LIB})
         helper = Path(__file__).with_name("gdb_live.py")
-        self.proc = subprocess.Popen(gdb_command(gdb, helper), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp,
-                                     pass_fds=(to_gdb_r, from_gdb_w))
-        os.close(to_gdb_r)
-        os.close(from_gdb_w)
+        try:
+            self.proc = gdb_host.start(gdb, helper, env, tmp, pass_fds=(to_gdb_r, from_gdb_w))
+        except BaseException:
+            for fd in (self._to_gdb, self._from_gdb):
+                os.close(fd)
+            self.tmp.cleanup()
+            raise
+        finally:
+            os.close(to_gdb_r)
+            os.close(from_gdb_w)
         self._buf = b""
 
     def request(self, **req) -> dict:
@@ -109,13 +114,7 @@ class Driver:
             return ""
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.write(self._to_gdb, b'{"cmd": "quit"}\n')
-                self.proc.wait(2)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
+        gdb_host.stop(self.proc, lambda: os.write(self._to_gdb, b'{"cmd": "quit"}\n'))
         for fd in (self._to_gdb, self._from_gdb):
             try:
                 os.close(fd)

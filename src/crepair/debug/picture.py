@@ -11,10 +11,10 @@ marked ``*`` (the program did it) and what the user changed with
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
+from crepair import toolchain
+from crepair.errors import MissingTool
 from crepair.heap.states import State
 
 
@@ -110,13 +110,16 @@ def dot_picture(now: State, prev: State | None = None, user: set[str] = frozense
 def render_svg(dot: str) -> tuple[str | None, str]:
     """(the SVG Graphviz's ``dot`` draws for ``dot``, "") or (None, why
     it was not drawn: ``dot`` missing, failing or timing out after 30 s)."""
-    exe = shutil.which("dot")
-    if exe is None:
-        return None, "SVG skipped: Graphviz 'dot' is not installed (apt-get install graphviz)"
     try:
-        res = subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as exc:
+        exe = toolchain.find("dot", "Graphviz 'dot' is not installed (apt-get install graphviz)")
+    except MissingTool as exc:
+        return None, f"SVG skipped: {exc}"
+    try:
+        res = toolchain.run([exe, "-Tsvg"], input=dot, text=True, timeout=30)
+    except MissingTool as exc:  # found but cannot be started
         return None, f"SVG skipped: dot failed: {exc}"
+    if res.timed_out:
+        return None, "SVG skipped: dot failed: no picture within 30 s"
     if res.returncode != 0:
         return None, f"SVG skipped: dot failed: {res.stderr.strip()[:200]}"
     return res.stdout, ""

@@ -99,11 +99,14 @@ def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.Path
 
 def spawn(argv: Sequence[str], *, cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None,
           stdin=DEVNULL, stdout=PIPE, stderr=PIPE, text: bool = False, errors: str = "replace",
-          remedy: str = "", memory: int | None = None, lift_memory_limit: bool = False) -> Process:
+          remedy: str = "", memory: int | None = None, lift_memory_limit: bool = False,
+          pass_fds: Sequence[int] = ()) -> Process:
     """Start ``argv`` in a new session (its own process group) and return
     it; the caller waits for it and ends it with :func:`kill_group`.
     ``stdin``: DEVNULL, PIPE or an open file descriptor; ``text`` and
-    ``errors`` as for :func:`run`.  Raises
+    ``errors`` as for :func:`run`; ``pass_fds``: further open file
+    descriptors the command inherits (e.g. the pipes of a gdb session,
+    :func:`crepair.toolchain.gdb.start`).  Raises
     ``MissingTool`` (saying ``remedy``) when it cannot be started.
     ``memory``: bytes of address space the command may use (None: no
     limit of its own); ``lift_memory_limit``: the command runs without the
@@ -122,7 +125,7 @@ def spawn(argv: Sequence[str], *, cwd: str | os.PathLike | None = None, env: Map
     try:
         return subprocess.Popen(list(argv), cwd=cwd, env=None if env is None else dict(env), stdin=stdin,
                                 stdout=stdout, stderr=stderr, text=text or None,
-                                errors=errors if text else None, start_new_session=True,
+                                errors=errors if text else None, start_new_session=True, pass_fds=tuple(pass_fds),
                                 preexec_fn=limit if memory is not None or lift_memory_limit else None)
     except OSError as exc:
         raise MissingTool(f"cannot run {argv[0]}: {exc.strerror or exc}" + (f": {remedy}" if remedy else "")) \

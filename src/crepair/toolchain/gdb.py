@@ -1,6 +1,7 @@
 """Running a program under gdb, the host side shared by the heap engine's
 recorder (:func:`crepair.heap.execute.record`, one batch run) and the
-debug shell's live driver (:class:`crepair.debug.driver.Driver`).
+debug shell's live driver (:class:`crepair.debug.driver.Driver`, a
+session started by :func:`start` and ended by :func:`stop`).
 
 Both compile a harness (``gcc -g -O0``), write a JSON configuration for
 their gdb-side script and start ``gdb -q -nx -batch -x SCRIPT``.  The
@@ -11,6 +12,8 @@ folder is passed in the environment, :data:`LIB_VAR`).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from crepair import toolchain
@@ -58,3 +61,33 @@ def gdb_command(gdb: str, script: Path) -> list[str]:
     """The command line running the gdb-side ``script`` in batch mode,
     without the user's gdbinit."""
     return [gdb, "-q", "-nx", "-batch", "-x", str(script)]
+
+
+def start(gdb: str, script: Path, env: Mapping[str, str], cwd: str | os.PathLike,
+          pass_fds: Sequence[int] = ()) -> toolchain.Process:
+    """Start gdb running the gdb-side ``script`` (:func:`gdb_command`) for
+    a live session in ``cwd`` with the environment ``env``; gdb inherits
+    the open descriptors ``pass_fds`` (the session's own pipes: its
+    console's streams are discarded, so that the program's output, gdb's
+    and the session's never mix).  gdb runs in its own process group
+    (:func:`stop` ends it with the program it debugs).  Raises
+    ``MissingTool`` when gdb cannot be started."""
+    return toolchain.spawn(gdb_command(gdb, script), cwd=cwd, env=env, stdin=toolchain.DEVNULL,
+                           stdout=toolchain.DEVNULL, stderr=toolchain.DEVNULL, pass_fds=pass_fds,
+                           remedy="install gdb, e.g. apt-get install gdb")
+
+
+def stop(proc: toolchain.Process, ask: Callable[[], None], grace: float = 2.0) -> None:
+    """End the gdb session ``proc``: call ``ask()`` (which asks the
+    gdb-side script to quit; it may raise ``OSError`` when gdb is gone),
+    wait at most ``grace`` seconds, then kill gdb and the program it
+    debugs (its process group).  A session that ended already is left
+    as it is."""
+    if proc.poll() is not None:
+        return
+    try:
+        ask()
+        proc.wait(grace)
+    except (OSError, toolchain.TimeoutExpired):
+        toolchain.kill_group(proc)
+        proc.wait()
