@@ -175,7 +175,8 @@ def test_tabs_and_every_space_before_a_newline_and_a_separator_moved_to_the_fron
     assert {'"%d"', '"%d "', '"%d\\n"'} <= set(format_edits('"%d\\t"', (INT,)))  # a tab deleted or swapped
     assert '"%d\\n%d\\n"' in format_edits('"%d \\n%d \\n"', (INT, INT))  # both at once
     assert '" %d"' in format_edits('"%d "', (INT,))
-    assert separator_choices('"%d "') == [('"%d "', '"%d"'), ('" %d"', '"%d"'), ('"%d \\n"', '"%d "')]
+    assert separator_choices('"%d "') == [('"%d "', '"%d"'), ('" %d"', '"%d"'), ('"%d\\n"', '"%d "'),
+                                          ('"%d \\n"', '"%d "')]
     assert separator_choices('"%d\\n"') == [('"%d\\n"', '"%d"')]
     assert separator_choices('L"x"') == []
 

@@ -158,7 +158,7 @@ def separator_choices(literal: str) -> list[tuple[str, str]]:
             bare = body[:-len(sep)]
             out.append((body, bare))
             if sep != "\\n":
-                out.append((sep + bare, bare))
+                out += [(sep + bare, bare), (bare + "\\n", body)]
         elif body.startswith(sep) and len(body) > len(sep):
             out.append((body, body[len(sep):]))
     if not body.endswith("\\n"):
