@@ -161,6 +161,7 @@ def main() -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     rows = []
+    load_before = os.getloadavg()[0]
     with ThreadPoolExecutor(args.jobs) as pool:
         for row in pool.map(lambda s: run_one(s, args.timeout), subs):
             rows.append(row)
@@ -172,7 +173,9 @@ def main() -> int:
     lines = [f"# C-Pack-IPAs: submissions repaired against the model solution and the course tests",
              "", f"Commit {commit}; `--reference MODEL.c --tests-dir TESTS --compare exact --timeout "
              f"{args.timeout:g}`; {len(rows)} submissions" + (f" (random sample, seed {args.seed})"
-                                                               if args.sample else "") + f"; {args.jobs} jobs.",
+                                                               if args.sample else "") + f"; {args.jobs} jobs; "
+             f"load average (1 min) {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+             f"(on {os.cpu_count()} processors; times are wall-clock).",
              "A repair is *correct* when the benchmark's own build of it passes every course test byte for byte "
              "and prints what the model solution prints on 200 generated inputs (another seed than the repair's).",
              "", *table(rows)]
