@@ -233,3 +233,30 @@ int main(void) {
     subprocess.run(["gcc", "-w", "-o", str(tmp_path / "p"), str(patched)], check=True)
     for given, want in (("4\n1 2 3 4\n", "2 4 6 8\n"), ("1\n9\n", "18\n")):
         assert subprocess.run([str(tmp_path / "p")], input=given, capture_output=True, text=True).stdout == want
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_two_literals_each_missing_a_newline_are_repaired_one_failing_test_at_a_time(tmp_path):
+    """No single edit passes both tests ('yes' and 'no' each lack the
+    newline): the search with one failing test at a time finds the partial
+    fix that round 2 completes."""
+    source = """\
+#include <stdio.h>
+int main(void) {
+    int n, m;
+    scanf("%d %d", &n, &m);
+    if (n % m == 0)
+        printf("yes");
+    else
+        printf("no");
+    return 0;
+}
+"""
+    model = source.replace('printf("yes");', 'printf("yes\\n");').replace('printf("no");', 'printf("no\\n");')
+    project(tmp_path, source, {"t1": ("4 2\n", "yes\n"), "t2": ("5 2\n", "no\n"), "t3": ("9 3\n", "yes\n")})
+    (tmp_path / "model.c").write_text(model)
+    proc = crepair("repair", "prog.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    changes = json.loads(proc.stdout)["repairs"][0]["changes"]
+    assert sorted((c["original"], c["replacement"]) for c in changes) == [('"no"', '"no\\n"'), ('"yes"', '"yes\\n"')]

@@ -33,27 +33,26 @@ import weakref
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from crepair.errors import UsageError
 from crepair.frontend.source import read_source
-from crepair.bmc import VerifyOutcome
 from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
 from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
+from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
-from crepair.testsuite.spec import Comparison, FolderTests, load_tests
+from crepair.testsuite.spec import FolderTests, load_tests
 
-DEFAULT_GENERATED = 60  # inputs generated from the given ones
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists
+DECOMPOSED_SHARE = 0.2  # share of the time limit a search with one failing test may take
 HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
 
 
@@ -66,45 +65,6 @@ def _until_round_ends(run) -> Iterator[Repair]:
         yield from run
     except _RoundOver:
         return
-
-
-@dataclass(frozen=True, slots=True)
-class StagedOptions:
-    """``timeout``: seconds for the whole run (None: none); ``compare``: how
-    outputs are compared; ``generated``: inputs to generate; ``unwind``:
-    the proof's unwinding bound; ``max_repairs``: stop after this many
-    proved repairs (None: explore the whole space); ``rounds``: locations
-    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto)."""
-
-    timeout: float | None = 60.0
-    compare: Comparison = Comparison.TRAILING_WHITESPACE
-    generated: int = DEFAULT_GENERATED
-    unwind: int = 8
-    max_repairs: int | None = 1
-    rounds: int = 2
-    test_timeout: int | None = None
-
-
-@dataclass(slots=True)
-class StagedStats:
-    """What the run did: tests by source, candidates explored, test
-    executions, proofs tried and their verdicts."""
-
-    given: int = 0
-    failing_given: int = 0
-    generated: int = 0
-    invalid: int = 0  # generated inputs the reference rejects (undefined behaviour, time-out, disagreement)
-    counterexamples: int = 0
-    explored: int = 0
-    candidates: int = 0
-    executions: int = 0
-    plausible: int = 0
-    proofs: int = 0
-    proved: int = 0
-    refuted: int = 0
-    undecided: int = 0
-    rounds: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 class StagedRun:
@@ -136,6 +96,7 @@ class StagedRun:
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
+        self._failing_given: list[str] = []  # the given tests the original fails
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
@@ -237,7 +198,7 @@ class StagedRun:
             ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
             self._round_ends = None
             self._best_failures = None
-            for n, (rep, status, failed) in enumerate(self._stages(base, ids)):
+            for n, (rep, status, failed) in enumerate(self._round_items(base, ids, round_)):
                 if status == "proved":
                     proved += 1
                     self.stats.proved += 1
@@ -311,9 +272,34 @@ class StagedRun:
         or too few; None: the whole space at once."""
         given, norm = self.suite.given, self.options.compare.normalize
         outputs = self.checks.outputs(self.original, [self.suite.stdin(t) for t in given]) if given else None
+        self._failing_given = [t for t, got in zip(given, outputs or ()) if not self.checks.same(got, self.suite.expected(t))]
         shape = failure_shape((norm(got), norm(self.suite.expected(t))) for t, got in zip(given, outputs or ()))
         return {Shape.PRESENTATION: (frozenset({Schema.FORMAT}), None),
                 Shape.OUTPUT: (None, output_lines(self.original))}.get(shape)
+
+    def _round_items(self, base: str, ids: list[str] | None, round_: int) -> Iterator[tuple[Repair, str, int]]:
+        """:meth:`_stages` of the round; when round 1 finds no patch that
+        passes the given tests, a fault may have several locations that
+        different tests exercise: the search runs again with one failing
+        given test at a time (and every passing one), for a fifth of the
+        time limit each, and its patches are the partial fixes round 2
+        starts from (at most three failing tests are tried)."""
+        found = False
+        for item in self._stages(base, ids):
+            found = True
+            yield item
+        if found or round_ >= self.options.rounds or self._timed_out() or self.reason or \
+                self.outcome == RepairOutcome.NO_FAILING_TEST or len(self._failing_given) < 2:
+            return
+        passing = [t for t in self.suite.given if t not in self._failing_given]
+        for t in self._failing_given[:3]:
+            self._round_ends = time.monotonic() + (self.options.timeout or 240.0) * DECOMPOSED_SHARE
+            for item in self._stages(base, [t, *passing, *self.suite.counterexamples]):
+                found = True
+                yield item
+            if found or self._timed_out():
+                return
+        self._round_ends = None
 
     def _stages(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
         """:meth:`_search` of the part of the space the original's wrong
@@ -397,22 +383,10 @@ class StagedRun:
         budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left)
         if budget < 0.5:
             return "tests", self._evidence("no time left for the bounded check"), 0
-        result = self.checks.verify(rep.patched, budget)
-        if result is not None and result.outcome == VerifyOutcome.VERIFIED and result.bound.too_small is False:
+        proved, why = self.checks.prove(rep.patched, budget, self.suite)
+        if proved:
             return "proved", EquivalenceProof(self.options.unwind, self.reference.input_bound, self._evidence("")), 0
-        test = self.checks.test_of(result, rep.patched) if result is not None else None
-        if test is not None:
-            self.suite.add("counterexample", *test)
-            self.stats.counterexamples += 1
+        if why is None:  # a counterexample test was added to the suite
             self.stats.refuted += 1
             return "refuted", None, 1
-        self.stats.undecided += 1
-        if result is None:
-            why = "the bounded check could not take the program"
-        elif result.outcome == VerifyOutcome.UNKNOWN:
-            why = f"bounded check unknown ({result.reason or 'time limit'})"
-        elif result.outcome == VerifyOutcome.VIOLATED:
-            why = "the bounded check's counterexample does not reproduce when run"
-        else:
-            why = f"runs go beyond unwinding bound {self.options.unwind}"
         return "tests", self._evidence(why), 0

@@ -11,6 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from crepair.bmc import VerifyOutcome
 from crepair.errors import BadInput
 from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
@@ -93,6 +94,29 @@ class CandidateChecks:
         except BadInput as exc:
             self.stats.notes.append(f"bounded check not run: {exc}")
             return None
+
+    def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:
+        """The bounded equivalence check of ``text`` within ``seconds``:
+        (True, None) when it proves equivalence within the bound; (False,
+        None) when its counterexample reproduces concretely — the test is
+        added to ``suite`` as a counterexample and counted; else (False,
+        why it is not proved), counted as undecided."""
+        result = self.verify(text, seconds)
+        if result is not None and result.outcome == VerifyOutcome.VERIFIED and result.bound.too_small is False:
+            return True, None
+        test = self.test_of(result, text) if result is not None else None
+        if test is not None:
+            suite.add("counterexample", *test)
+            self.stats.counterexamples += 1
+            return False, None
+        self.stats.undecided += 1
+        if result is None:
+            return False, "the bounded check could not take the program"
+        if result.outcome == VerifyOutcome.UNKNOWN:
+            return False, f"bounded check unknown ({result.reason or 'time limit'})"
+        if result.outcome == VerifyOutcome.VIOLATED:
+            return False, "the bounded check's counterexample does not reproduce when run"
+        return False, f"runs go beyond unwinding bound {self.unwind}"
 
     def test_of(self, result, text: str) -> tuple[bytes, bytes] | None:
         """The counterexample of the bounded check ``result`` as a test

@@ -1,0 +1,49 @@
+"""The options and statistics of the staged run against a reference
+(:mod:`crepair.schemes.staged`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from crepair.testsuite.spec import Comparison
+
+DEFAULT_GENERATED = 60  # inputs generated from the given ones
+
+
+@dataclass(frozen=True, slots=True)
+class StagedOptions:
+    """``timeout``: seconds for the whole run (None: none); ``compare``: how
+    outputs are compared; ``generated``: inputs to generate; ``unwind``:
+    the proof's unwinding bound; ``max_repairs``: stop after this many
+    proved repairs (None: explore the whole space); ``rounds``: locations
+    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto)."""
+
+    timeout: float | None = 60.0
+    compare: Comparison = Comparison.TRAILING_WHITESPACE
+    generated: int = DEFAULT_GENERATED
+    unwind: int = 8
+    max_repairs: int | None = 1
+    rounds: int = 2
+    test_timeout: int | None = None
+
+
+@dataclass(slots=True)
+class StagedStats:
+    """What the run did: tests by source, candidates explored, test
+    executions, proofs tried and their verdicts."""
+
+    given: int = 0
+    failing_given: int = 0
+    generated: int = 0
+    invalid: int = 0  # generated inputs the reference rejects (undefined behaviour, time-out, disagreement)
+    counterexamples: int = 0
+    explored: int = 0
+    candidates: int = 0
+    executions: int = 0
+    plausible: int = 0
+    proofs: int = 0
+    proved: int = 0
+    refuted: int = 0
+    undecided: int = 0
+    rounds: int = 0
+    notes: list[str] = field(default_factory=list)
