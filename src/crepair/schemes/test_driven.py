@@ -37,8 +37,10 @@ from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
+from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking
 from crepair.testequiv.antipatterns import AntiPattern
 from crepair.testequiv.candidates import Candidate, SearchSpace
+from crepair.testequiv.distance import Probe
 from crepair.testequiv.search import Exploration, ExplorationStats
 from crepair.testequiv.space import SpaceOptions
 
@@ -61,7 +63,11 @@ class TestRepairOptions:
     localization), at most ``max_files`` of them (None: all) — the files
     given to the run are then ignored; ``anti_patterns``: the rules whose
     candidates are left out of the space (Tan et al., FSE'16;
-    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none).
+    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none);
+    ``rank``: the order of the patches reported (COST: f1x's, streamed as
+    found; DISTANCE: semantic distance from the original first, after a
+    bounded extra search in first-patch mode —
+    :mod:`crepair.schemes.semantic_ranking`).
     """
 
     timeout: float | None = 300.0
@@ -74,6 +80,7 @@ class TestRepairOptions:
     localize_files: bool = False
     max_files: int | None = None
     anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
+    rank: Ranking = Ranking.COST
 
 
 @dataclass(slots=True)
@@ -87,7 +94,10 @@ class TestDrivenStats(SchemeStats):
     class and were run again with the candidate alone (the class is then
     the candidate alone), ``validations``: test executions spent re-checking
     patches, ``build_seconds`` of the meta-program, ``anti_patterns``: per
-    rule number (``"A1"``…) the candidates it left out of the space."""
+    rule number (``"A1"``…) the candidates it left out of the space;
+    ``distances``: per reported patch, in report order, its semantic
+    distance (``{"distance", "compared", "cost"}``, None: not measured);
+    ``ranking``: the ranking's summary (:meth:`TestDrivenRun._rank`)."""
 
     failing: tuple[str, ...] = ()
     passing: tuple[str, ...] = ()
@@ -107,6 +117,8 @@ class TestDrivenStats(SchemeStats):
     validations: int = 0
     build_seconds: float = 0.0
     anti_patterns: dict = field(default_factory=dict)
+    distances: list = field(default_factory=list)
+    ranking: dict = field(default_factory=dict)
 
     def take(self, e: ExplorationStats) -> None:
         """Copy the exploration's counts; ``executions`` counts every run
@@ -203,11 +215,7 @@ def _unexecuted(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, 
     return out
 
 
-def _stop_after(start: float, timeout: float | None):
-    """A ``stop`` callback for :class:`Exploration` ending at the time limit."""
-    if timeout is None:
-        return None
-    return lambda: "time limit reached" if time.monotonic() - start >= timeout else None
+_NOT_MADE = object()  # the probe before the first plausible patch
 
 
 class TestDrivenRun:
@@ -361,8 +369,12 @@ class TestDrivenRun:
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
-            exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout),
-                                      self.progress, self.unexecuted)
+            clock = Clock(self.start, o.timeout)
+            exploration = Exploration(space, tests, evaluate, o.partition, clock.stop, self.progress, self.unexecuted)
+            rank = o.rank is Ranking.DISTANCE
+            keep = None if o.all else (o.max_repairs or 1)  # patches to report (None: all)
+            pool: list[Ranked] = []
+            probe = _NOT_MADE
             changed = None  # the file of the check copy last patched
             try:
                 for p in exploration:
@@ -381,20 +393,89 @@ class TestDrivenRun:
                     if not ok:
                         self.stats.rejected += 1
                         continue
-                    self.found += 1
-                    self.stats.repairs = self.found
                     evidence = PassesTests(len(tests), len(tests))
-                    yield candidate_repair(part.program, part.space, cand, patched, self.seconds, evidence)
-                    if not o.all and o.max_repairs is not None and self.found >= o.max_repairs:
-                        self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
-                        return
+                    repair = candidate_repair(part.program, part.space, cand, patched, self.seconds, evidence)
+                    if rank and probe is _NOT_MADE:
+                        probe = self._probe(ws)
+                        rank = probe is not None  # no inputs to compare on: the cost order, streamed
+                    if not rank:
+                        self.found += 1
+                        self.stats.repairs = self.found
+                        yield repair
+                        if keep is not None and self.found >= keep:
+                            self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+                            return
+                        continue
+                    pool.append(self._measure(probe, repair, len(pool), cand, clock))
+                    self.stats.repairs = len(pool)
+                    if keep is not None and len(pool) == keep:
+                        exploration.max_cost = cand.cost + COST_SLACK
+                        self.stats.ranking["budget_seconds"] = round(clock.rank_from(time.monotonic()), 3)
+                    if keep is not None and len(pool) >= keep + EXTRA_PLAUSIBLE:
+                        break
             finally:
                 self.stats.take(exploration.stats)
             self.stats.complete = exploration.complete
+            if pool:
+                yield from self._rank(probe, pool, keep, exploration.stopped)
+                if keep is not None:
+                    self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+                    return
             if exploration.complete:
                 self._end(RepairOutcome.EXHAUSTED, StopReason.COMPLETE)
             else:
                 self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, exploration.stopped)
+
+    def _probe(self, ws) -> Probe | None:
+        """The inputs the patches' distances are measured on, with the
+        original's behaviour (the meta-program as the original); None for
+        driver tests (said in ``stats.ranking``)."""
+        from crepair.testequiv.distance import folder_runner
+        from crepair.testequiv.protocol import run_environment
+
+        if not self.spec.ids:
+            return None
+        inv = self.spec.invocation(self.spec.ids[0], ws.root)
+        runner = folder_runner(inv.argv, inv.cwd, inv.compare, self.test_timeout)
+        probe = Probe.of(self.spec, self.passing, runner, run_environment(None))
+        if probe is None:
+            self.stats.ranking["note"] = "cost order: the tests have no standard input to compare on (driver tests)"
+        else:
+            self.stats.ranking.update(inputs=len(probe.inputs), generated=probe.generated,
+                                      compared=len(probe.compared))
+        return probe
+
+    def _measure(self, probe: Probe | None, repair: Repair, order: int, cand: Candidate, clock: Clock) -> Ranked:
+        """The ranking record of a validated patch: its behaviour and
+        distance on ``probe``, measured with the meta-program running
+        ``cand`` (not after the run's time limit, but always for the first)."""
+        from crepair.testequiv.protocol import run_environment
+
+        if probe is None or (order and clock.over()):
+            return Ranked(repair, order, cand.cost)
+        b = probe.behaviour(run_environment(self.linked.runtime_id(cand.id)))
+        return Ranked(repair, order, cand.cost, b, probe.distance(b))
+
+    def _rank(self, probe: Probe | None, pool: list[Ranked], keep: int | None, stopped: str) -> Iterator[Repair]:
+        """Yield the patches to report, best ranked first, after filling
+        ``stats.ranking`` (rule, patches considered, alternatives that
+        behave differently from the first reported, why the search
+        ended) and ``stats.distances``."""
+        from crepair.schemes.semantic_ranking import alternatives, ranked
+
+        order = ranked(pool)
+        report = order if keep is None else order[:keep]
+        r = self.stats.ranking
+        r.update(rule=Ranking.DISTANCE.value, considered=len(pool), measured=sum(1 for x in pool if x.distance),
+                 moved=report[0].order != 0, alternatives=alternatives(probe, report[0], order[1:]),
+                 ended=stopped or ("space explored" if self.stats.complete else "enough plausible patches"))
+        self.stats.distances = [None if x.distance is None else
+                                {"distance": x.distance.differ, "compared": x.distance.compared, "cost": x.cost}
+                                for x in report]
+        for x in report:
+            self.found += 1
+            self.stats.repairs = self.found
+            yield x.repair
 
     def _end(self, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
         finish(self.stats, outcome, stopped, reason)
