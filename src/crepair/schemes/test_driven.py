@@ -439,7 +439,11 @@ class TestDrivenRun:
         runner = folder_runner(inv.argv, inv.cwd, inv.compare, self.test_timeout)
         probe = Probe.of(self.spec, self.passing, runner, run_environment(None))
         if probe is None:
-            self.stats.ranking["note"] = "cost order: the tests have no standard input to compare on (driver tests)"
+            from crepair.testsuite.spec import FolderTests
+
+            why = "no passing test to compare near" if isinstance(self.spec, FolderTests) else \
+                "driver tests have no standard input to compare on"
+            self.stats.ranking["note"] = f"cost order: {why}"
         else:
             self.stats.ranking.update(inputs=len(probe.inputs), generated=probe.generated,
                                       compared=len(probe.compared))
