@@ -222,3 +222,26 @@ def test_rank_is_a_test_driven_option_only(tmp_path):
     proc = crepair("repair", "p.c", "--rank", "cost", cwd=tmp_path)
     assert proc.returncode == 2
     assert "--rank: used by test-driven repair only" in proc.stderr
+
+
+def test_the_summary_says_how_the_patches_were_ranked_and_warns_about_alternatives():
+    from types import SimpleNamespace
+
+    from crepair.records import RepairOutcome
+    from crepair.report.test_driven import render_summary
+
+    ranking = {"inputs": 205, "generated": 200, "compared": 203, "rule": "distance", "considered": 4,
+               "alternatives": 1, "moved": True, "ended": "cost above 18"}
+    stats = SimpleNamespace(explored=10, candidates=20, executions=5, ratio=2.0, partitions=5, plausible=4,
+                            rejected=0, ranking=ranking)
+    run = SimpleNamespace(stats=stats, outcome=RepairOutcome.REPAIRED, found=1, seconds=1.0, reason="")
+    text = render_summary(run)
+    assert "4 candidates passed every test (1 reported as a plausible patch; 3 ranked below by semantic distance)" \
+        in text
+    assert ("ranking: semantic distance from the original on 205 inputs (the passing tests' and 200 mutated from "
+            "them; 2 skipped: the original crashed or timed out), 4 plausible patches compared (cost above 18); "
+            "the cost order's first patch was ranked lower") in text
+    assert text.endswith("warning: the tests underdetermine the fix: 1 alternative behaves differently on "
+                         "generated inputs")
+    stats.ranking = {"note": "cost order: no passing test to compare near"}
+    assert render_summary(run).endswith("ranking: cost order: no passing test to compare near")

@@ -76,7 +76,7 @@ def _passed_every_test(run) -> str:
     why = []
     if s.rejected:
         why.append(f"{s.rejected} failed when built alone")
-    ranked = s.ranking.get("considered", run.found) - run.found
+    ranked = getattr(s, "ranking", {}).get("considered", run.found) - run.found
     if ranked > 0:
         why.append(f"{ranked} ranked below by semantic distance")
     rest = s.plausible - run.found - s.rejected - max(ranked, 0)
@@ -113,7 +113,7 @@ def render_summary(run: TestDrivenRecord) -> str:
 
 def _ranking_lines(run: TestDrivenRecord) -> list[str]:
     """The ranking's summary and the diversity warning (issue 29, items 2–3)."""
-    r = run.stats.ranking
+    r = getattr(run.stats, "ranking", {})
     if "considered" not in r:
         return [f"ranking: {r['note']}"] if r.get("note") else []
     skipped = r.get("inputs", 0) - r.get("compared", 0)
