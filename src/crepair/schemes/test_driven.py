@@ -372,7 +372,7 @@ class TestDrivenRun:
             clock = Clock(self.start, o.timeout)
             exploration = Exploration(space, tests, evaluate, o.partition, clock.stop, self.progress, self.unexecuted)
             rank = o.rank is Ranking.DISTANCE
-            keep = None if o.all else (o.max_repairs or 1)  # patches to report (None: all)
+            keep = None if o.all else o.max_repairs  # patches to report (None: all)
             pool: list[Ranked] = []
             probe = _NOT_MADE
             changed = None  # the file of the check copy last patched
