@@ -179,15 +179,16 @@ def test_110a_shape_distance_reports_the_fix_where_cost_order_reports_an_overfit
     assert by_cost.returncode == 0, by_cost.stderr
     cost = json.loads(by_cost.stdout)
     assert _changes(cost)[0] == (9, "x % 6")  # f1x's least-cost patch: overfits
-    assert cost["repairs"][0]["distance"] is None and cost["ranking"] == {}
+    assert cost["repairs"][0]["distance"] is None and cost["semantic_ranking"] == {}
 
-    by_distance = crepair(*common, cwd=lucky)
+    by_distance = crepair(*common, "--html", "report.html", cwd=lucky)
     assert by_distance.returncode == 0, by_distance.stderr
+    assert "x &gt; 0" in (lucky / "report.html").read_text()  # the JSON's keys do not clash with the HTML's
     data = json.loads(by_distance.stdout)
     assert data["options"]["rank"] == "distance"
     assert _changes(data) == [(8, "x > 0")]
     assert data["repairs"][0]["distance"] == 0 and data["repairs"][0]["distance_inputs"] > 100
-    r = data["ranking"]
+    r = data["semantic_ranking"]
     assert r["moved"] and r["considered"] > 1 and r["alternatives"] >= 1 and r["generated"] == dist.GENERATED
 
 

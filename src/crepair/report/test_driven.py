@@ -155,7 +155,7 @@ def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:
                         "plausible": s.plausible, "ratio": s.ratio, "complete": s.complete,
                         "rejected": s.rejected, "validations": s.validations,
                         "build_seconds": round(s.build_seconds, 3), "seconds": round(s.seconds, 3)},
-        "ranking": s.ranking,
+        "semantic_ranking": s.ranking,
         "repairs": [{"file": r.file, **repair_dict(r), **_distance_fields(distance_of(run, i))}
                     for i, r in enumerate(repairs, 1)],
         "outcome": run.outcome.value,
