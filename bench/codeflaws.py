@@ -17,7 +17,8 @@ repair tests.
 
 Usage (from the repository root)::
 
-    python bench/codeflaws.py [--mode first|full|both] [--only NAME,...] [--timeout 300] [--jobs 2] [--resume]
+    python bench/codeflaws.py [--mode first|full|both] [--only NAME,...] [--sample N] [--partition-only]
+                              [--rank distance|cost] [--timeout 300] [--jobs 2] [--resume]
 
 The markdown report goes to stdout and to ``bench/results/codeflaws.md``
 (raw data to ``bench/results/codeflaws.json``); progress goes to stderr.
@@ -48,9 +49,9 @@ MODES = {"first": ("first",), "full": ("full",), "both": ("first", "full")}
 
 @dataclass
 class CodeflawsJob(Job):
-    SETUP = ("timeout", "test_timeout", "heldout_timeout")
+    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank")
     PARAMS = ("defect", "explore", "partition", "timeout", "test_timeout", "keep", "heldout_limit",
-              "heldout_timeout", "heldout", "root")
+              "heldout_timeout", "heldout", "root", "rank")
 
     defect: str
     klass: str
@@ -62,6 +63,7 @@ class CodeflawsJob(Job):
     heldout_limit: int
     heldout_timeout: float
     root: str = ""
+    rank: str = "distance"  # crepair's --rank
     heldout: list = field(default_factory=list)  # the valid held-out test numbers, set before the run
     plausible: dict = field(default_factory=dict)  # the worker's summary of all plausible patches
 
@@ -79,6 +81,8 @@ def crepair_args(buggy: str, p: dict) -> list[str]:
         args.append("--all")
     if p["test_timeout"]:
         args += ["--test-timeout", str(p["test_timeout"])]
+    if p.get("rank", "distance") != "distance":
+        args += ["--rank", p["rank"]]
     return args
 
 
@@ -103,6 +107,13 @@ class Codeflaws(CodeflawsSuite, Benchmark):
                         "(default): the first-patch runs of every defect, then the full ones")
         ap.add_argument("--only", default="", help="comma-separated defect names (directory names) to run")
         ap.add_argument("--classes", default="", help="comma-separated defect classes to run (ORRN, OILN, ...)")
+        ap.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="run N defects only, evenly spaced over the selected ones in defects.tsv order (defect "
+                        "k*len//N for k = 0..N-1: the same N defects every time)")
+        ap.add_argument("--partition-only", action="store_true",
+                        help="skip the --no-partition (baseline) runs")
+        ap.add_argument("--rank", choices=["distance", "cost"], default="distance",
+                        help="crepair's --rank: distance (default, crepair's default) or cost (f1x's order)")
         ap.add_argument("--test-timeout", type=int, default=None, metavar="MS",
                         help="crepair's --test-timeout in milliseconds (default: crepair's own)")
         ap.add_argument("--keep-repairs", type=int, default=20, metavar="N",
@@ -125,19 +136,23 @@ class Codeflaws(CodeflawsSuite, Benchmark):
         if a.classes:
             classes = {c.strip().upper() for c in a.classes.split(",") if c.strip()}
             defects = [d for d in defects if d.klass in classes]
+        if a.sample is not None and 0 < a.sample < len(defects):
+            defects = [defects[k * len(defects) // a.sample] for k in range(a.sample)]
         return defects
 
     def jobs(self) -> dict:
         a = self.args
         jobs = [CodeflawsJob(defect=d.name, klass=d.klass, explore=explore, partition=part, timeout=a.timeout,
                              test_timeout=a.test_timeout, keep=a.keep_repairs, heldout_limit=a.heldout_limit,
-                             heldout_timeout=a.heldout_timeout, root=str(self.root))
-                for explore in MODES[a.mode] for d in self.selected() for part in (True, False)]
+                             heldout_timeout=a.heldout_timeout, root=str(self.root), rank=a.rank)
+                for explore in MODES[a.mode] for d in self.selected()
+                for part in ((True,) if a.partition_only else (True, False))]
         return {j.key: j for j in jobs}
 
     def meta(self) -> dict:
         a = self.args
         return {"mode": a.mode, "defects": [d.name for d in self.selected()], "test_timeout": a.test_timeout,
+                "rank": a.rank, "sample": a.sample, "partition_only": a.partition_only,
                 "keep_repairs": a.keep_repairs, "heldout_limit": a.heldout_limit,
                 "heldout_timeout": a.heldout_timeout}
 

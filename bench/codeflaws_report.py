@@ -251,6 +251,8 @@ def report(bench, jobs: dict, meta: dict, final: bool) -> str:
                  meta, jobs, final) + [
         f"* Runs per defect: `crepair repair BUGGY.c --tests-dir DIR --timeout {meta.get('timeout', 0):g} --json`"
         + (f" `--test-timeout {meta['test_timeout']}`" if meta.get("test_timeout") else "")
+        + (" `--rank cost`" if meta.get("rank") == "cost" else "")
+        + (f"; a sample of {meta['sample']} defects (`--sample`)" if meta.get("sample") else "")
         + "; P = test-equivalence partitioning (Algorithm 3), B = `--no-partition` (Algorithm 2); *first* = stop "
         f"at the first plausible patch, *full* = `--all`; mode `{meta.get('mode')}`; {meta.get('jobs')} runs in "
         f"parallel; {n} defects",

@@ -76,6 +76,7 @@ def repair_tests(
     max_files: int | None = None,
     compare: str = "trailing-whitespace",
     anti_patterns: str = "all",
+    rank: str = "distance",
 ):
     """Test-driven repair of the C file at ``path`` (f1x: Mechtaev et al.,
     TOSEM'18, Algorithm 3 with value-based test-equivalence).  ``files``:
@@ -100,12 +101,16 @@ def repair_tests(
     ``path``); ``anti_patterns``: ``"all"`` (default), ``"none"`` or
     comma-separated rule numbers (``"A1,C1"``) of the anti-patterns whose
     candidates are left out (Tan et al., FSE'16,
-    :mod:`crepair.testequiv.antipatterns`).  Raises ``UsageError`` for bad
+    :mod:`crepair.testequiv.antipatterns`); ``rank``: ``"distance"`` (default:
+    the patches least semantic distance from the original first, after a
+    bounded extra search in first-patch mode) or ``"cost"`` (f1x's order,
+    streamed; :mod:`crepair.schemes.semantic_ranking`).  Raises ``UsageError`` for bad
     options, ``BadInput`` for files crepair cannot read or a project that
     does not build, ``MissingTool`` without gcc, make or gcov.  The project
     directory is only read; all work happens in copies.
     """
     from crepair.localization.spectrum import Formula
+    from crepair.schemes.semantic_ranking import Ranking
     from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
     from crepair.testequiv.antipatterns import anti_pattern_rules
 
@@ -120,7 +125,8 @@ def repair_tests(
     options = TestRepairOptions(timeout=timeout, test_timeout=test_timeout_ms, partition=partition, all=all,
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
                                 formula=formula, localize_files=localize_files, max_files=max_files,
-                                anti_patterns=anti_pattern_rules(anti_patterns))
+                                anti_patterns=anti_pattern_rules(anti_patterns),
+                                rank=_enum(Ranking, rank, "rank"))
     return TestDrivenRun(path, spec, options, files=tuple(files))
 
 

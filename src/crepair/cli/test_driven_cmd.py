@@ -53,6 +53,11 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                         "set before an if, A6 trivial condition, A7 delete a loop-counter update; crepair's C1 "
                         "loop bound or subscript variable -> constant, C2 membership-test constant changed); "
                         "default: all")
+    g.add_argument("--rank", choices=["distance", "cost"], default="distance",
+                   help="order of the plausible patches: distance (default: least semantic distance from the "
+                        "original on the passing tests and on inputs mutated from them, QLOSE CAV'16; "
+                        "the first patch is chosen after a short extra search among patches of similar cost) "
+                        "or cost (f1x's syntactic cost only, printed as found)")
 
 
 def _lines(text: str) -> frozenset[int]:
@@ -80,6 +85,8 @@ def check_unused(args: argparse.Namespace) -> None:
         return
     if args.anti_patterns != "all":
         raise UsageError("--anti-patterns: used by test-driven repair only (give --tests or --tests-dir)")
+    if args.rank != "distance":
+        raise UsageError("--rank: used by test-driven repair only (give --tests or --tests-dir)")
     for name in ("no_partition", "all", "lines"):
         if getattr(args, name):
             raise UsageError(f"--{name.replace('_', '-')}: used by test-driven repair only (give --tests or --tests-dir)")
@@ -106,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
         max_repairs=1 if args.first else args.max_repairs, lines=args.lines, formula=args.formula,
         files=args.more_files, localize_files=args.localize_files is not None,
         max_files=args.localize_files or None, compare=args.compare, anti_patterns=args.anti_patterns,
+        rank=args.rank,
     )
     total = run.stats.candidates
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(),
@@ -120,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             repairs.append(rep)
             if not args.json:
                 progress.out()
-                progress.out(report.render_patch(rep, len(repairs)))
+                progress.out(report.render_patch(rep, len(repairs), report.distance_of(run.record(), len(repairs))))
     finally:
         progress.stop()
     record = run.record()

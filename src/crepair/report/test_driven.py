@@ -45,9 +45,19 @@ def render_header(run: TestDrivenRecord) -> str:
     return "\n".join(lines)
 
 
-def render_patch(repair: Repair, index: int) -> str:
-    """One plausible patch: where, what, the evidence and the diff."""
-    out = [f"patch {index} ({repair.evidence.describe()}; {repair.changes[0].kind}, "
+def distance_of(run: TestDrivenRecord, index: int) -> dict | None:
+    """The semantic distance of the reported patch ``index`` (1-based):
+    ``{"distance", "compared"}``, None when not measured."""
+    d = run.stats.distances
+    return d[index - 1] if 0 < index <= len(d) else None
+
+
+def render_patch(repair: Repair, index: int, distance: dict | None = None) -> str:
+    """One plausible patch: where, what, the evidence, its semantic
+    ``distance`` from the original (:func:`distance_of`) and the diff."""
+    far = "" if distance is None else (f"; distance {distance['distance']}: differs from the original on "
+                                       f"{distance['distance']} of {distance['compared']} inputs")
+    out = [f"patch {index} ({repair.evidence.describe()}{far}; {repair.changes[0].kind}, "
            f"found after {repair.seconds:.2f} s)"]
     for ch in repair.changes:
         tokens = "; ".join(f"{e.old or '(nothing)'} -> {e.new or '(nothing)'}" for e in ch.edits)
@@ -66,7 +76,10 @@ def _passed_every_test(run) -> str:
     why = []
     if s.rejected:
         why.append(f"{s.rejected} failed when built alone")
-    rest = s.plausible - run.found - s.rejected
+    ranked = getattr(s, "ranking", {}).get("considered", run.found) - run.found
+    if ranked > 0:
+        why.append(f"{ranked} ranked below by semantic distance")
+    rest = s.plausible - run.found - s.rejected - max(ranked, 0)
     if rest > 0:
         why.append(f"{rest} not checked alone: the run stopped first")
     return f"{text} ({run.found} reported as {'a plausible patch' if run.found == 1 else 'plausible patches'}" + (
@@ -91,10 +104,33 @@ def render_summary(run: TestDrivenRecord) -> str:
     else:
         what = run.reason or run.stopped.value
     lines = [f"outcome: {outcome} ({what})", counts]
+    lines += _ranking_lines(run)
     if s.rejected:
         lines.append(f"warning: {s.rejected} candidates passed in the meta-program but not when built alone "
                      "(left out)")
     return "\n".join(lines)
+
+
+def _ranking_lines(run: TestDrivenRecord) -> list[str]:
+    """The ranking's summary and the diversity warning (issue 29, items 2–3)."""
+    r = getattr(run.stats, "ranking", {})
+    if "considered" not in r:
+        return [f"ranking: {r['note']}"] if r.get("note") else []
+    skipped = r.get("inputs", 0) - r.get("compared", 0)
+    lines = [f"ranking: semantic distance from the original on {plural(r.get('inputs', 0), 'input')} "
+             f"(the passing tests' and {r.get('generated', 0)} mutated from them"
+             + (f"; {skipped} skipped: the original crashed or timed out" if skipped else "") + "), "
+             f"{plural(r['considered'], 'plausible patch')} compared ({r['ended']})"
+             + ("; the cost order's first patch was ranked lower" if r.get("moved") else "")]
+    k = r.get("alternatives", 0)
+    if k:
+        lines.append(f"warning: the tests underdetermine the fix: {plural(k, 'alternative')} "
+                     f"{'behaves' if k == 1 else 'behave'} differently on generated inputs")
+    return lines
+
+
+def _distance_fields(d: dict | None) -> dict[str, Any]:
+    return {"distance": None if d is None else d["distance"], "distance_inputs": None if d is None else d["compared"]}
 
 
 def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:
@@ -108,7 +144,7 @@ def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:
                     "test_timeout_ms": run.test_timeout, "test_timeout_auto": o.test_timeout is None,
                     "max_repairs": o.max_repairs, "lines": sorted(o.lines) if o.lines is not None else None,
                     "formula": o.formula, "localize_files": o.localize_files, "max_files": o.max_files,
-                    "anti_patterns": sorted(r.value for r in o.anti_patterns)},
+                    "anti_patterns": sorted(r.value for r in o.anti_patterns), "rank": o.rank.value},
         "tests": {"failing": list(run.failing), "passing": list(run.passing)},
         "localization": [{"file": r.file, "line": r.line, "score": r.score} for r in run.ranking],
         "space": {"sites": s.sites, "candidates": s.candidates, "by_schema": s.by_schema,
@@ -119,7 +155,9 @@ def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:
                         "plausible": s.plausible, "ratio": s.ratio, "complete": s.complete,
                         "rejected": s.rejected, "validations": s.validations,
                         "build_seconds": round(s.build_seconds, 3), "seconds": round(s.seconds, 3)},
-        "repairs": [{"file": r.file, **repair_dict(r)} for r in repairs],
+        "semantic_ranking": s.ranking,
+        "repairs": [{"file": r.file, **repair_dict(r), **_distance_fields(distance_of(run, i))}
+                    for i, r in enumerate(repairs, 1)],
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
         "reason": run.reason,

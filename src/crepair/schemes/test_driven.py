@@ -32,13 +32,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crepair.frontend import CProgram, load_program
-from crepair.patch import apply_edits, unified_diff
-from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Scheme, StopReason, text_span
+from crepair.frontend import load_program
+from crepair.records import PassesTests, Repair, RepairOutcome, StopReason
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
+from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches
+from crepair.schemes.test_driven_patches import candidate_repair, patched_text
 from crepair.testequiv.antipatterns import AntiPattern
-from crepair.testequiv.candidates import Candidate, Schema, SearchSpace
+from crepair.testequiv.candidates import Schema, SearchSpace
 from crepair.testequiv.search import Exploration, ExplorationStats
 from crepair.testequiv.space import SpaceOptions
 
@@ -62,7 +63,11 @@ class TestRepairOptions:
     given to the run are then ignored; ``anti_patterns``: the rules whose
     candidates are left out of the space (Tan et al., FSE'16;
     :mod:`crepair.testequiv.antipatterns`; all by default, empty: none);
-    ``schemas``: the transformation schemas of the space (None: all).
+    ``schemas``: the transformation schemas of the space (None: all);
+    ``rank``: the order of the patches reported (COST: f1x's, streamed as
+    found; DISTANCE: semantic distance from the original first, after a
+    bounded extra search in first-patch mode —
+    :mod:`crepair.schemes.semantic_ranking`).
     """
 
     timeout: float | None = 300.0
@@ -76,6 +81,7 @@ class TestRepairOptions:
     max_files: int | None = None
     anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
     schemas: frozenset[Schema] | None = None
+    rank: Ranking = Ranking.COST
 
 
 @dataclass(slots=True)
@@ -89,7 +95,10 @@ class TestDrivenStats(SchemeStats):
     class and were run again with the candidate alone (the class is then
     the candidate alone), ``validations``: test executions spent re-checking
     patches, ``build_seconds`` of the meta-program, ``anti_patterns``: per
-    rule number (``"A1"``…) the candidates it left out of the space."""
+    rule number (``"A1"``…) the candidates it left out of the space;
+    ``distances``: per reported patch, in report order, its semantic
+    distance (``{"distance", "compared", "cost"}``, None: not measured);
+    ``ranking``: the ranking's summary (:meth:`TestDrivenRun._rank`)."""
 
     failing: tuple[str, ...] = ()
     passing: tuple[str, ...] = ()
@@ -109,6 +118,8 @@ class TestDrivenStats(SchemeStats):
     validations: int = 0
     build_seconds: float = 0.0
     anti_patterns: dict = field(default_factory=dict)
+    distances: list = field(default_factory=list)
+    ranking: dict = field(default_factory=dict)
 
     def take(self, e: ExplorationStats) -> None:
         """Copy the exploration's counts; ``executions`` counts every run
@@ -117,23 +128,6 @@ class TestDrivenStats(SchemeStats):
         self.executions = e.executions + self.retried
         self.plausible = e.plausible
         self.ratio = round(self.explored / self.executions, 3) if self.executions else 0.0
-
-
-def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, patched: str, seconds: float,
-                     evidence: PassesTests) -> Repair:
-    """The :class:`Repair` record of candidate ``cand``, whose whole patched
-    text is ``patched`` (:func:`patched_text`): one change at its site, whose
-    edit is the smallest run of whole tokens that differs (so ``>`` → ``>=``
-    reads as such).  ``space`` is ``program``'s own (the record names
-    ``program.path``: its spans, its diff, ``Repair.file``)."""
-    site = space.sites[cand.site]
-    before, after = site.text, cand.replacement
-    start, end, new = _token_edit(before, after)
-    start, end = site.span.start + start, site.span.start + end
-    text, path = program.original, program.path
-    edit = Edit(text_span(path, text, start, end), text[start:end], new)
-    change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
-    return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
 
 
 AUTO_FACTOR = 20  # a candidate may run this many times as long as the original's slowest test...
@@ -157,28 +151,6 @@ def auto_test_timeout(seconds: Sequence[float], ceiling_ms: int) -> int:
 # candidate's evaluation (at -O2 it folds away divisions whose value cannot
 # matter), and without warnings (candidates' code raises many)
 _META_CFLAGS = ("-O0", "-w")
-
-
-def _token_edit(before: str, after: str) -> tuple[int, int, str]:
-    """The tokens that differ between two texts: ``(start, end, new)`` with
-    ``before[start:end]`` replaced by ``new`` giving ``after``; tokens
-    common to both ends are left out."""
-    from crepair.frontend.tokens import tokenize
-
-    b, a = tokenize(before, skip_directives=False), tokenize(after, skip_directives=False)
-    i = 0
-    while i < min(len(a), len(b)) and a[i].text == b[i].text:
-        i += 1
-    j = 0
-    while j < min(len(a), len(b)) - i and a[-1 - j].text == b[-1 - j].text:
-        j += 1
-    b_lo, b_hi = (b[i - 1].end if i else 0), (b[len(b) - j].start if j else len(before))
-    a_lo, a_hi = (a[i - 1].end if i else 0), (a[len(a) - j].start if j else len(after))
-    while b_lo < b_hi and a_lo < a_hi and before[b_lo] == after[a_lo] and before[b_lo].isspace():
-        b_lo, a_lo = b_lo + 1, a_lo + 1
-    while b_lo < b_hi and a_lo < a_hi and before[b_hi - 1] == after[a_hi - 1] and before[b_hi - 1].isspace():
-        b_hi, a_hi = b_hi - 1, a_hi - 1
-    return b_lo, b_hi, after[a_lo:a_hi]
 
 
 def _unexecuted(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, frozenset[int]]:
@@ -205,11 +177,7 @@ def _unexecuted(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, 
     return out
 
 
-def _stop_after(start: float, timeout: float | None):
-    """A ``stop`` callback for :class:`Exploration` ending at the time limit."""
-    if timeout is None:
-        return None
-    return lambda: "time limit reached" if time.monotonic() - start >= timeout else None
+_NOT_MADE = object()  # the probe before the first plausible patch
 
 
 class TestDrivenRun:
@@ -364,8 +332,12 @@ class TestDrivenRun:
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
-            exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout),
-                                      self.progress, self.unexecuted)
+            clock = Clock(self.start, o.timeout)
+            exploration = Exploration(space, tests, evaluate, o.partition, clock.stop, self.progress, self.unexecuted)
+            rank = o.rank is Ranking.DISTANCE
+            keep = None if o.all else o.max_repairs  # patches to report (None: all)
+            pool: list[Ranked] = []
+            probe = _NOT_MADE
             changed = None  # the file of the check copy last patched
             try:
                 for p in exploration:
@@ -384,16 +356,34 @@ class TestDrivenRun:
                     if not ok:
                         self.stats.rejected += 1
                         continue
-                    self.found += 1
-                    self.stats.repairs = self.found
                     evidence = PassesTests(len(tests), len(tests))
-                    yield candidate_repair(part.program, part.space, cand, patched, self.seconds, evidence)
-                    if not o.all and o.max_repairs is not None and self.found >= o.max_repairs:
-                        self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
-                        return
+                    repair = candidate_repair(part.program, part.space, cand, patched, self.seconds, evidence)
+                    if rank and probe is _NOT_MADE:
+                        probe = probe_of(self, ws)
+                        rank = probe is not None  # no inputs to compare on: the cost order, streamed
+                    if not rank:
+                        self.found += 1
+                        self.stats.repairs = self.found
+                        yield repair
+                        if keep is not None and self.found >= keep:
+                            self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+                            return
+                        continue
+                    pool.append(measure(self, probe, repair, len(pool), cand, clock))
+                    self.stats.repairs = len(pool)
+                    if keep is not None and len(pool) == keep:
+                        exploration.max_cost = cand.cost + COST_SLACK
+                        self.stats.ranking["budget_seconds"] = round(clock.rank_from(time.monotonic()), 3)
+                    if keep is not None and len(pool) >= keep + EXTRA_PLAUSIBLE:
+                        break
             finally:
                 self.stats.take(exploration.stats)
             self.stats.complete = exploration.complete
+            if pool:
+                yield from rank_patches(self, probe, pool, keep, exploration.stopped)
+                if keep is not None:
+                    self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
+                    return
             if exploration.complete:
                 self._end(RepairOutcome.EXHAUSTED, StopReason.COMPLETE)
             else:
@@ -402,10 +392,3 @@ class TestDrivenRun:
     def _end(self, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
         finish(self.stats, outcome, stopped, reason)
         self.outcome, self.stopped, self.reason = self.stats.outcome, stopped, reason
-
-
-def patched_text(original: str, space: SearchSpace, cand: Candidate) -> str:
-    """``original`` (the text ``space`` was built from) with candidate
-    ``cand``'s replacement at its site."""
-    site = space.sites[cand.site]
-    return apply_edits(original, [(site.span.start, site.span.end, cand.replacement)])

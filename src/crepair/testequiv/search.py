@@ -70,7 +70,9 @@ class Exploration:
     in ``stopped``.  ``progress`` (optional) gets the counts after every
     test execution.  ``known_passing`` (with partitioning): per test, the
     candidates known to pass it without a run — one class with the original
-    program, which passes it (see ``crepair.schemes.test_driven``).  ``stats`` are final when the iterator ends.
+    program, which passes it (see ``crepair.schemes.test_driven``).  ``max_cost`` (tenths, None: no
+    limit; the caller may set it while iterating): the search ends at the first candidate of a higher
+    cost (``stopped`` says so; not ``complete``).  ``stats`` are final when the iterator ends.
     """
 
     space: SearchSpace
@@ -80,6 +82,7 @@ class Exploration:
     stop: Callable[[], str | None] | None = None
     progress: Callable[[ExplorationStats], None] | None = None
     known_passing: Mapping[str, frozenset[int]] | None = None
+    max_cost: int | None = None
     stats: ExplorationStats = field(default_factory=ExplorationStats)
     stopped: str = ""
     complete: bool = False
@@ -110,6 +113,9 @@ class Exploration:
                 if reason:
                     self.stopped = reason
                     return
+            if self.max_cost is not None and cand.cost > self.max_cost:
+                self.stopped = f"cost above {self.max_cost}"
+                return
             p = cand.id
             done.add(p)
             stats.picked += 1

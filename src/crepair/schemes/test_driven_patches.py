@@ -1,0 +1,58 @@
+"""The repair records of the test-driven scheme's candidates (f1x,
+Mechtaev et al., TOSEM'18): a candidate's patched text and its
+:class:`~crepair.records.Repair`, whose edit is the smallest run of whole
+tokens that differs.  Offsets are 0-based character offsets, ends
+exclusive."""
+
+from __future__ import annotations
+
+from crepair.frontend import CProgram
+from crepair.patch import apply_edits, unified_diff
+from crepair.records import Change, Edit, PassesTests, Repair, Scheme, text_span
+from crepair.testequiv.candidates import Candidate, SearchSpace
+
+
+def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, patched: str, seconds: float,
+                     evidence: PassesTests) -> Repair:
+    """The :class:`Repair` record of candidate ``cand``, whose whole patched
+    text is ``patched`` (:func:`patched_text`): one change at its site, whose
+    edit is the smallest run of whole tokens that differs (so ``>`` → ``>=``
+    reads as such).  ``space`` is ``program``'s own (the record names
+    ``program.path``: its spans, its diff, ``Repair.file``)."""
+    site = space.sites[cand.site]
+    before, after = site.text, cand.replacement
+    start, end, new = token_edit(before, after)
+    start, end = site.span.start + start, site.span.start + end
+    text, path = program.original, program.path
+    edit = Edit(text_span(path, text, start, end), text[start:end], new)
+    change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
+    return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
+
+
+def token_edit(before: str, after: str) -> tuple[int, int, str]:
+    """The tokens that differ between two texts: ``(start, end, new)`` with
+    ``before[start:end]`` replaced by ``new`` giving ``after``; tokens
+    common to both ends are left out."""
+    from crepair.frontend.tokens import tokenize
+
+    b, a = tokenize(before, skip_directives=False), tokenize(after, skip_directives=False)
+    i = 0
+    while i < min(len(a), len(b)) and a[i].text == b[i].text:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[-1 - j].text == b[-1 - j].text:
+        j += 1
+    b_lo, b_hi = (b[i - 1].end if i else 0), (b[len(b) - j].start if j else len(before))
+    a_lo, a_hi = (a[i - 1].end if i else 0), (a[len(a) - j].start if j else len(after))
+    while b_lo < b_hi and a_lo < a_hi and before[b_lo] == after[a_lo] and before[b_lo].isspace():
+        b_lo, a_lo = b_lo + 1, a_lo + 1
+    while b_lo < b_hi and a_lo < a_hi and before[b_hi - 1] == after[a_hi - 1] and before[b_hi - 1].isspace():
+        b_hi, a_hi = b_hi - 1, a_hi - 1
+    return b_lo, b_hi, after[a_lo:a_hi]
+
+
+def patched_text(original: str, space: SearchSpace, cand: Candidate) -> str:
+    """``original`` (the text ``space`` was built from) with candidate
+    ``cand``'s replacement at its site."""
+    site = space.sites[cand.site]
+    return apply_edits(original, [(site.span.start, site.span.end, cand.replacement)])
