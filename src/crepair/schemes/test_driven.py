@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crepair.frontend import load_program
-from crepair.records import PassesTests, Repair, RepairOutcome, StopReason
+from crepair.records import PassesTests, Repair, RepairOutcome, Scheme, StopReason
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
 from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches
