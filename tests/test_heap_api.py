@@ -72,3 +72,21 @@ def test_bad_heap_options_are_usage_errors(kwargs, message):
         api.repair_heap(PROG, function="reverse" if not kwargs else None, **kwargs)
     with pytest.raises(UsageError, match=message):
         api.localize_gradient(PROG, function="reverse" if not kwargs else None, **kwargs)
+
+
+def test_a_widening_the_time_limit_cuts_short_is_unknown_not_no_repair(monkeypatch):
+    """0 slots found nothing and the time limit passed before 1 was tried:
+    a repair may still exist, so the outcome is unknown (exit 4), not
+    no-repair (exit 5) as the command line said."""
+    from types import SimpleNamespace
+
+    from crepair import exit_codes
+    from crepair.schemes import heap_run
+
+    clock = iter([0.0, 1000.0])  # the run's start, then the widening: 1000 s later
+    monkeypatch.setattr(heap_run, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    run = api.repair_heap(PROG, states=SPEC, timeout=120)
+    assert list(run) == []
+    record = run.record()
+    assert (record.outcome, record.stopped, record.insert_slots) == (RepairOutcome.UNKNOWN, StopReason.TIMEOUT, 0)
+    assert exit_codes.of_outcome(record.outcome, exit_codes.HEAP) == exit_codes.ExitCode.UNKNOWN

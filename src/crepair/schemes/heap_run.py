@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from crepair.frontend import load_program
-from crepair.records import Repair, RepairOutcome
+from crepair.records import Repair, RepairOutcome, StopReason
 from crepair.run_record import HeapRunRecord
 from crepair.schemes.heap import HeapOptions, HeapScheme
 
@@ -53,11 +53,12 @@ class HeapRun:
         self._checks = self._rejected = 0
         self._seconds = 0.0
         self._ran = False
+        self._cut = False  # the time limit came before a widening: nothing is known of more slots
 
     @property
     def outcome(self) -> RepairOutcome:
-        """The outcome of the last attempt (UNKNOWN before the run)."""
-        return self.scheme.stats.outcome
+        """The outcome of the run so far (UNKNOWN before it)."""
+        return RepairOutcome.UNKNOWN if self._cut else self.scheme.stats.outcome
 
     def __iter__(self) -> Iterator[Repair]:
         if self._ran:
@@ -70,6 +71,7 @@ class HeapRun:
             if k:  # the last count found nothing and ruled out every repair with it: widen (Algorithm 1's N)
                 left = None if timeout is None else timeout - (time.monotonic() - start)
                 if left is not None and left <= 0:
+                    self._cut = True
                     break
                 if self.on_widen is not None:
                     self.on_widen(self.slots[k - 1], n)
@@ -89,10 +91,11 @@ class HeapRun:
     def record(self) -> HeapRunRecord:
         """The run as the renderers see it now (before iterating: the header's fields)."""
         st = self.scheme.stats
+        stopped, reason = (StopReason.TIMEOUT, "time-out before widening") if self._cut else (st.stopped, st.reason)
         return HeapRunRecord(
             path=self.path, function=self.options.function, calls=len(self.spec.traces), events=self.spec.events,
             slots=self.slots, localization=self.options.localization, insert_slots=self.scheme.options.insert_slots,
             locations=st.locations, suspicious=None if st.suspicious is None else tuple(st.suspicious),
             widenings=st.widenings, tau=tuple(st.tau), rejected=self._rejected, checks=self._checks,
-            found=len(self.repairs), outcome=st.outcome, stopped=st.stopped, reason=st.reason,
+            found=len(self.repairs), outcome=self.outcome, stopped=stopped, reason=reason,
             seconds=self._seconds)
