@@ -45,7 +45,7 @@ def test_the_api_run_widens_and_reports_a_record():
 def test_the_report_renders_the_record():
     from crepair.report import heap
 
-    run = api.repair_heap(PROG, states=SPEC, insert_slots=0)
+    run = crepair.repair_heap(PROG, states=SPEC, insert_slots=0)
     assert list(run) == []
     record = run.record()
     assert record.outcome == RepairOutcome.NO_REPAIR and record.slots == (0,)
@@ -56,7 +56,7 @@ def test_the_report_renders_the_record():
 
 
 def test_gradient_localization_through_the_api():
-    result = api.localize_gradient(PROG, states=SPEC)
+    result = crepair.localize_gradient(PROG, states=SPEC)
     assert result.function == "reverse" and result.total == 9
     assert 16 in [span.line for span, _ in result.locations]
     assert result.as_json()["outcome"] == "localized"
