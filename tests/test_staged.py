@@ -247,7 +247,7 @@ def test_student_063_is_repaired_from_the_course_tests(tmp_path):
 def test_one_api_verb_runs_every_kind_of_specification(tmp_path):
     import crepair
     from crepair.options import ReferenceOptions
-    from crepair.schemes.heap import HeapScheme
+    from crepair.schemes.heap_run import HeapRun
     from crepair.schemes.staged import StagedRun
     from crepair.schemes.test_driven import TestDrivenRun
     from crepair.specification import HeapStates, Specification, TestSuite
@@ -264,7 +264,7 @@ def test_one_api_verb_runs_every_kind_of_specification(tmp_path):
     assert isinstance(crepair.repair(sub, spec=Specification(tests=TestSuite(tests_dir=tests))), TestDrivenRun)
     heap = Path(__file__).parent / "data" / "heap"
     states = Specification(states=HeapStates(states=str(heap / "fig2_states.json")))
-    assert isinstance(crepair.repair(heap / "fig1_reverse.c", spec=states), HeapScheme)
+    assert isinstance(crepair.repair(heap / "fig1_reverse.c", spec=states), HeapRun)
     with pytest.raises(UsageError, match="heap states are a specification of their own"):
         crepair.repair(sub, spec=Specification(reference=teacher.reference, states=states.states))
 

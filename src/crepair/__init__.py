@@ -19,6 +19,7 @@ from crepair.version import __version__
 _WHERE = {
     "localize": "crepair.api", "repair": "crepair.api", "verify": "crepair.api",
     "localize_tests": "crepair.api", "repair_tests": "crepair.api", "repair_reference": "crepair.api",
+    "repair_heap": "crepair.api", "localize_gradient": "crepair.api",
     "PassesTests": "crepair.records", "PassesSuite": "crepair.records", "EquivalenceProof": "crepair.records",
     "Counterexample": "crepair.bmc", "VerifyOutcome": "crepair.bmc", "VerifyResult": "crepair.bmc",
     "Unwinding": "crepair.encode.formula", "Checks": "crepair.encode.formula", "NO_CHECKS": "crepair.encode.formula",
@@ -86,6 +87,8 @@ __all__ = [
     "repair",
     "repair_tests",
     "repair_reference",
+    "repair_heap",
+    "localize_gradient",
     "verify",
     "PassesTests",
     "PassesSuite",

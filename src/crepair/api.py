@@ -34,7 +34,9 @@ from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import component_kinds
 from crepair.solver import Limits, smt_solver
 from crepair.solver.smt import Verdict
-from crepair.api_concrete import localize_tests, repair_heap, repair_reference, repair_tests  # noqa: F401 (re-exported)
+from crepair.api_concrete import (  # noqa: F401 (re-exported)
+    localize_gradient, localize_tests, repair_heap, repair_reference, repair_tests,
+)
 
 if TYPE_CHECKING:
     from crepair.specification import Specification
@@ -116,7 +118,7 @@ def repair(
     """All minimal checked repairs of the C file at ``path``, smallest first.
 
     With ``spec`` (a :class:`~crepair.specification.Specification`), the
-    run that checks it: heap states -> :func:`repair_heap`'s scheme, tests
+    run that checks it: heap states -> :func:`repair_heap`'s run, tests
     alone -> :func:`repair_tests`, a reference of ``main`` (with or without
     tests) -> :func:`repair_reference`, else the bounded schemes below;
     ``overrides`` then hold that run's options (e.g. ``timeout``).
@@ -171,14 +173,7 @@ def _run_of(path, spec, options, overrides):
         raise UsageError(f"options: a RepairOptions record is for the bounded schemes, not the {runner.value} run")
     if runner == Runner.HEAP:
         s = spec.states
-        function = s.function
-        if function is None and s.states is not None:
-            from crepair.heap.states import load_spec
-
-            function = load_spec(s.states).function
-        if function is None:
-            raise UsageError("heap states from a correct program need the function under repair (HeapStates.function)")
-        return repair_heap(path, function=function, states=s.states, states_from=s.states_from,
+        return repair_heap(path, function=s.function, states=s.states, states_from=s.states_from,
                            loop_states=s.loops, **overrides)
     tests = spec.tests
     if runner == Runner.STAGED:

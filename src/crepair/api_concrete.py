@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 from crepair.errors import UsageError
-from crepair.frontend import load_program
 from crepair.options import DEFAULT_UNWIND, ReferenceOptions, _enum, at_least
 
 
@@ -187,9 +186,82 @@ def _tests(path, driver, test_ids, tests_dir, build, project, test_timeout_ms, c
     return spec, timeout_ms
 
 
-def repair_heap(path: str | Path, **options):
-    """Heap repair (Wolverine2): a :class:`~crepair.schemes.heap.HeapScheme` over ``path``
-    (``options``: the fields of :class:`~crepair.schemes.heap.HeapOptions`); iterate its ``repairs()``."""
-    from crepair.schemes.heap import HeapOptions, HeapScheme
+def _heap_options(function, states, states_from, loop_states, **fields):
+    """The :class:`~crepair.schemes.heap.HeapOptions` of a heap verb: the
+    function under repair defaults to the states file's."""
+    from crepair.schemes.heap import HeapOptions
 
-    return HeapScheme(load_program(path, real_c=True), HeapOptions(**options))
+    if states is not None and states_from is not None:
+        raise UsageError("--states and --states-from: give one specification")
+    if function is None and states is not None:
+        from crepair.heap.states import load_spec
+
+        function = load_spec(states).function
+    if function is None:
+        raise UsageError("heap states from a correct program need the function under repair (--checkpoints F)")
+    return HeapOptions(function, None if states is None else str(states),
+                       None if states_from is None else str(states_from), loop_states, **fields).check()
+
+
+def repair_heap(
+    path: str | Path,
+    *,
+    function: str | None = None,
+    states: str | Path | None = None,
+    states_from: str | Path | None = None,
+    loop_states: bool = False,
+    insert_slots: int | None = None,
+    localization: bool = True,
+    tries: int = 10,
+    candidates: int = 10,
+    max_repairs: int = 1,
+    timeout: float | None = 120.0,
+    on_widen=None,
+):
+    """Heap repair (Wolverine2, Verma & Roy: Algorithm 2 localizes,
+    Algorithm 1 repairs) of ``function`` in the C file at ``path`` against
+    program states: a states file ``states`` (``function`` defaults to
+    its), or the run of the correct program ``states_from`` under gdb (its
+    states at each call's entry and exit, and with ``loop_states`` at every
+    loop head).  ``insert_slots``: statements a repair may insert (None:
+    0, then 1, ... up to :data:`~crepair.schemes.heap_run.AUTO_SLOTS` while
+    none repairs; ``on_widen(previous, next)`` is told of each widening);
+    ``localization``: lock the statements Algorithm 2 clears; ``tries``:
+    solver calls of Algorithm 1; ``candidates``: repairs re-checked at
+    most; ``max_repairs``; ``timeout``: seconds of the whole run (None:
+    none).  Returns a :class:`~crepair.schemes.heap_run.HeapRun`: iterate
+    it for repairs, each compiled and run under gdb against the states;
+    its ``record()`` is what :mod:`crepair.report.heap` renders.  Raises
+    ``UsageError`` for bad options, ``BadInput`` for programs or states
+    crepair cannot take, ``MissingTool`` without gcc or gdb.  The files
+    are only read.
+    """
+    from crepair.schemes.heap_run import AUTO_SLOTS, HeapRun
+
+    slots = tuple(range(AUTO_SLOTS + 1)) if insert_slots is None else (insert_slots,)
+    options = _heap_options(function, states, states_from, loop_states, insert_slots=slots[0],
+                            localization=localization, tries=tries, candidates=candidates, max_repairs=max_repairs,
+                            timeout=timeout)
+    return HeapRun(path, options, slots, on_widen)
+
+
+def localize_gradient(
+    path: str | Path,
+    *,
+    function: str | None = None,
+    states: str | Path | None = None,
+    states_from: str | Path | None = None,
+    loop_states: bool = False,
+):
+    """Wolverine2's Algorithm 2 (Verma & Roy, §5: the gradient of forward
+    and backward state differences) on ``function`` of the C file at
+    ``path``, against the program states given as for
+    :func:`repair_heap`.  Returns a
+    :class:`~crepair.localization.gradient.GradientResult` (the suspicious
+    locations in source order; its ``as_json()`` is the report of
+    ``crepair localize --method gradient --json``).  Raises as
+    :func:`repair_heap` does.
+    """
+    from crepair.localization.gradient import localize_gradient as gradient
+
+    return gradient(path, _heap_options(function, states, states_from, loop_states))

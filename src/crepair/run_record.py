@@ -169,3 +169,42 @@ class TestDrivenRecord:
     stopped: StopReason
     reason: str
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class HeapRunRecord:
+    """A heap repair run (Wolverine2, Verma & Roy) as the renderers see
+    it, at one moment (before the search: the header; after it: the
+    outcome).
+
+    ``path`` of the program as given; ``function`` under repair; the
+    specification's ``calls`` (traces) and ``events`` (states); ``slots``:
+    the insertion-slot counts the run tries in order (N of Algorithm 1,
+    widened while none repairs); ``localization``: Algorithm 2 on;
+    ``insert_slots``: the count of the last attempt; ``locations`` of the
+    function, of them ``suspicious`` (0-based IR indexes; None:
+    localization off); ``widenings`` and bounds ``tau`` (τ_grd, τ_stm,
+    τ_ins) of the last Algorithm 1 run; ``rejected``: candidates that
+    failed the re-check under gdb, of every attempt; ``checks``: solver
+    checks of every attempt; ``found`` repairs; ``outcome``, ``stopped``,
+    ``reason`` of the run; ``seconds`` of search, on the first attempt's
+    clock."""
+
+    path: str
+    function: str
+    calls: int
+    events: int
+    slots: tuple[int, ...]
+    localization: bool
+    insert_slots: int
+    locations: int
+    suspicious: tuple[int, ...] | None
+    widenings: int
+    tau: tuple[int, int, int]
+    rejected: int
+    checks: int
+    found: int
+    outcome: RepairOutcome
+    stopped: StopReason
+    reason: str
+    seconds: float

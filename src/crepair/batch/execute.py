@@ -102,8 +102,31 @@ def _staged(request: Request, started: float) -> tuple[int, str]:
     return exit_codes.of_outcome(run.outcome, exit_codes.STAGED), staged.run_json(run, repairs)
 
 
+def _heap(request: Request, started: float) -> tuple[int, str]:
+    from crepair.report import heap
+
+    o, s = request.option, request.spec.states
+    run = api.repair_heap(
+        request.program, function=s.function, states=s.states, states_from=s.states_from, loop_states=s.loops,
+        insert_slots=o("insert_slots"), localization=o("localization", True), tries=o("tries", 10),
+        max_repairs=o("max_repairs", 1), timeout=request.timeout,
+    )
+    repairs = list(run)
+    record = run.record()
+    return exit_codes.of_outcome(record.outcome, exit_codes.HEAP), heap.run_json(record, repairs)
+
+
+def _gradient(request: Request, started: float) -> tuple[int, str]:
+    import json
+
+    s = request.spec.states
+    result = api.localize_gradient(request.program, function=s.function, states=s.states, states_from=s.states_from,
+                                   loop_states=s.loops)
+    return exit_codes.ExitCode.OK, json.dumps(result.as_json(), indent=2)
+
+
 _RUNS = {Run.VERIFY: _verify, Run.LOCALIZE: _localize, Run.SPECTRUM: _spectrum, Run.BOUNDED: _bounded,
-         Run.TESTS: _tests, Run.STAGED: _staged}
+         Run.TESTS: _tests, Run.STAGED: _staged, Run.HEAP: _heap, Run.GRADIENT: _gradient}
 
 
 def execute(request: Request, started: float | None = None) -> tuple[int, str]:

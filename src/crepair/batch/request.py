@@ -22,7 +22,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from crepair.options import ReferenceOptions
-from crepair.specification import Specification, TestSuite
+from crepair.specification import HeapStates, Specification, TestSuite
 
 
 class Command(enum.Enum):
@@ -42,13 +42,15 @@ class Run(enum.Enum):
     BOUNDED = "bounded"  # crepair.repair: mutation and template schemes, the default schedule
     TESTS = "tests"  # crepair.repair_tests: test-driven search (f1x)
     STAGED = "staged"  # crepair.repair_reference: a reference of main, with or without tests
+    HEAP = "heap"  # crepair.repair_heap: Wolverine2 against heap states
+    GRADIENT = "gradient"  # crepair.localize_gradient: Wolverine2's Algorithm 2 against heap states
 
 
 @dataclass(frozen=True, slots=True)
 class Request:
     """One API call: ``run`` of ``program`` (a path, as the job gives it)
     for the job's ``command``, checked against ``spec`` (a reference, a
-    test suite; the program's assertions always).  ``timeout``: seconds
+    test suite, heap states; the program's assertions always).  ``timeout``: seconds
     of the whole run (None: none; the batch's default when the job sets
     none; for a run without a limit of its own, spectrum localization,
     only the worker's kill time); ``reproducible``: the limit is counted in z3 resource units
@@ -73,7 +75,8 @@ class Request:
         """Whether the run's time limit is also enforced by the wall clock
         (the command line's last resort, ``HARD_STOP_GRACE`` seconds after
         it): the runs whose solver calls may overrun it, as ``crepair
-        COMMAND`` decides (not with tests: their clock starts later)."""
+        COMMAND`` decides (not with tests nor heap states: their clock starts
+        later)."""
         return self.run in (Run.VERIFY, Run.LOCALIZE, Run.BOUNDED) or (self.run == Run.STAGED
                                                                          and self.spec.tests is None)
 
@@ -83,7 +86,8 @@ class Request:
 
     def as_dict(self) -> dict:
         """The request as JSON values (:meth:`of` reads it back)."""
-        spec = {k: v for k, v in (("reference", self.spec.reference), ("tests", self.spec.tests)) if v is not None}
+        spec = {k: v for k, v in (("reference", self.spec.reference), ("tests", self.spec.tests),
+                                  ("states", self.spec.states)) if v is not None}
         return {"command": self.command.value, "run": self.run.value, "program": self.program,
                 "spec": {k: asdict(v) for k, v in spec.items()}, "timeout": self.timeout,
                 "reproducible": self.reproducible, "memory_mb": self.memory_mb,
@@ -96,13 +100,16 @@ class Request:
     def of(data: dict) -> "Request":
         """The request of :meth:`as_dict`'s ``data``."""
         spec = data.get("spec") or {}
-        ref, tests = spec.get("reference"), spec.get("tests")
+        ref, tests, states = spec.get("reference"), spec.get("tests"), spec.get("states")
         if ref is not None:
             ref = ReferenceOptions(ref["path"], tuple(ref["init"]), tuple(ref["assume"]), ref["input_bound"])
         if tests is not None:
             tests = TestSuite(**{**tests, "test_ids": tuple(tests["test_ids"])})
+        if states is not None:
+            states = HeapStates(**states)
         return Request(
-            Command(data["command"]), Run(data["run"]), data["program"], Specification(reference=ref, tests=tests),
+            Command(data["command"]), Run(data["run"]), data["program"],
+            Specification(reference=ref, tests=tests, states=states),
             data.get("timeout"), bool(data.get("reproducible")), data.get("memory_mb"),
             tuple(sorted((data.get("options") or {}).items())), tuple(data.get("more_files") or ()))
 

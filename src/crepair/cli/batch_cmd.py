@@ -98,10 +98,9 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     :mod:`~crepair.cli.localize_cmd`); ``default_timeout`` (seconds, None:
     none) is the time limit of a job that sets none.  Raises
     ``UsageError`` for words the command line refuses and for what a batch
-    job cannot do (``--html``, ``--sarif``, ``--apply``; heap states, run
-    by ``crepair repair`` alone)."""
+    job cannot do (``--html``, ``--sarif``, ``--apply``)."""
     from crepair.batch.request import Command, Request, Run
-    from crepair.cli import localize_cmd, repair_cmd
+    from crepair.cli import heap_cmd, localize_cmd, repair_cmd
     from crepair.cli.common import checks_of, reference_of
     from crepair.options import Method, ReferenceOptions
     from crepair.specification import Runner, Specification, TestSuite
@@ -136,8 +135,8 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
         return request(Run.VERIFY, Specification(reference=reference_of(args)), bounded)
     if command == Command.LOCALIZE:
         method = localize_cmd.route(args)
-        if method == "gradient":
-            raise UsageError("--method gradient: not run by crepair batch (run crepair localize)")
+        if method == "gradient":  # its timeout: the worker's kill time only
+            return request(Run.GRADIENT, Specification(states=heap_cmd.heap_states(args)), {})
         if method == Method.SPECTRUM.value:
             return request(Run.SPECTRUM, Specification(tests=tests()),  # its timeout: the worker's kill time only
                            {"test_timeout": args.test_timeout, "formula": args.formula or "ochiai"})
@@ -148,7 +147,8 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     runner = repair_cmd.route(args)
     first = 1 if args.first else args.max_repairs
     if runner == Runner.HEAP:
-        raise UsageError("heap states (--scheme heap): not run by crepair batch (run crepair repair)")
+        options = heap_cmd.repair_options(args)
+        return request(Run.HEAP, Specification(states=heap_cmd.heap_states(args)), options)
     if runner == Runner.STAGED:
         spec = Specification(reference=ReferenceOptions.of(args.reference, (), (), args.input_bound),
                              tests=tests() if args.tests_dir is not None else None)

@@ -5,18 +5,13 @@ gradient``: Wolverine2's repair and localization against program states
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
-import time
 
 from crepair import exit_codes
 from crepair.cli.common import ExitCode, at_least, finish, write_html
 from crepair.errors import UsageError
-from crepair.records import RepairOutcome
-
-
-AUTO_SLOTS = 2  # insertion slots tried at most without --insert-slots (0, 1, 2: as the debug shell's repair)
+from crepair.schemes.heap_run import AUTO_SLOTS
 
 
 def add_arguments(sp: argparse.ArgumentParser, repair: bool) -> None:
@@ -39,11 +34,14 @@ def add_arguments(sp: argparse.ArgumentParser, repair: bool) -> None:
                        help="heap: solver calls of Algorithm 1, each after a widening (default: 10)")
 
 
-def heap_options(args: argparse.Namespace, **extra):
-    """The :class:`~crepair.schemes.heap.HeapOptions` of the command line."""
+def heap_states(args: argparse.Namespace):
+    """The :class:`~crepair.specification.HeapStates` of the command line
+    (``crepair batch`` reads its heap jobs here too); raises ``UsageError``
+    for a combination it refuses."""
     from crepair.heap.states import load_spec
-    from crepair.schemes.heap import HeapOptions
+    from crepair.specification import HeapStates
 
+    _refuse_bounded(args)
     if args.reference is not None:
         raise UsageError("--reference means equivalence with a reference implementation; the heap scheme takes "
                          "the states of a correct program's run as --states-from CORRECT.c --checkpoints F")
@@ -63,7 +61,17 @@ def heap_options(args: argparse.Namespace, **extra):
         function = load_spec(args.states).function
     if function is None:
         raise UsageError("--states-from needs --checkpoints F (the function under repair)")
-    return HeapOptions(function, args.states, args.states_from, loops, **extra)
+    return HeapStates(function, args.states, args.states_from, loops)
+
+
+def repair_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`crepair.api.repair_heap` besides
+    the states and the time limit; raises ``UsageError`` as the command
+    line does."""
+    if args.scheme != ["heap"]:
+        raise UsageError("--scheme heap runs alone")
+    return {"insert_slots": args.insert_slots, "localization": not args.no_localization, "tries": args.tries,
+            "max_repairs": 1 if args.first else (args.max_repairs or 1)}
 
 
 def _refuse_bounded(args: argparse.Namespace) -> None:
@@ -76,82 +84,48 @@ _EXIT = exit_codes.HEAP
 
 
 def run_repair(args: argparse.Namespace) -> int:
-    from crepair.frontend import load_program
+    from crepair import api
     from crepair.patch import apply_to_file
-    from crepair.report import json_report, text
-    from crepair.schemes.heap import HeapScheme
+    from crepair.report import heap as report
 
-    if args.scheme != ["heap"]:
-        raise UsageError("--scheme heap runs alone")
-    _refuse_bounded(args)
-    slots = [args.insert_slots] if args.insert_slots is not None else list(range(AUTO_SLOTS + 1))
-    options = heap_options(args, insert_slots=slots[0], localization=not args.no_localization,
-                           tries=args.tries, max_repairs=1 if args.first else (args.max_repairs or 1),
-                           timeout=args.timeout)
-    program = load_program(args.file, real_c=True)
-    start = time.monotonic()
-    scheme = HeapScheme(program, options)
-    spec, rechecks = scheme.spec, scheme.rechecks
-    repairs, checks, rejected, seconds = [], 0, 0, 0.0
+    options = repair_options(args)
+    s = heap_states(args)
+
+    def widened(previous: int, slots: int) -> None:
+        if not args.json:
+            print(report.render_widening(previous, slots), flush=True)
+
+    run = api.repair_heap(args.file, function=s.function, states=s.states, states_from=s.states_from,
+                          loop_states=s.loops, timeout=args.timeout, on_widen=widened, **options)
     if not args.json:
-        given = (f"{options.insert_slots} insertion slots" if len(slots) == 1 else
-                 f"insertion slots 0, then up to {slots[-1]} while none repairs")
-        print(f"crepair repair {args.file}: scheme heap (Wolverine2), function {options.function}, "
-              f"{len(spec.traces)} calls, {spec.events} events, {given}, "
-              f"localization {'on' if options.localization else 'off'}", flush=True)
-    for k, n in enumerate(slots):
-        if k:  # the last count found nothing and ruled out every repair with it: widen (Algorithm 1's N)
-            left = None if args.timeout is None else args.timeout - (time.monotonic() - start)
-            if left is not None and left <= 0:
-                break
-            if not args.json:
-                print(f"no repair with {slots[k - 1]} insertion slot(s); trying {n}", flush=True)
-            scheme = HeapScheme(program, dataclasses.replace(options, insert_slots=n, timeout=left), spec=spec,
-                                rechecks=rechecks)
-        st = scheme.stats
-        for rep in scheme.repairs():
-            rep = dataclasses.replace(rep, seconds=seconds + rep.seconds)  # on the clock of the first attempt
-            repairs.append(rep)
-            if not args.json:
-                print()
-                print(text.render_repair(rep, len(repairs)), flush=True)
-                print(f"  {rep.evidence.describe()}")
-        checks, rejected = checks + st.checks, rejected + st.rejected
-        seconds += st.seconds  # the scheme's own clock, which its repairs' times are on
-        if st.outcome != RepairOutcome.NO_REPAIR:
-            break
-    summary = {"outcome": st.outcome.value, "stopped": st.stopped.value, "reason": st.reason,
-               "locations": st.locations, "suspicious": st.suspicious, "insert_slots": scheme.options.insert_slots,
-               "widenings": st.widenings, "tau": {"grd": st.tau[0], "stm": st.tau[1], "ins": st.tau[2]},
-               "rejected": rejected, "checks": checks, "seconds": round(seconds, 3)}
-    report = json.dumps({"file": args.file, "scheme": "heap", **summary,
-                         "repairs": [json_report.repair_dict(r) for r in repairs]}, indent=2)
+        print(report.render_header(run.record()), flush=True)
+    for k, rep in enumerate(run, 1):
+        if not args.json:
+            print(report.render_heap_repair(rep, k), flush=True)
+    repairs = run.repairs
+    record = run.record()
+    document = report.run_json(record, repairs)
     if not args.json:
-        sus = "off" if st.suspicious is None else f"{len(st.suspicious)} of {st.locations} locations suspicious"
-        print()
-        print(f"{st.outcome.value}: {len(repairs)} repair(s) with {scheme.options.insert_slots} insertion slot(s); "
-              f"localization {sus}; widenings {st.widenings} "
-              f"(τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}); {rejected} candidate(s) failed "
-              f"the re-check{'; ' + st.reason if st.reason else ''}")
+        print(report.render_summary(record))
 
     def writes() -> None:
-        write_html(args, "repair", report, program.original, states=scheme.spec)
+        write_html(args, "repair", document, run.program.original, states=run.spec)
         if args.apply and repairs:
-            backup = apply_to_file(args.file, repairs[0].patched, original=program.original)
+            backup = apply_to_file(args.file, repairs[0].patched, original=run.program.original)
             print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
 
-    failed = finish(args, report, writes)
+    failed = finish(args, document, writes)
     if failed is not None:
         return failed
-    return exit_codes.of_outcome(st.outcome, _EXIT)
+    return exit_codes.of_outcome(record.outcome, _EXIT)
 
 
 def run_localize(args: argparse.Namespace) -> int:
-    from crepair.localization.gradient import localize_gradient
+    from crepair import api
 
-    _refuse_bounded(args)
-    options = heap_options(args)
-    result = localize_gradient(args.file, options)
+    s = heap_states(args)
+    result = api.localize_gradient(args.file, function=s.function, states=s.states, states_from=s.states_from,
+                                   loop_states=s.loops)
     if args.json:
         print(json.dumps(result.as_json(), indent=2))
     else:

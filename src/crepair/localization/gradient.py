@@ -27,7 +27,8 @@ class GradientResult:
         return "\n".join(out)
 
     def as_json(self) -> dict:
-        return {"file": self.path, "method": "gradient", "function": self.function, "total": self.total,
+        return {"file": self.path, "method": "gradient", "outcome": "localized", "function": self.function,
+                "total": self.total,
                 "locations": [{"file": s.file, "line": s.line, "column": s.column, "end_line": s.end_line,
                                "end_column": s.end_column, "text": t} for s, t in self.locations]}
 
