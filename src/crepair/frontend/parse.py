@@ -20,6 +20,7 @@ from pycparser import c_ast, c_parser
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Headers, Preprocessed, run_preprocessor
+from crepair.frontend.jumps import unsupported_jump
 from crepair.frontend.reach import needed, reachable
 from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
@@ -229,6 +230,9 @@ class _SupportChecker(c_ast.NodeVisitor):
                 self.visit(p)
             self._in_params -= 1
         self.visit(node.decl)
+        jump = unsupported_jump(node)
+        if jump is not None:
+            self._reject(*jump)
         self.visit(node.body)
 
     def visit_ParamList(self, node: c_ast.ParamList) -> None:
@@ -258,11 +262,6 @@ class _SupportChecker(c_ast.NodeVisitor):
             self._reject(node, f"floating-point constant {node.value} (floats are not supported)")
 
 
-    def visit_Goto(self, node: c_ast.Node) -> None:
-        self._reject(node, "goto")
-
-    def visit_Label(self, node: c_ast.Node) -> None:
-        self._reject(node, "label")
 
     def visit_CompoundLiteral(self, node: c_ast.Node) -> None:
         self._reject(node, "compound literal")
