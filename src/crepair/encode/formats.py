@@ -86,7 +86,7 @@ def parse_format(fmt: bytes, where: SourcePoint | None, *, scan: bool) -> list["
         if letter == "*" or (not scan and b"*" in fmt[i:j]):
             raise UnsupportedConstruct(where, f"conversion '{written}' with a '*' width")
         if letter in "fFeEgGaA":
-            raise UnsupportedConstruct(where, f"conversion '{written}' (floats are not supported)")
+            raise UnsupportedConstruct(where, f"conversion '{written}' (reading and printing floats are not modelled)")
         if length and length not in _LENGTHS:
             raise UnsupportedConstruct(where, f"conversion '{written}'")
         if letter in _INTEGER:
