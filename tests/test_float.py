@@ -112,7 +112,7 @@ def test_an_inexact_pow_cuts_the_run(tmp_path):
 @pytest.mark.parametrize("source, what", [
     ("long double x = 1; return (int)x;", "floating-point type 'long double'"),
     ("double x = 2; return (int)pow(x, x);", "pow(x, y) other than x to a constant power"),
-    ('double x; scanf("%lf", &x); return 0;', "conversion '%lf'"),
+    ('double x; scanf("%Lf", &x); return 0;', "conversion '%Lf' (long double)"),
     ("double x = 2; return (int)(x % 2);", "invalid operands to binary % (a floating operand)"),
 ])
 def test_unsupported_float_constructs_are_named(tmp_path, source, what):

@@ -33,12 +33,12 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharArrays
 from crepair.encode.formats import Conversion, parse_format
-from crepair.encode.formula import Constraint, Input
+from crepair.encode.formula import Constraint, Input, UnwindingCut
 from crepair.encode.ops import string_bytes
 from crepair.encode.ops import Value, convert
 from crepair.encode.walk import Ctx, State
 from crepair.errors import BadInput, UnsupportedConstruct
-from crepair.solver import smt
+from crepair.solver import fp, smt
 
 STDIN = "$stdin"  # env key: the index of the next token
 WHITESPACE = (9, 10, 11, 12, 13, 32)
@@ -124,6 +124,8 @@ class Stdin(CharArrays):
             target = None if piece.suppress else next(targets)
             if piece.letter == "s":
                 self._scan_string(piece, target, node, ctx)
+            elif piece.letter == "f":
+                self._scan_float(piece, target, f"{name} {piece.text}", node, ctx, there)
             else:
                 tok, _ = self._token(f"{name} {piece.text}", node, ctx, piece)
                 if target is not None:
@@ -134,6 +136,19 @@ class Stdin(CharArrays):
         for ended, before in reversed(ends):
             result = smt.If(ended, _bv(before if before else -1), result)
         return Value(smt.simplify(result), ct.INT)
+
+    def _scan_float(self, piece: Conversion, target, label: str, node: c_ast.FuncCall, ctx: Ctx,
+                    there: smt.Term) -> None:
+        """``%f``/``%lf``: the next token is an integer, read as the float
+        ``strtod`` gives for its text (exact up to 2^24 / 2^53, else rounded
+        to nearest).  Only integer inputs are tried: a run that reads one
+        is marked as cut ("float input"), so a verdict of no violation is
+        reported bounded, never verified; a violation is real."""
+        tok, _ = self._token(label, node, ctx)
+        span = self._p.spans.span(node)
+        self.formula.cuts.append(UnwindingCut(ctx.state.guard, span, "float input (integer values tried only)"))
+        if target is not None:
+            self._scan_store(target, fp.from_integer(tok, True, piece.bits), piece, ctx, there)
 
     def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx, when: smt.Term) -> None:
         """Store ``value`` (``conv.bits`` wide) into the object ``&x``,

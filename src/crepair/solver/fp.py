@@ -143,6 +143,38 @@ def power_of_two(e: z3.ExprRef, bits: int) -> z3.ExprRef:
                  z3.If(e64 >= -1022, normal, z3.If(e64 >= -1074, subnormal, z3.BitVecVal(0, 64))))
 
 
+def fixed(x: z3.ExprRef, bits: int, precision: int) -> tuple[z3.ExprRef, z3.BoolRef]:
+    """What glibc's ``%.Nf`` prints for ``x`` (N = ``precision`` ≤ 20): the
+    65-bit term (sign bit, then ``|x| * 10^N`` rounded to an integer, ties
+    to even, as glibc rounds the exact binary value) and whether it is
+    that text (``x`` finite and the rounded value below 2^63).
+
+    Computed on bit-vectors, exactly: ``|x| = m * 2^e`` (``m`` < 2^53), so
+    ``|x| * 10^N = (m * 5^N) * 2^(e + N)``, a constant product (< 2^100)
+    shifted left, or right with the bits shifted out rounding it.
+    """
+    assert bits == 64 and 0 <= precision <= 20
+    w = 128
+    field, fraction = z3.Extract(62, 52, x), z3.ZeroExt(w - 52, z3.Extract(51, 0, x))
+    normal = field != z3.BitVecVal(0, 11)
+    m = z3.If(normal, fraction | z3.BitVecVal(1 << 52, w), fraction)
+    e = z3.If(normal, z3.ZeroExt(w - 11, field) - 1075, z3.BitVecVal(-1074, w))
+    product = m * z3.BitVecVal(5 ** precision, w)
+    t = e + precision
+    left = z3.And(t >= 0, t <= 63)
+    up = product << z3.If(left, t, z3.BitVecVal(0, w))
+    fits_left = z3.And(left, z3.LShR(product, z3.If(left, 63 - t, z3.BitVecVal(0, w))) == 0)
+    shift = z3.If(t < -120, z3.BitVecVal(120, w), -t)
+    q = z3.LShR(product, shift)
+    rest = product - (q << shift)
+    half = z3.BitVecVal(1, w) << (shift - 1)
+    odd = z3.Extract(0, 0, q) == z3.BitVecVal(1, 1)
+    down = z3.If(z3.Or(z3.UGT(rest, half), z3.And(rest == half, odd)), q + 1, q)
+    value = z3.If(t >= 0, up, down)
+    ok = z3.And(field != z3.BitVecVal(2047, 11), z3.Or(t < 0, fits_left), z3.ULT(value, z3.BitVecVal(1 << 63, w)))
+    return z3.Concat(z3.Extract(63, 63, x), z3.Extract(63, 0, value)), ok
+
+
 def has_floats(terms: list[z3.ExprRef]) -> bool:
     """Whether ``terms`` leave QF_AUFBV (z3's probe, a walk in C++): they
     hold floating-point terms."""
