@@ -121,3 +121,20 @@ def test_conversions_it_does_not_print_are_named(tmp_path, fmt, what):
     with pytest.raises(UnsupportedConstruct) as info:
         crepair.verify(path, unwind=2)
     assert str(info.value).startswith(f"{path}:4:5: unsupported construct: {what} (sprintf prints")
+
+
+def test_printf_of_a_choice_of_two_formats_prints_the_chosen_one(tmp_path):
+    student = write_c(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            int n;
+            scanf("%d", &n);
+            printf(n > 3 ? "YES %d\\n" : "NO %d\\n", n);
+            return 0;
+        }
+    """, "student.c")
+    model = write_c(tmp_path, student.read_text().replace("n > 3", "n >= 3"), "model.c")
+    result = crepair.verify(student, reference=model, unwind=2)
+    assert result.outcome == VIOLATED
+    assert [i.value for i in result.counterexample.inputs if i.label == "scanf %d"] == [3]
+    assert crepair.verify(student, reference=student, unwind=2).outcome == VERIFIED

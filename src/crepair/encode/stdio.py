@@ -34,7 +34,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharSource
 from crepair.encode.formula import Assertion, LocationKind, UnwindingCut, Violation
-from crepair.encode.ops import Value, convert
+from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.stdin import STDIN, Stdin, StdioState, not_space, statement_calls
 from crepair.encode.walk import Ctx, State, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
@@ -161,6 +161,10 @@ class Stdio(Stdin):
     def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``printf(fmt, ...)`` (``fprintf(stdout, fmt, ...)``: ``first`` 1)."""
         first = 1 if name == "fprintf" else 0
+        fmt = args[first] if len(args) > first else None
+        if isinstance(fmt, c_ast.TernaryOp) and all(isinstance(b, c_ast.Constant) and b.type == "string"
+                                                    for b in (fmt.iftrue, fmt.iffalse)):
+            return self._printf_choice(name, node, args, first, ctx)
         if not self._stdio.recorded:
             return self._unrecorded(name, node, args, ctx)
         if first and not (isinstance(args[0], c_ast.ID) and args[0].name == "stdout"):
@@ -189,6 +193,18 @@ class Stdio(Stdin):
             else:
                 value = term if piece.bits >= 32 else smt.Extract(piece.bits - 1, 0, term)
                 self._emit(_KINDS[piece.letter], value, piece.signed, ctx, node)
+        return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+
+    def _printf_choice(self, name: str, node: c_ast.FuncCall, args: list, first: int, ctx: Ctx) -> Value:
+        """``printf(c ? "fmt1" : "fmt2", ...)``: each path prints its format."""
+        fmt = args[first]
+        cond = to_bool(self._expr(fmt.cond, ctx))
+        states = []
+        for branch, taken in ((fmt.iftrue, cond), (fmt.iffalse, smt.Not(cond))):
+            sub = Ctx(ctx.state.fork(taken), {}, {}, True)
+            self._printf(name, node, args[:first] + [branch] + args[first + 1:], sub)
+            states.append(sub.state)
+        ctx.state = self._merge(states, ctx.state.guard, branch=cond)
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _emit_fixed(self, piece, arg: c_ast.Node, ctx: Ctx, node: c_ast.FuncCall, name: str) -> None:
