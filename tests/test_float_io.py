@@ -104,3 +104,21 @@ def test_reading_a_float_is_reported_as_integer_inputs_only(tmp_path):
     result = crepair.verify(path, unwind=2, timeout=120)
     assert result.outcome == crepair.VerifyOutcome.BOUND_TOO_SMALL
     assert "float input (integer values tried only)" in result.bound.message()
+
+
+def test_scanf_of_an_int_into_a_char_is_an_out_of_bounds_write(tmp_path):
+    path = write_c(tmp_path, """
+        #include <stdio.h>
+        unsigned char m;
+        int main(void) {
+            int t;
+            scanf("%d", &t);
+            if (t > 5)
+                scanf("%d", &m);
+            return m;
+        }
+    """)
+    result = crepair.verify(path, unwind=2)
+    assert result.outcome == VIOLATED
+    assert result.counterexample.violated == crepair.Violation.POINTER_BOUNDS
+    assert [i.value for i in result.counterexample.inputs if i.label == "scanf %d"][0] > 5

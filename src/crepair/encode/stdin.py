@@ -33,7 +33,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharArrays
 from crepair.encode.formats import Conversion, parse_format
-from crepair.encode.formula import Constraint, Input, UnwindingCut
+from crepair.encode.formula import Constraint, Input, UnwindingCut, Violation
 from crepair.encode.ops import string_bytes
 from crepair.encode.ops import Value, convert
 from crepair.encode.walk import Ctx, State
@@ -167,9 +167,11 @@ class Stdin(CharArrays):
         else:  # &s.x, &a[i].x, &p->x, a + i + 1, p: through the memory model's places
             src, place = None, self._scan_place(target, conv, ctx)
             ctype, old = place.ctype, place.read()
-        if ctype.bits < conv.bits:
-            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a {ctype.bits}-bit "
-                                       f"{ctype.name} (writes past it)")
+        if ctype.bits < conv.bits:  # glibc writes conv.bits / 8 bytes: past the object (undefined behaviour)
+            self._check(Ctx(ctx.state, {}, {}, True), Violation.POINTER_BOUNDS, target, smt.Not(when),
+                        subject=f"scanf {conv.text} into a {ctype.bits}-bit {ctype.name}",
+                        operands=(_bv(conv.bits // 8 - 1, 64), _bv(ctype.bits // 8, 64)))
+            value = smt.Extract(ctype.bits - 1, 0, value)  # a run that goes on keeps the low bytes (little-endian)
         if ctype.is_bool:
             raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a _Bool")
         if ctype.bits > conv.bits:  # x86-64 is little-endian: the low bytes change
