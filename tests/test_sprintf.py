@@ -138,3 +138,27 @@ def test_printf_of_a_choice_of_two_formats_prints_the_chosen_one(tmp_path):
     assert result.outcome == VIOLATED
     assert [i.value for i in result.counterexample.inputs if i.label == "scanf %d"] == [3]
     assert crepair.verify(student, reference=student, unwind=2).outcome == VERIFIED
+
+
+def test_memset_of_part_of_a_large_array(tmp_path):
+    path = write_c(tmp_path, """
+        #include <string.h>
+        unsigned char mem[101];
+        int main(void) {
+            int l = nondet_int(), n = nondet_int();
+            __CPROVER_assume(l >= 0 && n >= 0 && l <= 200 && n <= 200 && l + n <= 101);
+            mem[50] = 9;
+            memset(&mem[l], 7, n * sizeof(unsigned char));
+            assert(mem[50] == 9 || (l <= 50 && 50 < l + n));
+            assert(mem[50] != 7 || l != 50 || n != 1);
+            return 0;
+        }
+    """)
+    result = crepair.verify(path, unwind=2)
+    assert result.outcome == VIOLATED
+    assert result.counterexample.assertion.start == path.read_text().index("assert(mem[50] != 7")
+    fixed = write_c(tmp_path, path.read_text().replace("    assert(mem[50] != 7 || l != 50 || n != 1);\n", ""),
+                    "fixed.c")
+    assert crepair.verify(fixed, unwind=2).outcome == VERIFIED
+    over = write_c(tmp_path, fixed.read_text().replace("l + n <= 101", "l + n <= 102"), "over.c")
+    assert crepair.verify(over, unwind=2).counterexample.violated == crepair.Violation.ARRAY_BOUNDS
