@@ -29,7 +29,7 @@ EXPRESSIONS = {
     "float rounding": ("float", "y * y + 1.1f - x"),
     "to int": ("long long", "(long long)(x * 1000.25) + (int)(y * -3) + (unsigned char)(x * 40 + 300)"),
     "comparisons": ("int", "(x < y) * 4 + (x == a / 7.0) * 2 + (0.1 + 0.2 == 0.3) + (y >= -x) * 8"),
-    "library": ("double", "sqrt(fabs(x)) + fabs(y - 2) * pow(x, 2) + pow(2, b % 9)"),
+    "library": ("double", "sqrt(fabs(x)) + fabs(y - 2) * pow(a / 4.0, 2) + pow(2, b % 9)"),
     "narrowing": ("double", "(float)x + (double)(float)(x / 3) - (int)y"),
 }
 
