@@ -45,7 +45,7 @@ def test_formats_parse_into_text_and_conversions():
     assert parse_format(b"%I64d", None, scan=True) == [Conversion("d", 32, True, width=64, text="%I64d")]
 
 
-@pytest.mark.parametrize("fmt, what", [("%f", "conversion '%f' (floats are not supported)"),
+@pytest.mark.parametrize("fmt, what", [("%Lf", "conversion '%Lf' (long double)"),
                                        ("%p", "conversion '%p'"), ("%[a-z]", "conversion '%['")])
 def test_unmodelled_conversions_are_named(tmp_path, fmt, what):
     path = write_c(tmp_path, f"""

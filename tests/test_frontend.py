@@ -73,8 +73,8 @@ def test_knr_definition_with_implicit_int_is_accepted(tmp_path):
     "body, construct, line, col",
     [
         ("int **p;", "pointer to pointer", 2, 10),
-        ("int x; goto end; end: x = 1;", "goto", 2, 12),
-        ("double d = 1.5;", "floating-point type", 2, 5),
+        ("int x; end: x = 1; goto end;", "backward goto", 2, 24),
+        ("long double d = 1.5;", "floating-point type 'long double'", 2, 5),
         ("int (*f)(int);", "function pointer", 2, 10),
     ],
 )

@@ -11,8 +11,8 @@ each a fresh value of its declared return type), ``assert``/``assume``
 whose result is unconstrained, stdin and stdout
 (:mod:`crepair.encode.stdio`: ``scanf``, ``getchar``, ``printf``,
 ``puts``, ``putchar``), the string functions of
-:mod:`crepair.encode.strings` and the library functions of
-:mod:`crepair.encode.libc`; a call of another library function is
+:mod:`crepair.encode.strings`, ``qsort`` (:mod:`crepair.encode.sorting`),
+``sprintf`` (:mod:`crepair.encode.sprintf`) and the library functions of :mod:`crepair.encode.libc`; a call of another library function is
 reported as not modelled.  A function the program defines is called even
 when a library function has its name.  When outputs are compared
 (``--reference`` from ``main``), ``exit(e)`` returns ``e`` from the
@@ -32,6 +32,8 @@ from crepair.encode.initializers import Initializers
 from crepair.encode.allocation import ALLOCATORS, Allocation
 from crepair.encode.argv import Arguments, is_argv
 from crepair.encode.libc import Library
+from crepair.encode.sorting import Sorting
+from crepair.encode.sprintf import Sprintf
 from crepair.encode.stdio import EQUAL, REWIND, SAME_OUTPUT, Stdio
 from crepair.encode.strings import STRING_FUNCTIONS, Strings
 from crepair.encode.walk import Ctx, Frame, State, Var
@@ -56,7 +58,7 @@ _STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": 
           "gets": "_gets", "fgets": "_gets"}
 
 
-class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
+class Calls(Strings, Stdio, Sprintf, Library, Sorting, Allocation, Arguments, Initializers):
     """Encodes the entry function, globals and calls."""
 
     # --------------------------------------------------------------- inputs
@@ -286,6 +288,10 @@ class Calls(Strings, Stdio, Library, Allocation, Arguments, Initializers):
                 return self._string_call(name, node, args, ctx)
             if name in libc.MODELS:
                 return self._library_call(name, node, args, ctx)
+            if name == "qsort":
+                return self._qsort(node, args, ctx)
+            if name == "sprintf":
+                return self._sprintf(node, args, ctx)
             if name in libc.LIBRARY_FUNCTIONS or name.startswith("__builtin_") or self._declared_in_header(name):
                 raise UnsupportedConstruct(self._point(node), f"call to '{name}': library function not modelled")
             raise UnsupportedConstruct(self._point(node), f"call to '{name}', which has no definition")

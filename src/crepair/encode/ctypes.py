@@ -26,6 +26,14 @@ class IntType:
 
 
 @dataclass(frozen=True, slots=True)
+class FloatType(IntType):
+    """``float`` (32 bits) or ``double`` (64 bits), IEEE 754 binary32 /
+    binary64 as SSE computes on x86-64.  A value's term is its IEEE bit
+    pattern (so it is stored, merged and indexed as an integer of the same
+    width is); the operators decode it (:mod:`crepair.encode.floats`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ArrayType:
     """An array of ``elem``; ``size`` is the declared size expression (or
     None).  A multi-dimensional array ``T a[n][d1][d2]`` is one flat array
@@ -121,6 +129,8 @@ CHAR = IntType(8, True, name="char")
 UCHAR = IntType(8, False, name="unsigned char")
 BOOL = IntType(8, False, is_bool=True, name="_Bool")
 VOID = IntType(32, True, name="void")
+FLOAT = FloatType(32, True, name="float")
+DOUBLE = FloatType(64, True, name="double")
 
 
 def from_names(names: list[str], where) -> IntType:
@@ -132,6 +142,10 @@ def from_names(names: list[str], where) -> IntType:
         return VOID
     if core == ["_Bool"]:
         return BOOL
+    if core == ["float"]:
+        return FLOAT
+    if core == ["double"]:
+        return DOUBLE
     if core == ["char"]:
         return UCHAR if unsigned else CHAR
     if core in (["short"], ["int", "short"]):
@@ -145,12 +159,15 @@ def from_names(names: list[str], where) -> IntType:
 
 
 def promote(t: IntType) -> IntType:
-    """Integer promotion: types narrower than int become int."""
-    return INT if t.bits < 32 else t
+    """Integer promotion: types narrower than int become int (a float stays)."""
+    return INT if t.bits < 32 and not isinstance(t, FloatType) else t
 
 
 def common(a: IntType, b: IntType) -> IntType:
-    """The usual arithmetic conversions of two (promoted) operand types."""
+    """The usual arithmetic conversions of two (promoted) operand types
+    (C11 6.3.1.8: with a floating operand, the wider floating type)."""
+    if isinstance(a, FloatType) or isinstance(b, FloatType):
+        return DOUBLE if DOUBLE in (a, b) else FLOAT
     a, b = promote(a), promote(b)
     if a == b:
         return a

@@ -20,7 +20,7 @@ from crepair.encode import ctypes as ct
 from crepair.encode import structs
 from crepair.encode.dimensions import Dimensions
 from crepair.encode.ops import (
-    Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
+    FLOAT_OPERATORS, Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
 )
 from crepair.encode.formula import LocationKind
 from crepair.encode.walk import NEGATE, Ctx, has_effects
@@ -41,6 +41,8 @@ class Expressions(Dimensions):
             case c_ast.Constant():
                 override = ctx.overrides.get(node)
                 value = constant_value(node, self._point(node))
+                if override is not None and isinstance(value.ctype, ct.FloatType):  # a mutant of 1.5: the integer
+                    return convert(Value(smt.BitVecVal(override, 64), ct.LONG), value.ctype)
                 if override is not None:
                     return Value(smt.BitVecVal(override, value.ctype.bits), value.ctype)
                 return value
@@ -102,7 +104,12 @@ class Expressions(Dimensions):
                 value = self._expr(e, ctx)
                 if not isinstance(value.ctype, ct.IntType) and op != "!":
                     raise UnsupportedConstruct(self._point(node), f"unary '{op}' on {value.ctype.name}")
-                return apply_unary(ctx.overrides.get(node, op), value)
+                mutant = ctx.overrides.get(node, op)
+                if isinstance(value.ctype, ct.FloatType) and "~" in (op, mutant):
+                    if op == "~":
+                        raise BadInput("invalid operand to unary ~ (a floating operand)", self._point(node))
+                    mutant = op  # a mutant C does not allow equals the original
+                return apply_unary(mutant, value)
             case c_ast.TernaryOp(cond=c, iftrue=t, iffalse=f):
                 cond = to_bool(self._expr(c, ctx))
                 a, b = self._branches(t, f, cond, ctx)
@@ -188,6 +195,11 @@ class Expressions(Dimensions):
             return self._pointer_binary(op, getattr(node, "op", op).rstrip("="), a, b, node)
         if not (isinstance(a.ctype, ct.IntType) and isinstance(b.ctype, ct.IntType)):
             raise UnsupportedConstruct(self._point(node), f"operator '{op}' on a struct")
+        if (isinstance(a.ctype, ct.FloatType) or isinstance(b.ctype, ct.FloatType)) and op not in FLOAT_OPERATORS:
+            original = getattr(node, "op", op).rstrip("=") if isinstance(node, (c_ast.BinaryOp, c_ast.Assignment)) else op
+            if original not in FLOAT_OPERATORS:
+                raise BadInput(f"invalid operands to binary {original} (a floating operand)", self._point(node))
+            op = original  # a mutant C does not allow equals the original
         self._check_operation(ctx, node, undefined_cases(op, a, b))
         return apply_binary(op, a, b)
 

@@ -40,6 +40,21 @@ class Conversion:
     suppress: bool = False
     width: int | None = None
     text: str = ""  # the conversion as written, for messages
+    precision: int | None = None  # printf's digits after the point (``%.2f``; 6 for ``%f``), else None
+
+
+def _floating(letter: str, length: str, scan: bool, suppress: bool, width: int | None, written: str,
+              precision: int | None, where) -> Conversion:
+    """A floating conversion: scanf's ``%f %e %g %a`` (``float``, with
+    ``l`` a ``double``), printf's ``%f``/``%F`` (a ``double``; 6 digits by
+    default, at most 20).  Raises ``UnsupportedConstruct`` for the rest."""
+    if length not in ("", "l"):
+        raise UnsupportedConstruct(where, f"conversion '{written}' (long double)")
+    if scan:
+        return Conversion("f", 64 if length == "l" else 32, True, suppress, width, written)
+    if letter not in "fF" or (precision or 0) > 20:
+        raise UnsupportedConstruct(where, f"conversion '{written}' (printf prints floats with %f and %.Nf, N <= 20)")
+    return Conversion("f", 64, True, False, width, written, 6 if precision is None else precision)
 
 
 def parse_format(fmt: bytes, where: SourcePoint | None, *, scan: bool) -> list["bytes | Conversion"]:
@@ -71,10 +86,13 @@ def parse_format(fmt: bytes, where: SourcePoint | None, *, scan: bool) -> list["
         while j < len(fmt) and chr(fmt[j]).isdigit():
             j += 1
         width = int(fmt[k:j]) if j > k else None
+        precision = None
         if not scan and j < len(fmt) and fmt[j] == ord("."):
             j += 1
+            p = j
             while j < len(fmt) and chr(fmt[j]).isdigit():
                 j += 1
+            precision = int(fmt[p:j] or b"0")
         length = ""
         while j < len(fmt) and chr(fmt[j]) in "hljztqL" and len(length) < 2:
             length += chr(fmt[j])
@@ -86,7 +104,13 @@ def parse_format(fmt: bytes, where: SourcePoint | None, *, scan: bool) -> list["
         if letter == "*" or (not scan and b"*" in fmt[i:j]):
             raise UnsupportedConstruct(where, f"conversion '{written}' with a '*' width")
         if letter in "fFeEgGaA":
-            raise UnsupportedConstruct(where, f"conversion '{written}' (floats are not supported)")
+            conv = _floating(letter, length, scan, suppress, width, written, precision, where)
+            if text:
+                out.append(bytes(text))
+                text = bytearray()
+            out.append(conv)
+            i = j + 1
+            continue
         if length and length not in _LENGTHS:
             raise UnsupportedConstruct(where, f"conversion '{written}'")
         if letter in _INTEGER:

@@ -17,6 +17,10 @@ a term over them.  The results are glibc's on x86-64 (gcc links glibc):
   same byte and return any other argument outside 'a'..'z' / 'A'..'Z'
   unchanged, as glibc does.
 
+* ``fabs``, ``sqrt`` (and their ``float`` forms): the sign bit cleared,
+  the correctly rounded square root (``sqrtsd``); ``pow`` where exact
+  (:meth:`Library._pow`).
+
 A call to another function of the C library is reported as a library
 function that is not modelled (:data:`LIBRARY_FUNCTIONS`).
 
@@ -26,6 +30,7 @@ function that is not modelled (:data:`LIBRARY_FUNCTIONS`).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,11 +38,11 @@ from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
 from crepair.encode.core import EncoderCore
-from crepair.encode.formula import LocationKind
-from crepair.encode.ops import Value
+from crepair.encode.formula import LocationKind, UnwindingCut
+from crepair.encode.ops import Value, constant_value, convert
 from crepair.encode.walk import Ctx
-from crepair.errors import BadInput
-from crepair.solver import smt
+from crepair.errors import BadInput, UnsupportedConstruct
+from crepair.solver import fp, smt
 
 # (lo, hi) character ranges (inclusive) of each class in the C locale
 _DIGIT = ((48, 57),)
@@ -140,7 +145,13 @@ MODELS: dict[str, Model] = {
     "toupper": Model((ct.INT,), ct.INT, _case_map(_LOWER, -32)),
     "tolower": Model((ct.INT,), ct.INT, _case_map(_UPPER, 32)),
     **{name: Model((ct.INT,), ct.INT, _class_test(bit, ranges)) for name, (bit, ranges) in CTYPE_CLASSES.items()},
+    "fabs": Model((ct.DOUBLE,), ct.DOUBLE, lambda args, fresh: fp.absolute(args[0], 64)),
+    "fabsf": Model((ct.FLOAT,), ct.FLOAT, lambda args, fresh: fp.absolute(args[0], 32)),
+    "sqrt": Model((ct.DOUBLE,), ct.DOUBLE, lambda args, fresh: fp.square_root(args[0], 64)),
+    "sqrtf": Model((ct.FLOAT,), ct.FLOAT, lambda args, fresh: fp.square_root(args[0], 32)),
+    "pow": Model((ct.DOUBLE, ct.DOUBLE), ct.DOUBLE, None),  # Library._pow
 }
+_POWERS = range(0, 5)  # the constant exponents of pow(x, k) computed exactly
 
 
 class Library(EncoderCore):
@@ -161,5 +172,38 @@ class Library(EncoderCore):
             )
             terms.append(term)
         line = self._line(node)
+        if name == "pow":
+            return self._pow(node, args, terms[0], terms[1], ctx)
         result = model.term(tuple(terms), lambda t: self._fresh(f"{name}@{line}$undefined", t))
         return Value(result, model.result)
+
+    def _pow(self, node: c_ast.FuncCall, args: list[c_ast.Node], x: smt.Term, y: smt.Term, ctx: Ctx) -> Value:
+        """``pow(x, y)`` where its value is exact: ``x`` to a constant power
+        0..4, or 2 to an integer power.  glibc's ``pow`` errs by less than
+        one unit in the last place, so it returns a result that is a double
+        exactly; a run where it is not (``pow(0.1, 2)``, ``pow(2, 0.5)``)
+        is cut (an unwinding cut "pow": the verdict holds for the other
+        runs).  Raises ``UnsupportedConstruct`` for other arguments."""
+        base, k = (self._double_constant(a) for a in args)  # as written (a mutant's value is compared below)
+        if k in _POWERS:
+            result, exact = fp.power_exact(x, int(k), 64)
+            exact = smt.And(exact, y == fp.from_decimal(str(int(k)), 64))
+        elif base == 2:
+            exact = smt.And(fp.is_integral(y, 64), fp.in_range(y, 64, 32, True), x == fp.from_decimal("2", 64))
+            result = fp.power_of_two(fp.to_integer(y, 64, 32, True), 64)
+        else:
+            raise UnsupportedConstruct(self._point(node), "pow(x, y) other than x to a constant power 0..4 or 2 to "
+                                       "an integer power (glibc's pow is modelled only where it is exact)")
+        span = self._p.spans.span(node)
+        inexact = smt.simplify(smt.And(ctx.state.guard, smt.Not(exact)))
+        if not smt.is_false(inexact):
+            self.formula.cuts.append(UnwindingCut(inexact, span, "pow"))
+            self._assume(self.formula.unwinding_assumptions, smt.Not(inexact), span)
+        return Value(result, ct.DOUBLE)
+
+    def _double_constant(self, node: c_ast.Node) -> float | None:
+        """The value of an integer or floating constant argument, else None."""
+        if not isinstance(node, c_ast.Constant) or node.type == "string":
+            return None
+        value = smt.simplify(convert(constant_value(node, self._point(node)), ct.DOUBLE).term)
+        return struct.unpack("<d", value.as_long().to_bytes(8, "little"))[0]

@@ -16,7 +16,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.formula import Violation
 from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
-from crepair.solver import smt
+from crepair.solver import fp, smt
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,8 @@ def to_bool(v: Value) -> smt.Term:
     """``v != 0`` as a Boolean term."""
     if v.boolean is not None:
         return v.boolean
+    if isinstance(v.ctype, ct.FloatType):
+        return smt.Not(fp.is_zero(v.term, v.ctype.bits))
     return v.term != smt.BitVecVal(0, v.ctype.bits)
 
 
@@ -48,6 +50,8 @@ def convert(v: Value, to: ct.IntType) -> Value:
         return Value(smt.If(b, smt.BitVecVal(1, to.bits), smt.BitVecVal(0, to.bits)), to, b)
     frm = v.ctype
     term = v.term
+    if isinstance(to, ct.FloatType) or isinstance(frm, ct.FloatType):
+        return Value(_float_convert(term, frm, to), to)
     if to.bits < frm.bits:
         term = smt.Extract(to.bits - 1, 0, term)
     elif to.bits > frm.bits:
@@ -55,6 +59,19 @@ def convert(v: Value, to: ct.IntType) -> Value:
     return Value(term, to, v.boolean if to.bits >= frm.bits else None)
 
 
+def _float_convert(term: smt.Term, frm: ct.IntType, to: ct.IntType) -> smt.Term:
+    """C11 6.3.1.4-5 as SSE converts: to a float rounded to nearest; to an
+    integer truncated toward zero (through 64 bits, as ``cvttsd2si``; a
+    value out of the target's range is undefined, its result unspecified)."""
+    if isinstance(frm, ct.FloatType) and isinstance(to, ct.FloatType):
+        return term if frm.bits == to.bits else fp.resize(term, frm.bits, to.bits)
+    if isinstance(to, ct.FloatType):
+        return fp.from_integer(term, frm.signed, to.bits)
+    wide = fp.to_integer(term, frm.bits, 64, to.signed or to.bits < 64)
+    return wide if to.bits == 64 else smt.Extract(to.bits - 1, 0, wide)
+
+
+FLOAT_OPERATORS = {"+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!="}  # the binary operators C allows on floats
 _RELATIONAL = {"<", "<=", ">", ">=", "==", "!="}
 
 
@@ -69,6 +86,12 @@ def apply_binary(op: str, a: Value, b: Value) -> Value:
         return Value(shifted, left.ctype)
     t = ct.common(a.ctype, b.ctype)
     x, y = convert(a, t).term, convert(b, t).term
+    if isinstance(t, ct.FloatType):
+        if op not in FLOAT_OPERATORS:
+            raise ValueError(f"operator {op!r} on a floating operand")
+        if op in _RELATIONAL:
+            return bool_value(fp.compare(op, x, y, t.bits))
+        return Value(fp.binary(op, x, y, t.bits), t)
     if op in _RELATIONAL:
         return bool_value(_compare(op, x, y, t.signed))
     if op == "+":
@@ -119,6 +142,8 @@ def undefined_cases(op: str, a: Value, b: Value) -> list[Defined]:
     if op not in ("/", "%"):
         return []
     t = ct.common(a.ctype, b.ctype)
+    if isinstance(t, ct.FloatType):  # x / 0.0 is an infinity or a NaN (IEEE 754), not undefined
+        return []
     x, y = convert(a, t).term, convert(b, t).term
     cases = [Defined(Violation.DIVISION_BY_ZERO, y != smt.BitVecVal(0, t.bits), (x, y), t.signed)]
     if t.signed:
@@ -142,6 +167,10 @@ def apply_unary(op: str, a: Value) -> Value:
     if op == "!":
         return bool_value(smt.Not(to_bool(a)))
     v = convert(a, ct.promote(a.ctype))
+    if isinstance(v.ctype, ct.FloatType) and op in ("-", "+"):
+        return Value(fp.negate(v.term, v.ctype.bits), v.ctype) if op == "-" else v
+    if isinstance(v.ctype, ct.FloatType):
+        raise ValueError(f"operator {op!r} on a floating operand")
     if op == "-":
         return Value(-v.term, v.ctype)
     if op == "+":
@@ -244,8 +273,27 @@ def constant_value(node: c_ast.Constant, where: SourcePoint) -> Value:
         return Value(smt.BitVecVal(code - 256 if code > 127 else code, 32), ct.INT)
     if node.type == "string":
         raise UnsupportedConstruct(where, "string literal")
+    if node.type in ("float", "double", "long double"):
+        return float_constant(node.value, where)
     try:
         value, ctype = parse_int_literal(node.value)
     except ValueError:
         raise BadInput(f"bad integer constant {node.value}", where) from None
     return Value(smt.BitVecVal(value, ctype.bits), ctype)
+
+
+def float_constant(text: str, where: SourcePoint) -> Value:
+    """A floating constant (C11 6.4.4.2): ``double``, ``float`` with an
+    ``f``/``F`` suffix, rounded to nearest as gcc rounds it.  Raises
+    ``UnsupportedConstruct`` for ``long double`` and hexadecimal constants."""
+    body = text.rstrip("fFlL")
+    suffix = text[len(body):].lower()
+    if suffix not in ("", "f") or body.lower().startswith("0x"):
+        raise UnsupportedConstruct(where, f"floating constant {text} (long double or hexadecimal)")
+    mantissa, _, exponent = body.lower().partition("e")
+    if mantissa.startswith("."):
+        mantissa = "0" + mantissa
+    if mantissa.endswith("."):
+        mantissa += "0"
+    ctype = ct.FLOAT if suffix == "f" else ct.DOUBLE
+    return Value(fp.from_decimal(mantissa + (f"e{exponent}" if exponent else ""), ctype.bits), ctype)

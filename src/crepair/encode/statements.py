@@ -35,7 +35,7 @@ class Statements(Initializers):
 
     # ---------------------------------------------------------- statements
     def _exec(self, node: c_ast.Node, state: State) -> State:
-        if not state.alive:
+        if not state.alive and not isinstance(node, c_ast.Label):  # a label may be a goto's target
             return state
         method = getattr(self, f"_exec_{type(node).__name__}", None)
         if method is None:
@@ -207,6 +207,20 @@ class Statements(Initializers):
         self._escapes += 1
         return State(smt.BoolVal(False), state.env, False)
 
+
+    def _exec_Goto(self, node: c_ast.Goto, state: State) -> State:
+        """``goto L``: the path waits for ``L:``, later in the function and
+        in a statement that encloses this one (crepair.frontend.jumps)."""
+        self._frames[-1].jumps.setdefault(node.name, []).append(state)
+        self._escapes += 1
+        return State(smt.BoolVal(False), state.env, False)
+
+    def _exec_Label(self, node: c_ast.Label, state: State) -> State:
+        """``L: stmt``: the paths of the gotos to ``L`` join this one."""
+        waiting = self._frames[-1].jumps.pop(node.name, [])
+        if waiting:
+            state = self._merge(waiting + [state])
+        return self._exec(node.stmt, state)
 
     # -------------------------------------------------------------- switch
     def _exec_Switch(self, node: c_ast.Switch, state: State) -> State:

@@ -33,12 +33,12 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharArrays
 from crepair.encode.formats import Conversion, parse_format
-from crepair.encode.formula import Constraint, Input
+from crepair.encode.formula import Constraint, Input, UnwindingCut, Violation
 from crepair.encode.ops import string_bytes
 from crepair.encode.ops import Value, convert
 from crepair.encode.walk import Ctx, State
 from crepair.errors import BadInput, UnsupportedConstruct
-from crepair.solver import smt
+from crepair.solver import fp, smt
 
 STDIN = "$stdin"  # env key: the index of the next token
 WHITESPACE = (9, 10, 11, 12, 13, 32)
@@ -124,6 +124,8 @@ class Stdin(CharArrays):
             target = None if piece.suppress else next(targets)
             if piece.letter == "s":
                 self._scan_string(piece, target, node, ctx)
+            elif piece.letter == "f":
+                self._scan_float(piece, target, f"{name} {piece.text}", node, ctx, there)
             else:
                 tok, _ = self._token(f"{name} {piece.text}", node, ctx, piece)
                 if target is not None:
@@ -134,6 +136,19 @@ class Stdin(CharArrays):
         for ended, before in reversed(ends):
             result = smt.If(ended, _bv(before if before else -1), result)
         return Value(smt.simplify(result), ct.INT)
+
+    def _scan_float(self, piece: Conversion, target, label: str, node: c_ast.FuncCall, ctx: Ctx,
+                    there: smt.Term) -> None:
+        """``%f``/``%lf``: the next token is an integer, read as the float
+        ``strtod`` gives for its text (exact up to 2^24 / 2^53, else rounded
+        to nearest).  Only integer inputs are tried: a run that reads one
+        is marked as cut ("float input"), so a verdict of no violation is
+        reported bounded, never verified; a violation is real."""
+        tok, _ = self._token(label, node, ctx)
+        span = self._p.spans.span(node)
+        self.formula.cuts.append(UnwindingCut(ctx.state.guard, span, "float input (integer values tried only)"))
+        if target is not None:
+            self._scan_store(target, fp.from_integer(tok, True, piece.bits), piece, ctx, there)
 
     def _scan_store(self, target: c_ast.Node, value: smt.Term, conv: Conversion, ctx: Ctx, when: smt.Term) -> None:
         """Store ``value`` (``conv.bits`` wide) into the object ``&x``,
@@ -152,9 +167,11 @@ class Stdin(CharArrays):
         else:  # &s.x, &a[i].x, &p->x, a + i + 1, p: through the memory model's places
             src, place = None, self._scan_place(target, conv, ctx)
             ctype, old = place.ctype, place.read()
-        if ctype.bits < conv.bits:
-            raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a {ctype.bits}-bit "
-                                       f"{ctype.name} (writes past it)")
+        if ctype.bits < conv.bits:  # glibc writes conv.bits / 8 bytes: past the object (undefined behaviour)
+            self._check(Ctx(ctx.state, {}, {}, True), Violation.POINTER_BOUNDS, target, smt.Not(when),
+                        subject=f"scanf {conv.text} into a {ctype.bits}-bit {ctype.name}",
+                        operands=(_bv(conv.bits // 8 - 1, 64), _bv(ctype.bits // 8, 64)))
+            value = smt.Extract(ctype.bits - 1, 0, value)  # a run that goes on keeps the low bytes (little-endian)
         if ctype.is_bool:
             raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a _Bool")
         if ctype.bits > conv.bits:  # x86-64 is little-endian: the low bytes change

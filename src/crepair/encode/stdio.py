@@ -7,7 +7,8 @@ empty lines, the blanks that start or end a line and the final newline do
 not count; everything else does.  So the output is recorded as a sequence
 of 89-bit *tokens* (the array ``$stdout``, its length ``$stdout_n``): a
 number printed by ``%d %i %u %ld %lld %lu %llu`` (kind 1, its value in 65
-bits), by ``%x %X %o`` (kinds 3-5), or a character that is not white
+bits), by ``%x %X %o`` (kinds 3-5), a double by ``%.Nf`` (kind 16 + N:
+its sign and the rounded digits, which glibc's text is a function of), or a character that is not white
 space (kind 2: ``%c``, ``%s``, ``puts``, ``putchar``, literal text,
 ``%%``), each with the number of blanks before it on its line (0 at the
 start of a line) and whether a new line starts with it.  Blanks
@@ -32,12 +33,12 @@ from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
 from crepair.encode.chararrays import CharSource
-from crepair.encode.formula import Assertion, LocationKind, Violation
-from crepair.encode.ops import Value, convert
+from crepair.encode.formula import Assertion, LocationKind, UnwindingCut, Violation
+from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.stdin import STDIN, Stdin, StdioState, not_space, statement_calls
 from crepair.encode.walk import Ctx, State, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
-from crepair.solver import smt
+from crepair.solver import fp, smt
 
 STDOUT = "$stdout"  # array key: the records
 STDOUT_N = "$stdout_n"  # env key: the number of tokens
@@ -45,6 +46,7 @@ STDOUT_SP = "$stdout_sp"  # env key: blanks since the last token on this line (1
 STDOUT_LINE = "$stdout_line"  # env key: 0 nothing printed, 1 in a line, 2 after a newline (8 bits)
 RECORD_BITS = 89
 NUMBER, CHAR, HEX, HEX_UPPER, OCTAL = 1, 2, 3, 4, 5
+FIXED = 16  # FIXED + N: a double printed by %.Nf (its sign bit, then the 64-bit digits)
 _KINDS = {"d": NUMBER, "i": NUMBER, "u": NUMBER, "x": HEX, "X": HEX_UPPER, "o": OCTAL, "c": CHAR}
 BLANKS = (9, 11, 12, 13, 32)
 REWIND = "__crepair_rewind_stdio"
@@ -159,6 +161,10 @@ class Stdio(Stdin):
     def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``printf(fmt, ...)`` (``fprintf(stdout, fmt, ...)``: ``first`` 1)."""
         first = 1 if name == "fprintf" else 0
+        fmt = args[first] if len(args) > first else None
+        if isinstance(fmt, c_ast.TernaryOp) and all(isinstance(b, c_ast.Constant) and b.type == "string"
+                                                    for b in (fmt.iftrue, fmt.iffalse)):
+            return self._printf_choice(name, node, args, first, ctx)
         if not self._stdio.recorded:
             return self._unrecorded(name, node, args, ctx)
         if first and not (isinstance(args[0], c_ast.ID) and args[0].name == "stdout"):
@@ -176,6 +182,9 @@ class Stdio(Stdin):
             if piece.letter == "s":
                 self._emit_string(self._array_argument(arg, ctx, f"{name} {piece.text}"), ctx, node)
                 continue
+            if piece.letter == "f":
+                self._emit_fixed(piece, arg, ctx, node, name)
+                continue
             ptype = ct.IntType(max(piece.bits, 32), piece.signed, name=piece.text)
             term, ctx.state = self._located(arg, ctx.state, LocationKind.ARGUMENT, ptype,
                                             name=f"{name}@{self._line(node)}::arg")
@@ -185,6 +194,34 @@ class Stdio(Stdin):
                 value = term if piece.bits >= 32 else smt.Extract(piece.bits - 1, 0, term)
                 self._emit(_KINDS[piece.letter], value, piece.signed, ctx, node)
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+
+    def _printf_choice(self, name: str, node: c_ast.FuncCall, args: list, first: int, ctx: Ctx) -> Value:
+        """``printf(c ? "fmt1" : "fmt2", ...)``: each path prints its format."""
+        fmt = args[first]
+        cond = to_bool(self._expr(fmt.cond, ctx))
+        states = []
+        for branch, taken in ((fmt.iftrue, cond), (fmt.iffalse, smt.Not(cond))):
+            sub = Ctx(ctx.state.fork(taken), {}, {}, True)
+            self._printf(name, node, args[:first] + [branch] + args[first + 1:], sub)
+            states.append(sub.state)
+        ctx.state = self._merge(states, ctx.state.guard, branch=cond)
+        return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
+
+    def _emit_fixed(self, piece, arg: c_ast.Node, ctx: Ctx, node: c_ast.FuncCall, name: str) -> None:
+        """``%.Nf`` of a double: one token of kind ``FIXED + N`` holding the
+        sign and the digits glibc prints (crepair.solver.fp.fixed); a run
+        printing an infinity, a NaN or a value of 2^63 / 10^N or more is cut
+        ("printf %f")."""
+        term, ctx.state = self._located(arg, ctx.state, LocationKind.ARGUMENT, ct.DOUBLE,
+                                        name=f"{name}@{self._line(node)}::arg")
+        value, ok = fp.fixed(term, 64, piece.precision)
+        beyond = smt.simplify(smt.And(ctx.state.guard, smt.Not(ok)))
+        if not smt.is_false(beyond):
+            span = self._p.spans.span(node)
+            self.formula.cuts.append(UnwindingCut(beyond, span, f"printf {piece.text} of an infinity, a NaN or a "
+                                                  "huge value"))
+            self._assume(self.formula.unwinding_assumptions, smt.Not(beyond), span)
+        self._emit(FIXED + piece.precision, value, False, ctx, node)
 
     def _unrecorded(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         for arg in args:  # the output is not compared; the arguments' side effects are

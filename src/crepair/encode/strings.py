@@ -25,7 +25,7 @@ from crepair.encode.formula import Constraint
 from crepair.encode.ops import Value, convert
 from crepair.encode.walk import Ctx
 from crepair.errors import BadInput, UnsupportedConstruct
-from crepair.solver import smt
+from crepair.solver import arrays, smt
 
 #: name -> number of arguments
 STRING_FUNCTIONS = {"strlen": 1, "strcmp": 2, "strncmp": 3, "strcpy": 2, "strncpy": 3, "strcat": 2,
@@ -250,6 +250,15 @@ class Strings(CharArrays):
         if not known and isinstance(dest.size, int) and dest.size <= _UNROLL:
             for j in range(dest.size):
                 self._store_at(dest, j, value(j), ctx.state, node, when=smt.ULT(_bv(j, 64), elements))
+            return
+        if src is None and whole is not None and dest.var is not None:  # memset: one bulk update (a lambda)
+            fill = smt.simplify(value(0))
+            old = self._arrays[dest.var.key]
+            new = smt.smt_array(f"{dest.var.key}#{next(self._ssa)}", dest.elem.bits)
+            term = arrays.fill(old, dest.start, smt.Extract(31, 0, elements), fill)
+            term = term if smt.is_true(ctx.state.guard) else smt.If(ctx.state.guard, term, old)
+            self.formula.s_assign.append(Constraint(new == term, self._p.spans.span(node), self._function))
+            self._arrays[dest.var.key] = new
             return
         raise UnsupportedConstruct(self._point(node), f"{node.name.name} of part of an array of more than "
                                    f"{_UNROLL} elements")

@@ -87,6 +87,7 @@ class Frame:
     ret_type: ct.IntType
     returns: list[State] = field(default_factory=list)
     loops: list[tuple[list[State], list[State]]] = field(default_factory=list)
+    jumps: dict[str, list[State]] = field(default_factory=dict)  # label -> the paths of gotos waiting for it
 
 
 @dataclass(slots=True)

@@ -20,11 +20,11 @@ from pycparser import c_ast, c_parser
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
 from crepair.frontend.preprocess import Headers, Preprocessed, run_preprocessor
+from crepair.frontend.jumps import unsupported_jump
 from crepair.frontend.reach import needed, reachable
 from crepair.frontend.source import check_source, encode, newline_of, read_source
 from crepair.frontend.spans import SpanIndex
 
-_FLOAT_TYPES = {"float", "double"}
 # calls whose arguments may be ``&x``/``&a[i]`` without a pointer model (crepair.encode.stdio, .strings)
 @dataclass(slots=True)
 class CProgram:
@@ -229,6 +229,9 @@ class _SupportChecker(c_ast.NodeVisitor):
                 self.visit(p)
             self._in_params -= 1
         self.visit(node.decl)
+        jump = unsupported_jump(node)
+        if jump is not None:
+            self._reject(*jump)
         self.visit(node.body)
 
     def visit_ParamList(self, node: c_ast.ParamList) -> None:
@@ -249,20 +252,8 @@ class _SupportChecker(c_ast.NodeVisitor):
         self._reject(node, "enum (enums are not supported)")
 
     def visit_IdentifierType(self, node: c_ast.IdentifierType) -> None:
-        bad = _FLOAT_TYPES.intersection(node.names)
-        if bad:
-            self._reject(node, f"floating-point type '{' '.join(node.names)}' (floats are not supported)")
-
-    def visit_Constant(self, node: c_ast.Constant) -> None:
-        if node.type in ("float", "double", "long double"):
-            self._reject(node, f"floating-point constant {node.value} (floats are not supported)")
-
-
-    def visit_Goto(self, node: c_ast.Node) -> None:
-        self._reject(node, "goto")
-
-    def visit_Label(self, node: c_ast.Node) -> None:
-        self._reject(node, "label")
+        if "double" in node.names and "long" in node.names:
+            self._reject(node, "floating-point type 'long double' (float and double are supported)")
 
     def visit_CompoundLiteral(self, node: c_ast.Node) -> None:
         self._reject(node, "compound literal")

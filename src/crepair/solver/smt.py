@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import z3
 
 from crepair import interrupt
+from crepair.solver import fp
 
 if TYPE_CHECKING:
     from crepair.solver import Ledger
@@ -186,6 +187,9 @@ class SmtSolver:
         self.checks = 0
         self.reason_unknown = ""
         self._timeout: float | None = None
+        self._seed = seed
+        self._scopes: list[list[z3.ExprRef]] | None = [[]]  # assertions per push level; None once on QF_ABVFP
+        self._unprobed: list[z3.ExprRef] = []  # assertions not yet probed for floating-point terms
 
     def set_timeout(self, seconds: float) -> None:
         self._timeout = seconds
@@ -209,16 +213,33 @@ class SmtSolver:
 
     def add(self, *terms: z3.ExprRef) -> None:
         self._solver.add(*terms)
+        if self._scopes is not None:
+            self._scopes[-1].extend(terms)
+            self._unprobed.extend(terms)
 
     def push(self) -> None:
         self._solver.push()
+        if self._scopes is not None:
+            self._scopes.append([])
 
     def pop(self) -> None:
         self._solver.pop()
+        if self._scopes is not None:
+            self._scopes.pop()
+
+    def _floats(self) -> None:
+        """Move to QF_ABVFP once floats are asserted (QF_ABV's solver gets them wrong)."""
+        unprobed, self._unprobed = self._unprobed, []
+        if self._scopes is not None and fp.has_floats(unprobed):
+            self._solver, self._scopes = fp.solver_for_floats(self._scopes, self._seed), None
+            if self._timeout is not None:
+                self.set_timeout(self._timeout)
+            self.set_rlimit(None if self._units == self.rlimit else self._units)
 
     def check(self, assumptions: Sequence[z3.ExprRef] = ()) -> Verdict:
         self.checks += 1
         interrupt.stop_if_requested()
+        self._floats()
         if self._ledger is not None:  # the run's budget caps this check
             left = self._ledger.left()
             if left <= 0:
