@@ -42,3 +42,27 @@ def test_a_missing_tool_is_a_missing_tool_error_with_the_remedy():
     with pytest.raises(MissingTool, match="^crepair needs xyz: apt-get install xyz$"):
         toolchain.find("crepair-no-such-tool", "crepair needs xyz: apt-get install xyz")
     assert toolchain.find("crepair-no-such-tool", "unused", "sh").endswith("/sh")
+
+
+def _sleep_then(value, seconds):
+    import time as _time
+
+    _time.sleep(seconds)
+    return value
+
+
+def _fail():
+    raise ValueError("from the child")
+
+
+def test_a_call_in_a_child_returns_its_value_raises_its_error_and_is_killed_at_the_limit():
+    import time as _time
+
+    from crepair.toolchain.child import call_in_child
+
+    assert call_in_child(_sleep_then, {"a": [1, 2]}, 0.0, timeout=5) == (True, {"a": [1, 2]})
+    with pytest.raises(ValueError, match="from the child"):
+        call_in_child(_fail, timeout=5)
+    start = _time.monotonic()
+    assert call_in_child(_sleep_then, 1, 30.0, timeout=0.5) == (False, None)  # a call that ignores every limit
+    assert _time.monotonic() - start < 3

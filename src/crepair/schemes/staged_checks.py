@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from crepair.bmc import VerifyOutcome
@@ -18,6 +19,7 @@ from crepair.oracle.reference import compile_c, run_binary
 from crepair.oracle.suite import Suite
 from crepair.options import ReferenceOptions
 from crepair.testsuite.spec import Comparison
+from crepair.toolchain.child import call_in_child
 
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 
@@ -36,6 +38,7 @@ class CandidateChecks:
         self.compare, self.unwind, self.tmp = compare, unwind, tmp
         self.stats = stats
         self._failed: dict[str, int] = {}  # test id -> patches it refuted
+        self.unanswered = False  # the last bounded check did not answer in time
 
     def same(self, a: bytes, b: bytes) -> bool:
         """Whether outputs ``a`` and ``b`` are equal under the comparison."""
@@ -84,16 +87,23 @@ class CandidateChecks:
     def verify(self, text: str, seconds: float):
         """The bounded equivalence check of ``text`` within ``seconds`` (a
         :class:`~crepair.bmc.VerifyResult`; None when the engine cannot take
-        the program, said in ``stats.notes``)."""
+        the program, said in ``stats.notes``, or did not answer in time).
+        It runs in a forked child killed at the limit
+        (:func:`crepair.toolchain.child.call_in_child`): z3 does not always
+        answer its own interrupt (floating-point formulas)."""
         from crepair.api import verify
 
         target = self.copy(text)
         self.stats.proofs += 1
+        self.unanswered = False
         try:
-            return verify(target, unwind=self.unwind, timeout=seconds, reference=self.reference)
+            done, result = call_in_child(partial(verify, target, unwind=self.unwind, timeout=seconds,
+                                                 reference=self.reference), timeout=seconds)
         except BadInput as exc:
             self.stats.notes.append(f"bounded check not run: {exc}")
             return None
+        self.unanswered = not done
+        return result
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:
         """The bounded equivalence check of ``text`` within ``seconds``:
@@ -111,7 +121,8 @@ class CandidateChecks:
             return False, None
         self.stats.undecided += 1
         if result is None:
-            return False, "the bounded check could not take the program"
+            return False, ("bounded check unknown (time limit; stopped)" if self.unanswered
+                           else "the bounded check could not take the program")
         if result.outcome == VerifyOutcome.UNKNOWN:
             return False, f"bounded check unknown ({result.reason or 'time limit'})"
         if result.outcome == VerifyOutcome.VIOLATED:
