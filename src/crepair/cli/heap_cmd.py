@@ -137,7 +137,8 @@ def run_repair(args: argparse.Namespace) -> int:
     def writes() -> None:
         write_html(args, "repair", report, program.original, states=scheme.spec)
         if args.apply and repairs:
-            backup = apply_to_file(args.file, repairs[0].patched, original=program.original)
+            backup = apply_to_file(args.file, repairs[0].patched, original=program.original,
+                                   anyway=args.apply_anyway)
             print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
 
     failed = finish(args, report, writes)

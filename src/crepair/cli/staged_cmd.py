@@ -15,7 +15,7 @@ import sys
 from crepair import api
 from crepair.cli.common import ExitCode, finish, write_html
 from crepair.errors import UsageError
-from crepair.patch import apply_to_file, writable
+from crepair.patch import apply_to_file
 from crepair.records import RepairOutcome
 from crepair.report import staged as report
 
@@ -49,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
                              "with tests (give --tests-dir DIR of input/output pairs)")
     if args.test_ids:
         raise UsageError("--test-ids: not used when repairing against --reference (every test of --tests-dir runs)")
-    if args.apply:
-        writable(args.file)  # refuse before the run, not after it
     run = api.repair_reference(
         args.file, args.reference, tests_dir=args.tests_dir, compare=args.compare, timeout=args.timeout or None,
         unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
@@ -73,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     def writes() -> None:
         write_html(args, "repair", report_json, run.original)
         if args.apply and repairs:
-            backup = apply_to_file(args.file, repairs[0].patched, original=run.original)
+            backup = apply_to_file(args.file, repairs[0].patched, original=run.original, anyway=args.apply_anyway)
             print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
         elif args.apply:
             print(f"nothing applied to {args.file}: no repair", file=sys.stderr)

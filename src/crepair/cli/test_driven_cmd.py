@@ -144,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
             else:
                 file = repairs[0].file
-                backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original)
+                backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original,
+                                       anyway=args.apply_anyway)
                 print(f"applied patch 1 to {file} (original kept as {backup})", file=sys.stderr)
 
     failed = finish(args, report_json, writes)
