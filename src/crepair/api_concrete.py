@@ -76,6 +76,7 @@ def repair_tests(
     max_files: int | None = None,
     compare: str = "trailing-whitespace",
     anti_patterns: str = "all",
+    started: float | None = None,
 ):
     """Test-driven repair of the C file at ``path`` (f1x: Mechtaev et al.,
     TOSEM'18, Algorithm 3 with value-based test-equivalence).  ``files``:
@@ -90,7 +91,8 @@ def repair_tests(
     plausible :class:`~crepair.records.Repair` records, least cost first
     (the first is the optimum of the search space, Definition 4.2); its
     ``outcome`` is then final.  ``timeout``: seconds for the whole run
-    (None: none); ``test_timeout_ms``: per test (default
+    (None: none) from the ``time.monotonic()`` instant ``started`` (None:
+    the call); ``test_timeout_ms``: per test (default
     None: 20 times the original program's slowest test, 100 to 1000 ms,
     see :func:`~crepair.schemes.test_driven.auto_test_timeout`);
     ``partition=False``: the enumerative baseline (Algorithm 2); ``all``:
@@ -120,7 +122,7 @@ def repair_tests(
     options = TestRepairOptions(timeout=timeout, test_timeout=test_timeout_ms, partition=partition, all=all,
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
                                 formula=formula, localize_files=localize_files, max_files=max_files,
-                                anti_patterns=anti_pattern_rules(anti_patterns))
+                                anti_patterns=anti_pattern_rules(anti_patterns), started=started)
     return TestDrivenRun(path, spec, options, files=tuple(files))
 
 
@@ -136,6 +138,7 @@ def repair_reference(
     generated: int | None = None,
     max_repairs: int | None = 1,
     test_timeout_ms: int | None = None,
+    started: float | None = None,
 ):
     """Repair the C file at ``path`` against the reference implementation
     ``reference`` (its ``main``, on standard input and output), with the
@@ -148,7 +151,8 @@ def repair_reference(
     iterate it for :class:`~crepair.records.Repair` records whose
     ``evidence`` is an :class:`~crepair.records.EquivalenceProof` or a
     :class:`~crepair.records.PassesSuite`, proved ones first.
-    ``timeout`` in seconds (None: none); ``max_repairs``: stop after that
+    ``timeout`` in seconds (None: none), from the ``time.monotonic()``
+    instant ``started`` (None: the call); ``max_repairs``: stop after that
     many proved repairs (None: explore everything).  Raises ``UsageError``,
     ``BadInput`` (a program does not compile), ``MissingTool`` (gcc).
     """
@@ -165,7 +169,7 @@ def repair_reference(
         raise UsageError(f"--compare {compare}: not one of {', '.join(c.value for c in Comparison)}") from None
     options = StagedOptions(timeout=timeout, compare=how, unwind=unwind, max_repairs=max_repairs,
                             generated=DEFAULT_GENERATED if generated is None else generated,
-                            test_timeout=test_timeout_ms)
+                            test_timeout=test_timeout_ms, started=started)
     return StagedRun(path, ref, options, tests_dir=tests_dir)
 
 

@@ -87,7 +87,7 @@ def run_repair(args: argparse.Namespace) -> int:
     slots = [args.insert_slots] if args.insert_slots is not None else list(range(AUTO_SLOTS + 1))
     options = heap_options(args, insert_slots=slots[0], localization=not args.no_localization,
                            tries=args.tries, max_repairs=1 if args.first else (args.max_repairs or 1),
-                           timeout=args.timeout)
+                           timeout=args.timeout, started=args.started)
     program = load_program(args.file, real_c=True)
     start = time.monotonic()
     scheme = HeapScheme(program, options)
@@ -101,13 +101,10 @@ def run_repair(args: argparse.Namespace) -> int:
               f"localization {'on' if options.localization else 'off'}", flush=True)
     for k, n in enumerate(slots):
         if k:  # the last count found nothing and ruled out every repair with it: widen (Algorithm 1's N)
-            left = None if args.timeout is None else args.timeout - (time.monotonic() - start)
-            if left is not None and left <= 0:
-                break
             if not args.json:
                 print(f"no repair with {slots[k - 1]} insertion slot(s); trying {n}", flush=True)
-            scheme = HeapScheme(program, dataclasses.replace(options, insert_slots=n, timeout=left), spec=spec,
-                                rechecks=rechecks)
+            # the same deadline (--timeout from the command's start): past it, the scheme ends unknown at once
+            scheme = HeapScheme(program, dataclasses.replace(options, insert_slots=n), spec=spec, rechecks=rechecks)
         st = scheme.stats
         for rep in scheme.repairs():
             rep = dataclasses.replace(rep, seconds=seconds + rep.seconds)  # on the clock of the first attempt

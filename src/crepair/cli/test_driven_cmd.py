@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         max_repairs=1 if args.first else args.max_repairs, lines=args.lines, formula=args.formula,
         files=args.more_files, localize_files=args.localize_files is not None,
         max_files=args.localize_files or None, compare=args.compare, anti_patterns=args.anti_patterns,
+        started=args.started,
     )
     total = run.stats.candidates
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(),

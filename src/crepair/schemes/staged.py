@@ -44,6 +44,7 @@ from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
+from crepair.schemes.time_limit import Deadline
 from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
@@ -51,6 +52,7 @@ DEFAULT_GENERATED = 60  # inputs generated from the given ones
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
+CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists  # the bounded check of the original that seeds a run without tests
 
 
@@ -71,7 +73,10 @@ class StagedOptions:
     outputs are compared; ``generated``: inputs to generate; ``unwind``:
     the proof's unwinding bound; ``max_repairs``: stop after this many
     proved repairs (None: explore the whole space); ``rounds``: locations
-    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto)."""
+    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto);
+    ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
+    (None: the run's construction).  Every build, test run and bounded
+    check gets at most the time left."""
 
     timeout: float | None = 60.0
     compare: Comparison = Comparison.TRAILING_WHITESPACE
@@ -80,6 +85,7 @@ class StagedOptions:
     max_repairs: int | None = 1
     rounds: int = 2
     test_timeout: int | None = None
+    started: float | None = None
 
 
 @dataclass(slots=True)
@@ -121,6 +127,7 @@ class StagedRun:
             raise UsageError("--init/--assume: concrete runs against a reference start at main; "
                              "give them to the bounded schemes (--scheme mutation|template)")
         self.start = time.monotonic()
+        self.deadline = Deadline.after(options.timeout, options.started)
         self.path = Path(path)
         self.reference = reference
         self.options = options
@@ -130,14 +137,15 @@ class StagedRun:
         self.reason = ""
         self.original = read_source(self.path)  # BadInput (one line) for a file that cannot be read
         self._round_ends: float | None = None
+        self._no_time_to_seed = False  # the bounded check that finds a test input was not run: no time left
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
-        self._oracle = ReferenceProgram(reference.path)
+        self._oracle = ReferenceProgram(reference.path, deadline=self.deadline)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
-                                      self.stats)
+                                      self.stats, self.deadline)
         given = self._given(tests_dir)
         self.stats.given = len(given)
         seeds = [stdin for _, stdin, _ in given]
@@ -149,6 +157,8 @@ class StagedRun:
                 seeds.append(seed[0])
         generated = []
         for stdin in mutate_inputs(seeds, count=options.generated, seed=0):
+            if self._timed_out():
+                break
             expected = self._oracle.expected(stdin)
             if expected is None:
                 self.stats.invalid += 1
@@ -180,9 +190,8 @@ class StagedRun:
         return out
 
     def remaining(self) -> float | None:
-        if self.options.timeout is None:
-            return None
-        return self.options.timeout - (time.monotonic() - self.start)
+        """Seconds until the deadline (negative once passed; None: no limit)."""
+        return self.deadline.left()
 
     @property
     def seconds(self) -> float:
@@ -193,8 +202,11 @@ class StagedRun:
         the bounded check's counterexample (at most ``SEED_SECONDS``); None
         when the check finds none in time or it does not reproduce."""
         left = self.remaining()
-        budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left))
-        return self.checks.test_of(self.checks.verify(text, budget), text) if budget >= 1 else None
+        budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left - CHECK_MARGIN))
+        if budget < 1:
+            self._no_time_to_seed = True
+            return None
+        return self.checks.test_of(self.checks.verify(text, budget), text)
 
     # -- the search ----------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
@@ -228,6 +240,9 @@ class StagedRun:
         base = self.original
         held: list[Repair] = []
         proved = 0
+        if self._timed_out():  # setting up (builds, the reference's runs) took the time
+            self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
+            return
         for round_ in range(1, self.options.rounds + 1):
             self.stats.rounds = round_
             best: tuple[int, int, Repair] | None = None
@@ -330,6 +345,11 @@ class StagedRun:
 
         program = self.checks.copy(base)
         while True:
+            if not self.suite.ids and (self._no_time_to_seed or self._timed_out()):
+                self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT,
+                             "time limit: no tests were given and no time was left for the bounded check that finds "
+                             "an input on which the program and the reference differ")
+                return
             if not self.suite.ids:
                 self._finish(RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
                              "no test input: no tests were given and the bounded check found no input on which "
@@ -383,7 +403,7 @@ class StagedRun:
             self.stats.refuted += 1
             return "refuted", None, failed
         left = self.remaining()
-        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left)
+        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
         if budget < 0.5:
             return "tests", self._evidence("no time left for the bounded check"), 0
         result = self.checks.verify(rep.patched, budget)

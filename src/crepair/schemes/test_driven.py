@@ -37,6 +37,7 @@ from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, PassesTests, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
+from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.antipatterns import AntiPattern
 from crepair.testequiv.candidates import Candidate, SearchSpace
 from crepair.testequiv.search import Exploration, ExplorationStats
@@ -61,7 +62,10 @@ class TestRepairOptions:
     localization), at most ``max_files`` of them (None: all) — the files
     given to the run are then ignored; ``anti_patterns``: the rules whose
     candidates are left out of the space (Tan et al., FSE'16;
-    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none).
+    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none);
+    ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
+    (None: the run's construction; the command line passes its own start).
+    Every build and test run gets at most the time left as its limit.
     """
 
     timeout: float | None = 300.0
@@ -74,6 +78,14 @@ class TestRepairOptions:
     localize_files: bool = False
     max_files: int | None = None
     anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
+    started: float | None = None
+
+
+class _OutOfTime(Exception):
+    """The run's deadline passed during a build or a test run (whose result then says nothing)."""
+
+
+TIME_LIMIT = "time limit reached"
 
 
 @dataclass(slots=True)
@@ -203,11 +215,11 @@ def _unexecuted(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, 
     return out
 
 
-def _stop_after(start: float, timeout: float | None):
-    """A ``stop`` callback for :class:`Exploration` ending at the time limit."""
-    if timeout is None:
+def _stop_at(deadline: Deadline):
+    """A ``stop`` callback for :class:`Exploration` ending at the deadline."""
+    if deadline.at is None:
         return None
-    return lambda: "time limit reached" if time.monotonic() - start >= timeout else None
+    return lambda: TIME_LIMIT if deadline.passed() else None
 
 
 class TestDrivenRun:
@@ -235,6 +247,7 @@ class TestDrivenRun:
         from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, TestCounter, collect_spectrum
 
         self.start = time.monotonic()
+        self.deadline = Deadline.after(options.timeout, options.started)
         self.options = options
         self.spec = spec
         self.stats = TestDrivenStats(Scheme.TEST_DRIVEN)
@@ -247,7 +260,8 @@ class TestDrivenRun:
             covered = [pf.project_path(spec.project, f) for f in files]
             shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
         ceiling = DEFAULT_TEST_TIMEOUT_MS if options.test_timeout is None else options.test_timeout
-        spectrum = collect_spectrum(spec, timeout_ms=ceiling, counter=self.counter, files=covered)
+        spectrum = collect_spectrum(spec, timeout_ms=self.deadline.cap_ms(ceiling), counter=self.counter,
+                                    files=covered)
         self.test_timeout = options.test_timeout
         if self.test_timeout is None:
             self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
@@ -262,9 +276,12 @@ class TestDrivenRun:
         chosen = [main, *dict.fromkeys(f for f in covered if f != main)]
         if options.localize_files:
             chosen = list(pf.localized(self.ranking, options.max_files)) or [main]
+        cut = self.deadline.passed()  # running the tests took the time: an empty space (the program parsed only)
+        if cut:
+            chosen = [main]
         pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
         self.linked = pf.linked_space(spec.project, pairs, self.ranking,
-                                      options.lines if chosen[0] == main else None,
+                                      frozenset() if cut else options.lines if chosen[0] == main else None,
                                       SpaceOptions(anti_patterns=options.anti_patterns))
         self.programs = {part.program.path: part.program for part in self.linked.parts}
         mains = [part.program for part in self.linked.parts if part.file == main]
@@ -276,7 +293,12 @@ class TestDrivenRun:
         self.stats.anti_patterns = dict(self.space.pruned)
         self.unexecuted = _unexecuted(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
         self._final: RepairOutcome | None = None
-        if not self.failing:
+        if cut or self.deadline.passed():  # the tests' results may be cut short: no verdict, no search
+            self._final = RepairOutcome.UNKNOWN
+            self.reason = f"{TIME_LIMIT} before the search (running the original's tests)"
+            finish(self.stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, self.reason)
+            self.outcome, self.stopped = RepairOutcome.UNKNOWN, StopReason.TIMEOUT
+        elif not self.failing:
             self._final = RepairOutcome.NO_FAILING_TEST
             self.reason = f"the original program passes all {len(self.passing)} tests"
             finish(self.stats, RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, self.reason)
@@ -339,29 +361,39 @@ class TestDrivenRun:
                 if part.space.candidates:
                     meta = instrument(part.program.original, part.space, file=part.program.path, offset=part.offset)
                     ws.replace(part.file, encode(meta))
-            built = ws.build(_META_CFLAGS)
+            built = ws.build(_META_CFLAGS, timeout=self.deadline.cap(None))
             self.stats.build_seconds = built.seconds
+            if not built.ok and self.deadline.passed():
+                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, f"{TIME_LIMIT} (building the meta-program)")
+                return
             if not built.ok:
                 raise InternalError(f"the meta-program does not compile: {built.first_error}")
             partition = Path(tmp) / "partition"
             executions = TestCounter()
 
+            def test(t: str, root, env=None, counter=executions):
+                """Run test ``t`` within the time left; raises ``_OutOfTime`` once the deadline passed."""
+                run = run_test(spec, t, root, timeout_ms=self.deadline.cap_ms(self.test_timeout), env=env,
+                               counter=counter)
+                if self.deadline.passed():
+                    raise _OutOfTime
+                return run
+
             def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
                 alone = run_environment(linked.runtime_id(p))
                 if not others:  # also the baseline, which lists no others (and has no dependency classes)
-                    run = run_test(spec, t, ws, timeout_ms=self.test_timeout, env=alone, counter=executions)
+                    run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 write_partition(partition, linked.runtime_ids(others | {p}))
-                run = run_test(spec, t, ws, timeout_ms=self.test_timeout,
-                               env=run_environment(linked.runtime_id(p), partition=partition), counter=executions)
+                run = test(t, ws, run_environment(linked.runtime_id(p), partition=partition))
                 if run.outcome == TestOutcome.TIMEOUT:
                     # evaluating the others may be what took the time: run p alone
                     self.stats.retried += 1
-                    run = run_test(spec, t, ws, timeout_ms=self.test_timeout, env=alone, counter=executions)
+                    run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
-            exploration = Exploration(space, tests, evaluate, o.partition, _stop_after(self.start, o.timeout),
+            exploration = Exploration(space, tests, evaluate, o.partition, _stop_at(self.deadline),
                                       self.progress, self.unexecuted)
             changed = None  # the file of the check copy last patched
             try:
@@ -374,9 +406,10 @@ class TestDrivenRun:
                     changed = part.file
                     patched = patched_text(part.program.original, part.space, cand)
                     check.replace(part.file, encode(patched))
-                    ok = check.build().ok and all(
-                        run_test(spec, t, check, timeout_ms=self.test_timeout, counter=self.counter).passed
-                        for t in tests)
+                    ok = check.build(timeout=self.deadline.cap(None)).ok and all(
+                        test(t, check, counter=self.counter).passed for t in tests)
+                    if self.deadline.passed():
+                        raise _OutOfTime
                     self.stats.validations += len(tests)
                     if not ok:
                         self.stats.rejected += 1
@@ -388,6 +421,9 @@ class TestDrivenRun:
                     if not o.all and o.max_repairs is not None and self.found >= o.max_repairs:
                         self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
                         return
+            except _OutOfTime:
+                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, TIME_LIMIT)
+                return
             finally:
                 self.stats.take(exploration.stats)
             self.stats.complete = exploration.complete

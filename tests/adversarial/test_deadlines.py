@@ -1,0 +1,99 @@
+"""The schemes that run processes stop at the run's deadline by themselves
+(issue 26, item 7): test-driven repair (builds and test runs), the heap
+scheme (gcc and gdb runs) and the staged run against a reference (the
+reference's runs, candidates' builds and tests, bounded checks).
+``--timeout S`` counts from the start of the command; each process gets
+the time left as its own limit, and the run ends with its own report:
+outcome ``unknown``, stopped by the ``timeout``, exit 4 — not the last
+resort's error (``crepair.cli.HARD_STOP_GRACE`` past the limit).
+
+The limit given is the time this machine takes now to load crepair's
+stages plus :data:`SEARCH` seconds, so that on a loaded machine too the
+search itself is what the limit cuts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import crepair
+
+SRC = str(Path(crepair.__file__).resolve().parents[1])
+ROOT = Path(__file__).resolve().parents[2]
+SEARCH = 2.0  # seconds the search gets before the limit cuts it
+OVERSHOOT = 2.0  # seconds past --timeout a run may take (issue 26, item 7)
+
+
+def crepair_cli(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
+    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONHASHSEED": "0"}
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, env=env, capture_output=True,
+                         text=True, timeout=300)
+    return run, time.monotonic() - start
+
+
+def loading(cwd: Path) -> float:
+    """Seconds this machine takes now to start crepair and load every
+    stage (``crepair --version`` builds the whole parser)."""
+    _, seconds = crepair_cli("--version", cwd=cwd)
+    return seconds
+
+
+def assert_stopped_by_itself(args: list[str], cwd: Path) -> dict:
+    """Run ``crepair repair ARGS --timeout T --json`` with T = loading +
+    SEARCH; it must end with its own report (unknown, stopped by the
+    timeout, exit 4) within T + OVERSHOOT (+ the loading time measured,
+    for the interpreter's start on a loaded machine)."""
+    allowance = loading(cwd)
+    limit = round(allowance + SEARCH, 1)
+    run, seconds = crepair_cli("repair", *args, "--timeout", str(limit), "--json", cwd=cwd)
+    assert "Traceback" not in run.stderr, run.stderr
+    report = json.loads(run.stdout)  # one JSON document
+    assert "error" not in report, report  # not the last resort (the hard stop)
+    assert (run.returncode, report["outcome"], report["stopped"]) == (4, "unknown", "timeout"), run.stderr
+    assert seconds <= limit + OVERSHOOT + allowance, f"{seconds:.1f} s for --timeout {limit} (loading {allowance:.1f} s)"
+    return report
+
+
+def test_test_driven_repair_stops_at_the_deadline(tmp_path):
+    shutil.copytree(ROOT / "examples" / "max", tmp_path / "max")
+    # --all --no-partition: the whole space (5,565 candidates), one at a time: about 10 s on an idle machine
+    assert_stopped_by_itself(["max.c", "--tests-dir", ".", "--all", "--no-partition"], tmp_path / "max")
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None or shutil.which("gcc") is None, reason="needs gcc and gdb")
+def test_the_heap_scheme_stops_at_the_deadline(tmp_path):
+    for name in ("fig1_reverse.c", "fig2_states.json"):
+        shutil.copy(ROOT / "tests" / "data" / "heap" / name, tmp_path / name)
+    # without localization Algorithm 1 widens over every location: many checks and gdb re-checks
+    assert_stopped_by_itself(["fig1_reverse.c", "--states", "fig2_states.json", "--no-localization"], tmp_path)
+
+
+REFERENCE = """#include <stdio.h>
+
+int main(void) {
+  int a, b;
+  if (scanf("%d %d", &a, &b) != 2)
+    return 1;
+  printf("%d\\n", (a * 7 + b * 3) % 11);
+  return 0;
+}
+"""
+
+
+def test_the_staged_run_against_a_reference_stops_at_the_deadline(tmp_path):
+    folder = tmp_path / "max"
+    shutil.copytree(ROOT / "examples" / "max", folder)
+    (folder / "ref.c").write_text(REFERENCE)
+    for given in folder.glob("input-*"):  # the reference's outputs: no change of max.c passes them
+        a, b = map(int, given.read_text().split())
+        (folder / given.name.replace("input-", "output-")).write_text(f"{(a * 7 + b * 3) % 11}\n")
+    report = assert_stopped_by_itself(["max.c", "--reference", "ref.c", "--tests-dir", "."], folder)
+    assert report["scheme"] == "reference-staged"
