@@ -43,6 +43,9 @@ def wanted(args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.init or args.assume:
+        raise UsageError("--init/--assume: the runs against --reference start at main; give them to the bounded "
+                         "schemes (--scheme mutation|template)")
     for name, default in _UNUSED.items():
         if getattr(args, name, default) != default:
             raise UsageError(f"--{name.replace('_', '-')}: not used when repairing against --reference "
