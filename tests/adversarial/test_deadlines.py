@@ -46,13 +46,13 @@ def loading(cwd: Path) -> float:
     return seconds
 
 
-def assert_stopped_by_itself(args: list[str], cwd: Path) -> dict:
+def assert_stopped_by_itself(args: list[str], cwd: Path, search: float = SEARCH) -> dict:
     """Run ``crepair repair ARGS --timeout T --json`` with T = loading +
-    SEARCH; it must end with its own report (unknown, stopped by the
+    ``search``; it must end with its own report (unknown, stopped by the
     timeout, exit 4) within T + OVERSHOOT (+ the loading time measured,
     for the interpreter's start on a loaded machine)."""
     allowance = loading(cwd)
-    limit = round(allowance + SEARCH, 1)
+    limit = round(allowance + search, 1)
     run, seconds = crepair_cli("repair", *args, "--timeout", str(limit), "--json", cwd=cwd)
     assert "Traceback" not in run.stderr, run.stderr
     report = json.loads(run.stdout)  # one JSON document
@@ -88,12 +88,27 @@ int main(void) {
 """
 
 
-def test_the_staged_run_against_a_reference_stops_at_the_deadline(tmp_path):
+def max_and_reference(tmp_path: Path) -> Path:
+    """examples/max with ref.c, a reference no change of max.c agrees with,
+    and the reference's outputs for the tests' inputs."""
     folder = tmp_path / "max"
     shutil.copytree(ROOT / "examples" / "max", folder)
     (folder / "ref.c").write_text(REFERENCE)
-    for given in folder.glob("input-*"):  # the reference's outputs: no change of max.c passes them
+    for given in folder.glob("input-*"):
         a, b = map(int, given.read_text().split())
         (folder / given.name.replace("input-", "output-")).write_text(f"{(a * 7 + b * 3) % 11}\n")
+    return folder
+
+
+def test_the_staged_run_against_a_reference_stops_at_the_deadline(tmp_path):
+    folder = max_and_reference(tmp_path)
     report = assert_stopped_by_itself(["max.c", "--reference", "ref.c", "--tests-dir", "."], folder)
     assert report["scheme"] == "reference-staged"
+
+
+def test_a_staged_run_without_time_for_its_first_test_input_is_unknown(tmp_path):
+    # no tests: the first input comes from a bounded check, which gets the time left but 1 s; with about
+    # 1.5 s left after loading, there is none, and the run ended "exhausted" (search space complete)
+    folder = max_and_reference(tmp_path)
+    report = assert_stopped_by_itself(["max.c", "--reference", "ref.c"], folder, search=1.5)
+    assert report["stats"]["explored"] == 0

@@ -264,7 +264,7 @@ class StagedRun:
                 if best is not None and round_ < self.options.rounds and self._round_ends is None:
                     self._round_ends = time.monotonic() + self._patience()
             if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) \
-                    or self.stopped == StopReason.NOT_STARTED and self.reason:
+                    or self._ended():
                 break
             if best is None or self._timed_out():
                 break
@@ -274,12 +274,16 @@ class StagedRun:
         if proved or held:
             self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.COMPLETE)
         elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) and not (
-                self.stopped == StopReason.NOT_STARTED and self.reason):
+                self._ended()):
             if self._timed_out():
                 self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
             else:
                 self._finish(RepairOutcome.EXHAUSTED, StopReason.COMPLETE,
                              "no change in the search space passes every test and the reference's check")
+
+    def _ended(self) -> bool:
+        """The search ended the run before it began (no test input; no time left for one)."""
+        return self.stopped in (StopReason.NOT_STARTED, StopReason.TIMEOUT) and bool(self.reason)
 
     def _tick(self, _stats) -> None:
         """Called after every test execution: ends the round's search once
