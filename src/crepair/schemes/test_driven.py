@@ -260,8 +260,8 @@ class TestDrivenRun:
             covered = [pf.project_path(spec.project, f) for f in files]
             shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
         ceiling = DEFAULT_TEST_TIMEOUT_MS if options.test_timeout is None else options.test_timeout
-        spectrum = collect_spectrum(spec, timeout_ms=self.deadline.cap_ms(ceiling), counter=self.counter,
-                                    files=covered)
+        spectrum = collect_spectrum(spec, timeout_ms=ceiling, counter=self.counter, files=covered,
+                                    deadline=self.deadline)
         self.test_timeout = options.test_timeout
         if self.test_timeout is None:
             self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
