@@ -8,7 +8,6 @@ import argparse
 import dataclasses
 import json
 import sys
-import time
 
 from crepair.cli.common import ExitCode, at_least, finish, write_html
 from crepair.errors import UsageError
@@ -89,7 +88,6 @@ def run_repair(args: argparse.Namespace) -> int:
                            tries=args.tries, max_repairs=1 if args.first else (args.max_repairs or 1),
                            timeout=args.timeout, started=args.started)
     program = load_program(args.file, real_c=True)
-    start = time.monotonic()
     scheme = HeapScheme(program, options)
     spec, rechecks = scheme.spec, scheme.rechecks
     repairs, checks, rejected, seconds = [], 0, 0, 0.0
