@@ -136,7 +136,8 @@ def writable(path: str | Path, anyway: bool = False) -> tuple[Path, os.stat_resu
     """The file ``path`` names (a symbolic link followed) and its status,
     if ``--apply`` may write it in place; raises ``BadInput`` (one line
     naming the file, and the option ``--apply-anyway``) when it is
-    missing, not a regular file, or — unless ``anyway`` — read-only (no
+    missing, not a regular file, in a folder where its backup
+    ``FILE.orig`` cannot be written, or — unless ``anyway`` — read-only (no
     write permission bit, or not writable by this user), owned by another
     user, or has other hard links (a write would change the other names
     too).  With ``anyway`` a read-only file is still refused when this
@@ -150,6 +151,10 @@ def writable(path: str | Path, anyway: bool = False) -> tuple[Path, os.stat_resu
         raise BadInput(f"cannot read {path}: {exc.strerror or exc}; the repair was not applied") from None
     if not stat.S_ISREG(info.st_mode):
         raise BadInput(f"{path} is not a regular file; the repair was not applied")
+    folder = path.parent  # the backup's: beside the name given (a symbolic link's own folder)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BadInput(f"{path}: cannot write the backup {path.name}.orig in {folder} (permission denied); "
+                       "--apply does not write the file")
     writes = bool(info.st_mode & 0o222) and os.access(target, os.W_OK)
     if anyway:
         if not writes and not os.access(target, os.W_OK) and info.st_uid != os.geteuid():

@@ -163,3 +163,22 @@ def test_an_error_after_the_run_is_folded_into_the_one_json_report(tmp_path, mon
     assert report["error"] == {"kind": "bad-input", "exit_code": 3,
                                "message": "error: cannot write sum.c: No space left on device; the file is unchanged"}
     assert err.strip().splitlines() == ["crepair: " + report["error"]["message"]]
+
+
+def test_apply_into_a_folder_where_the_backup_cannot_be_written_is_refused_before_the_run(tmp_path, monkeypatch,
+                                                                                          capsys):
+    # through a symbolic link whose folder is not writable (root may write anywhere: the permission is simulated)
+    folder = tmp_path / "real"
+    folder.mkdir()
+    (folder / "sum.c").write_bytes(SUM)
+    (tmp_path / "link.c").symlink_to(folder / "sum.c")
+    monkeypatch.chdir(tmp_path)
+    real_access = os.access
+    monkeypatch.setattr("crepair.patch.os.access",
+                        lambda p, mode: False if Path(p) == Path(".") and mode & os.W_OK else real_access(p, mode))
+    code = main(["repair", "link.c", "--first", "--apply", "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 3 and out == ""
+    assert err.strip().splitlines() == ["crepair: error: link.c: cannot write the backup link.c.orig in . (permission "
+                                        "denied); --apply does not write the file"]
+    assert (folder / "sum.c").read_bytes() == SUM and sorted(p.name for p in tmp_path.iterdir()) == ["link.c", "real"]
