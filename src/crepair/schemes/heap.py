@@ -21,18 +21,17 @@ from crepair.errors import BadInput, UsageError
 from crepair.frontend import CProgram, load_program
 from crepair.heap.build import build_function
 from crepair.heap.execute import Run, check_against, decisions, record
-from crepair.heap.ir import Function
 from crepair.heap.repair import HeapOutcome, IRChange, repair_ir
 from crepair.heap.reference import specification
 from crepair.heap.states import Spec
-
-RECORD_SECONDS = 30.0  # a gdb run (compile and record) at most, and never past the deadline
-CUT = "time limit reached during the re-check"  # why of a re-check the deadline cut short
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, Evidence, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.schemes.base import SchemeStats, finish
 from crepair.schemes.time_limit import Deadline
 from crepair.solver import Limits
+
+RECORD_SECONDS = 30.0  # a gdb run (compile and record) at most, and never past the deadline
+CUT = "time limit reached during the re-check"  # why of a re-check the deadline cut short
 
 
 @dataclass(frozen=True, slots=True)
