@@ -114,3 +114,18 @@ def test_a_staged_run_without_time_for_its_first_test_input_is_unknown(tmp_path)
     folder = max_and_reference(tmp_path)
     report = assert_stopped_by_itself(["max.c", "--reference", "ref.c"], folder, search=1.5)
     assert report["stats"]["explored"] == 0
+
+
+def test_a_deadline_caps_each_process_at_the_time_left():
+    from crepair.schemes.time_limit import MIN_CHILD_SECONDS, Deadline
+
+    assert Deadline.after(None).cap(3.0) == 3.0 and Deadline.after(None).cap(None) is None
+    assert Deadline.after(None).left() is None and not Deadline.after(None).passed()
+    soon = Deadline.after(0.5)
+    assert 0 < soon.cap(10.0) <= 0.5 and 0 < soon.cap(None) <= 0.5 and soon.cap(0.1) == 0.1
+    assert 1 <= soon.cap_ms(1000) <= 500 and soon.cap_ms(20) == 20
+    gone = Deadline(time.monotonic() - 1)
+    assert gone.passed() and gone.left() < 0
+    assert gone.cap(10.0) == MIN_CHILD_SECONDS and gone.cap_ms(1000) == 50
+    started = time.monotonic() - 10
+    assert Deadline.after(5, started).passed()  # counted from the command's start, not from now
