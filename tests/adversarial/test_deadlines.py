@@ -62,10 +62,6 @@ def assert_stopped_by_itself(args: list[str], cwd: Path, search: float = SEARCH)
     return report
 
 
-def test_test_driven_repair_stops_at_the_deadline(tmp_path):
-    shutil.copytree(ROOT / "examples" / "max", tmp_path / "max")
-    # --all --no-partition: the whole space (5,565 candidates), one at a time: about 10 s on an idle machine
-    assert_stopped_by_itself(["max.c", "--tests-dir", ".", "--all", "--no-partition"], tmp_path / "max")
 
 
 @pytest.mark.skipif(shutil.which("gdb") is None or shutil.which("gcc") is None, reason="needs gcc and gdb")
@@ -100,6 +96,24 @@ def max_and_reference(tmp_path: Path) -> Path:
         a, b = map(int, given.read_text().split())
         (folder / given.name.replace("input-", "output-")).write_text(f"{(a * 7 + b * 3) % 11}\n")
     return folder
+
+
+def test_test_driven_repair_stops_at_the_deadline(tmp_path):
+    # tests no change passes (the outputs of ref.c below), --no-partition: the whole space (5,565 candidates),
+    # one at a time (examples/max's own tests have a patch a search may find within the limit: "repaired")
+    folder = max_and_reference(tmp_path)
+    assert_stopped_by_itself(["max.c", "--tests-dir", ".", "--no-partition"], folder)
+
+
+def test_test_driven_repair_with_slow_tests_stops_at_the_deadline(tmp_path):
+    # each run of the program takes 1.5 s (the tests' limit is 5 s): the original's runs for the spectrum (a
+    # plain and a coverage run per test, 12 s in all) went on past the limit, which counted from after them
+    shutil.copytree(ROOT / "examples" / "max", tmp_path / "max")
+    prog = tmp_path / "max" / "max.c"
+    prog.write_text(prog.read_text().replace("#include <stdio.h>", "#include <stdio.h>\n#include <unistd.h>")
+                    .replace("  int a, b;", "  int a, b;\n  usleep(1500000);"))
+    report = assert_stopped_by_itself(["max.c", "--tests-dir", ".", "--test-timeout", "5000"], tmp_path / "max")
+    assert report["reason"] == "time limit reached before the search (running the original's tests)"
 
 
 def test_the_staged_run_against_a_reference_stops_at_the_deadline(tmp_path):

@@ -73,7 +73,7 @@ def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
     return code
 
 
-HARD_STOP_GRACE = 1.5  # seconds past --timeout (counted from the start) before the process stops whatever it is doing
+HARD_STOP_GRACE = 1.0  # seconds past --timeout (counted from the start) before the process stops whatever it is doing
 
 
 def _hard_stop(args, as_json: bool) -> "threading.Timer | None":

@@ -152,7 +152,7 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
     return {i: v for i, v in entries.items() if v != default}, default
 
 
-WATCHDOG_GRACE = 1.0  # seconds past a check's time limit before the watchdog interrupts z3
+WATCHDOG_GRACE = 0.5  # seconds past a check's time limit before the watchdog interrupts z3
 SPENT = "resource budget of the run spent"  # reason of an UNKNOWN when the run's ledger is empty
 
 
