@@ -8,7 +8,8 @@ process itself; the compilers and tests it starts are not counted).
 
 Writes ``bench/results/limits.json`` and ``.md``: per defect the outcome,
 exit code, wall seconds and peak MiB; the worst, the number over
-``S + 2`` seconds and over 2 GiB.
+``S + 2`` seconds and over 2 GiB; the machine's load average (1, 5 and 15
+minutes) before and after the runs (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def main() -> int:
     args = ap.parse_args()
     chosen = [d for d in defects() if args.only is None or d[0] in args.only.split(",")]
     rows = []
+    load_before = os.getloadavg()
 
     def one(d):
         return run(*d, args.timeout)
@@ -76,21 +78,27 @@ def main() -> int:
         for row in pool.map(one, chosen):
             rows.append(row)
             print(json.dumps(row), flush=True)
+    load_after = os.getloadavg()
+    load = f"load average {' '.join(f'{x:.1f}' for x in load_before)} before, {' '.join(f'{x:.1f}' for x in load_after)} after"
     limit = args.timeout + 2
     over = [r for r in rows if r["seconds"] > limit]
     big = [r for r in rows if (r["peak_mib"] or 0) > 2048]
+    hard = [r for r in rows if any("did not stop at the time limit" in line for line in r["stderr"])]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     lines = [f"# `--timeout {args.timeout:g}` on the Codeflaws defects against their accepted programs", "",
              f"Commit {commit}; `crepair repair BUGGY.c --reference ACCEPTED.c --timeout {args.timeout:g} --json`, "
              f"{args.jobs} job(s); wall seconds from process start to exit; peak resident memory of the crepair "
-             "process.", "",
+             f"process; {load}.", "",
              f"{len(rows)} runs; slowest {max(r['seconds'] for r in rows):.1f} s; over {limit:g} s: {len(over)}; "
-             f"largest {max((r['peak_mib'] or 0) for r in rows):.0f} MiB; over 2 GiB: {len(big)}.", "",
+             f"largest {max((r['peak_mib'] or 0) for r in rows):.0f} MiB; over 2 GiB: {len(big)}; "
+             f"stopped by the hard stop (not by themselves): {len(hard)}.", "",
              "| defect | exit | outcome | seconds | peak MiB |", "|---|---|---|---|---|"]
     lines += [f"| {r['defect']} | {r['exit']} | {r['outcome']} | {r['seconds']} | {r['peak_mib']} |" for r in rows]
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "limits.json").write_text(json.dumps({"commit": commit, "timeout": args.timeout, "rows": rows}, indent=1))
+    (OUT / "limits.json").write_text(json.dumps({"commit": commit, "timeout": args.timeout, "jobs": args.jobs,
+                                                   "load_before": load_before, "load_after": load_after,
+                                                   "rows": rows}, indent=1))
     (OUT / "limits.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:6]))
     return 0

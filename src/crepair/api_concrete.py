@@ -76,6 +76,7 @@ def repair_tests(
     compare: str = "trailing-whitespace",
     anti_patterns: str = "all",
     rank: str = "distance",
+    started: float | None = None,
 ):
     """Test-driven repair of the C file at ``path`` (f1x: Mechtaev et al.,
     TOSEM'18, Algorithm 3 with value-based test-equivalence).  ``files``:
@@ -90,7 +91,8 @@ def repair_tests(
     plausible :class:`~crepair.records.Repair` records, least cost first
     (the first is the optimum of the search space, Definition 4.2); its
     ``outcome`` is then final.  ``timeout``: seconds for the whole run
-    (None: none); ``test_timeout_ms``: per test (default
+    (None: none) from the ``time.monotonic()`` instant ``started`` (None:
+    the call); ``test_timeout_ms``: per test (default
     None: 20 times the original program's slowest test, 100 to 1000 ms,
     see :func:`~crepair.schemes.test_driven.auto_test_timeout`);
     ``partition=False``: the enumerative baseline (Algorithm 2); ``all``:
@@ -125,7 +127,7 @@ def repair_tests(
                                 max_repairs=1 if max_repairs is None else max_repairs, lines=lines,
                                 formula=formula, localize_files=localize_files, max_files=max_files,
                                 anti_patterns=anti_pattern_rules(anti_patterns),
-                                rank=_enum(Ranking, rank, "rank"))
+                                rank=_enum(Ranking, rank, "rank"), started=started)
     return TestDrivenRun(path, spec, options, files=tuple(files))
 
 
@@ -141,6 +143,7 @@ def repair_reference(
     generated: int | None = None,
     max_repairs: int | None = 1,
     test_timeout_ms: int | None = None,
+    started: float | None = None,
 ):
     """Repair the C file at ``path`` against the reference implementation
     ``reference`` (its ``main``, on standard input and output), with the
@@ -153,7 +156,8 @@ def repair_reference(
     iterate it for :class:`~crepair.records.Repair` records whose
     ``evidence`` is an :class:`~crepair.records.EquivalenceProof` or a
     :class:`~crepair.records.PassesSuite`, proved ones first.
-    ``timeout`` in seconds (None: none); ``max_repairs``: stop after that
+    ``timeout`` in seconds (None: none), from the ``time.monotonic()``
+    instant ``started`` (None: the call); ``max_repairs``: stop after that
     many proved repairs (None: explore everything).  Raises ``UsageError``,
     ``BadInput`` (a program does not compile), ``MissingTool`` (gcc).
     """
@@ -170,7 +174,7 @@ def repair_reference(
         raise UsageError(f"--compare {compare}: not one of {', '.join(c.value for c in Comparison)}") from None
     options = StagedOptions(timeout=timeout, compare=how, unwind=unwind, max_repairs=max_repairs,
                             generated=DEFAULT_GENERATED if generated is None else generated,
-                            test_timeout=test_timeout_ms)
+                            test_timeout=test_timeout_ms, started=started)
     return StagedRun(path, ref, options, tests_dir=tests_dir)
 
 
@@ -216,6 +220,7 @@ def repair_heap(
     candidates: int = 10,
     max_repairs: int = 1,
     timeout: float | None = 120.0,
+    started: float | None = None,
     on_widen=None,
 ):
     """Heap repair (Wolverine2, Verma & Roy: Algorithm 2 localizes,
@@ -229,7 +234,8 @@ def repair_heap(
     ``localization``: lock the statements Algorithm 2 clears; ``tries``:
     solver calls of Algorithm 1; ``candidates``: repairs re-checked at
     most; ``max_repairs``; ``timeout``: seconds of the whole run (None:
-    none).  Returns a :class:`~crepair.schemes.heap_run.HeapRun`: iterate
+    none), counted from the ``time.monotonic()`` instant ``started``
+    (None: now).  Returns a :class:`~crepair.schemes.heap_run.HeapRun`: iterate
     it for repairs, each compiled and run under gdb against the states;
     its ``record()`` is what :mod:`crepair.report.heap` renders.  Raises
     ``UsageError`` for bad options, ``BadInput`` for programs or states
@@ -241,7 +247,7 @@ def repair_heap(
     slots = tuple(range(AUTO_SLOTS + 1)) if insert_slots is None else (insert_slots,)
     options = _heap_options(function, states, states_from, loop_states, insert_slots=slots[0],
                             localization=localization, tries=tries, candidates=candidates, max_repairs=max_repairs,
-                            timeout=timeout)
+                            timeout=timeout, started=time.monotonic() if started is None else started)
     return HeapRun(path, options, slots, on_widen)
 
 

@@ -210,6 +210,8 @@ def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int
     """
     if not formula.cuts:
         return BoundReport(formula.bound, False)
+    if limits.expired():  # no check started past the deadline: z3 may take seconds to notice its 1 ms limit
+        return BoundReport(formula.bound, None)
     solver = smt_solver(limits)
     solver.add(*formula.hard(with_unwinding=False), *formula.selected_copies(selected or {}))
     solver.add(smt.disjunction(c.reached for c in formula.cuts))
@@ -280,7 +282,10 @@ def bound_search(
 def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:
     """Does the original program (alternative 0 everywhere) violate the
     specification of ``formula``?  Returns the verdict, the counterexample
-    model when SAT, and the solver's reason when UNKNOWN."""
+    model when SAT, and the solver's reason when UNKNOWN (also when the
+    deadline has passed: no check is then started)."""
+    if limits.expired():
+        return Verdict.UNKNOWN, None, "timeout"
     solver = smt_solver(limits)
     solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
     verdict = solver.check()

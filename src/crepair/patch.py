@@ -87,7 +87,7 @@ def _quote(name: str) -> str:
     return '"' + "".join(_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw) + '"'
 
 
-def apply_to_file(path: str | Path, patched: str, *, original: str | None = None) -> Path:
+def apply_to_file(path: str | Path, patched: str, *, original: str | None = None, anyway: bool = False) -> Path:
     """Write ``patched`` (a text as :mod:`crepair.frontend.source` decodes
     it) to ``path`` as bytes, after copying the file to ``path.orig`` (or
     ``.orig.N`` if that exists).  Returns the backup path.
@@ -99,13 +99,15 @@ def apply_to_file(path: str | Path, patched: str, *, original: str | None = None
     written); the folder of the target need not be writable.  A write that
     fails is undone (the old bytes written back) and the backup removed.
     Raises ``BadInput``, having changed nothing, when the file is not a
-    regular file, is read-only (no write permission bit, or not writable
-    by this user: crepair never replaces a file it may not write), cannot
-    be backed up or written, or (given ``original``, the text the repair
-    was computed from) no longer holds ``original``.
+    regular file, is refused by :func:`writable` (read-only, another
+    user's, hard-linked: unless ``anyway``), cannot be backed up or
+    written, or (given ``original``, the text the repair was computed
+    from) no longer holds ``original``.  With ``anyway`` a read-only file
+    of this user gets its write bit for the write only (its mode is then
+    put back).
     """
     path = Path(path)
-    target, info = writable(path)
+    target, info = writable(path, anyway)
     try:
         data = target.read_bytes()
     except OSError as exc:
@@ -115,10 +117,10 @@ def apply_to_file(path: str | Path, patched: str, *, original: str | None = None
     backup = _backup(path, target, data, info)
     new = encode(patched)
     try:
-        _write_in_place(target, new)
+        _write_in_place(target, new, info)
     except OSError as exc:
         try:
-            _write_in_place(target, data)
+            _write_in_place(target, data, info)
         except OSError:
             raise BadInput(f"cannot write {path}: {exc.strerror or exc}; its original is in {backup}") from None
         backup.unlink(missing_ok=True)
@@ -126,12 +128,21 @@ def apply_to_file(path: str | Path, patched: str, *, original: str | None = None
     return backup
 
 
-def writable(path: str | Path) -> tuple[Path, os.stat_result]:
+#: what the refusals of :func:`writable` say the user can do
+ANYWAY = "--apply-anyway writes it in place, keeping its mode, owner and hard links"
+
+
+def writable(path: str | Path, anyway: bool = False) -> tuple[Path, os.stat_result]:
     """The file ``path`` names (a symbolic link followed) and its status,
-    if ``--apply`` may write it in place; raises ``BadInput`` when it is
-    missing, not a regular file, or read-only (no write permission bit, or
-    not writable by this user).  ``crepair repair --apply`` asks before the
-    run, :func:`apply_to_file` again before it writes."""
+    if ``--apply`` may write it in place; raises ``BadInput`` (one line
+    naming the file, and the option ``--apply-anyway``) when it is
+    missing, not a regular file, in a folder where its backup
+    ``FILE.orig`` cannot be written, or — unless ``anyway`` — read-only (no
+    write permission bit, or not writable by this user), owned by another
+    user, or has other hard links (a write would change the other names
+    too).  With ``anyway`` a read-only file is still refused when this
+    user may not write it nor change its mode.  ``crepair repair --apply``
+    asks before the run, :func:`apply_to_file` again before it writes."""
     path = Path(path)
     try:
         target = Path(os.path.realpath(path, strict=True))
@@ -140,8 +151,24 @@ def writable(path: str | Path) -> tuple[Path, os.stat_result]:
         raise BadInput(f"cannot read {path}: {exc.strerror or exc}; the repair was not applied") from None
     if not stat.S_ISREG(info.st_mode):
         raise BadInput(f"{path} is not a regular file; the repair was not applied")
-    if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
-        raise BadInput(f"{path} is read-only; --apply does not write it (make it writable to apply a repair)")
+    folder = path.parent  # the backup's: beside the name given (a symbolic link's own folder)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BadInput(f"{path}: cannot write the backup {path.name}.orig in {folder} (permission denied); "
+                       "--apply does not write the file")
+    writes = bool(info.st_mode & 0o222) and os.access(target, os.W_OK)
+    if anyway:
+        if not writes and not os.access(target, os.W_OK) and info.st_uid != os.geteuid():
+            raise BadInput(f"{path} is read-only and not yours; --apply cannot write it")
+        return target, info
+    why = None
+    if not writes:
+        why = "is read-only"
+    elif info.st_uid != os.geteuid():
+        why = f"belongs to another user (uid {info.st_uid})"
+    elif info.st_nlink > 1:
+        why = f"has {info.st_nlink} hard links"
+    if why:
+        raise BadInput(f"{path} {why}; --apply does not write it ({ANYWAY})")
     return target, info
 
 
@@ -172,14 +199,27 @@ def _backup(path: Path, target: Path, data: bytes, info: os.stat_result) -> Path
     return backup
 
 
-def _write_in_place(target: Path, data: bytes) -> None:
-    """Overwrite the contents of ``target`` with ``data`` (same inode)."""
-    fd = os.open(target, os.O_WRONLY)
+def _write_in_place(target: Path, data: bytes, info: os.stat_result) -> None:
+    """Overwrite the contents of ``target`` with ``data`` (same inode); a
+    file this user may not open for writing (read-only, with
+    ``--apply-anyway``) gets its owner's write bit for the write only:
+    its mode ``info.st_mode`` is put back."""
+    lent = False
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
+        try:
+            fd = os.open(target, os.O_WRONLY)
+        except PermissionError:
+            os.chmod(target, stat.S_IMODE(info.st_mode) | stat.S_IWUSR)
+            lent = True
+            fd = os.open(target, os.O_WRONLY)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     finally:
-        os.close(fd)
+        if lent:
+            os.chmod(target, stat.S_IMODE(info.st_mode))

@@ -108,3 +108,21 @@ def test_max_terms_zero_is_a_usage_error(tmp_path):
     done = crepair(tmp_path, "repair", name, "--scheme", "template", "--max-terms", "0")
     assert done.returncode == 2
     assert one_error_line(done) == "crepair: error: argument --max-terms: must be at least 1 (got 0)"
+
+
+def test_debug_with_a_missing_input_names_the_file(tmp_path):
+    heap = Path(__file__).resolve().parents[1] / "data" / "heap" / "fig1_reverse.c"
+    (tmp_path / "fig1.c").write_bytes(heap.read_bytes())
+    done = crepair(tmp_path, "debug", "fig1.c", "--input", "missing.txt", "--script", "-", timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert one_error_line(done) == "crepair: error: --input missing.txt: no such file"
+    done = crepair(tmp_path, "debug", "fig1.c", "--input", ".", "--script", "-", timeout=120)
+    assert done.returncode == 2 and one_error_line(done) == "crepair: error: --input .: not a regular file"
+
+
+def test_init_with_the_staged_reference_run_says_where_it_is_used(tmp_path):
+    name = write(tmp_path, "p.c", "int main(void) { return 0; }\n")
+    done = crepair(tmp_path, "repair", name, "--reference", name, "--init", "setup")
+    assert done.returncode == 2
+    assert one_error_line(done) == ("crepair: error: --init/--assume: the runs against --reference start at main; "
+                                    "give them to the bounded schemes (--scheme mutation|template)")

@@ -73,7 +73,7 @@ def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
     return code
 
 
-HARD_STOP_GRACE = 2.0  # seconds past --timeout (counted from the start) before the process stops whatever it is doing
+HARD_STOP_GRACE = 1.0  # seconds past --timeout (counted from the start) before the process stops whatever it is doing
 
 
 def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
@@ -85,9 +85,6 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     seconds = getattr(args, "timeout", None)
     if args.command not in ("verify", "localize", "repair") or not seconds or seconds <= 0:
         return None
-    if getattr(args, "tests", None) or getattr(args, "tests_dir", None) or "heap" in (getattr(args, "scheme", None)
-                                                                                   or ()):
-        return None  # test-driven and heap runs: tests and gdb under their own limits, their clock starts later
 
     def expire() -> None:
         message = (f"unknown: the run did not stop at the time limit (--timeout {seconds:g} s, from the "

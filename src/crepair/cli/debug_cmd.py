@@ -102,8 +102,10 @@ def run(args: argparse.Namespace) -> int:
     from crepair.debug.session import Session
     from crepair.frontend import load_program
 
-    if args.script not in (None, "-") and not os.path.isfile(args.script):
-        raise UsageError(f"--script {args.script}: no such file")
+    for option, path in (("--script", None if args.script == "-" else args.script), ("--input", args.input)):
+        if path is not None and not os.path.isfile(path):
+            why = "not a regular file" if os.path.exists(path) else "no such file"
+            raise UsageError(f"{option} {path}: {why}")
     program = load_program(args.file, real_c=True)
     function = args.function or _default_function(program)
     session = Session(args.file, function, list(args.args), args.input, args.timeout or MAX_SECONDS)

@@ -70,6 +70,7 @@ def repair_options(args: argparse.Namespace) -> dict:
     line does."""
     if args.scheme != ["heap"]:
         raise UsageError("--scheme heap runs alone")
+    _refuse_bounded(args)
     return {"insert_slots": args.insert_slots, "localization": not args.no_localization, "tries": args.tries,
             "max_repairs": 1 if args.first else (args.max_repairs or 1)}
 
@@ -96,7 +97,8 @@ def run_repair(args: argparse.Namespace) -> int:
             print(report.render_widening(previous, slots), flush=True)
 
     run = api.repair_heap(args.file, function=s.function, states=s.states, states_from=s.states_from,
-                          loop_states=s.loops, timeout=args.timeout, on_widen=widened, **options)
+                          loop_states=s.loops, timeout=args.timeout, started=args.started, on_widen=widened,
+                          **options)
     if not args.json:
         print(report.render_header(run.record()), flush=True)
     for k, rep in enumerate(run, 1):
@@ -111,7 +113,8 @@ def run_repair(args: argparse.Namespace) -> int:
     def writes() -> None:
         write_html(args, "repair", document, run.program.original, states=run.spec)
         if args.apply and repairs:
-            backup = apply_to_file(args.file, repairs[0].patched, original=run.program.original)
+            backup = apply_to_file(args.file, repairs[0].patched, original=run.program.original,
+                                   anyway=args.apply_anyway)
             print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
 
     failed = finish(args, document, writes)

@@ -59,7 +59,11 @@ def add_parser(sub) -> None:
                         f"under any load; the wall clock stops the run only at {WALL_CLOCK_SAFETY}x --timeout")
     r.add_argument("--quiet", action="store_true", help="no progress display")
     r.add_argument("--apply", action="store_true",
-                   help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig)")
+                   help="write the first non-vacuous repair into FILE (the original is kept as FILE.orig); "
+                        "a read-only file, another user's or one with other hard links is refused")
+    r.add_argument("--apply-anyway", action="store_true",
+                   help="with --apply: also write a read-only file, another user's or a hard-linked one, in place "
+                        "(its mode, owner and hard links stay)")
     add_tests(r)
     test_driven_cmd.add_arguments(r)
     heap_cmd.add_arguments(r, repair=True)
@@ -82,6 +86,8 @@ def route(args: argparse.Namespace) -> Runner:
     test-driven search; else the bounded schemes), after refusing options
     that run does not use (``UsageError``); ``crepair batch`` routes its
     jobs here too.  May normalise ``args.scheme``."""
+    if args.apply_anyway and not args.apply:
+        raise UsageError("--apply-anyway: used with --apply only")
     if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
         raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
     if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):
@@ -117,12 +123,12 @@ def route(args: argparse.Namespace) -> Runner:
 
 def run(args: argparse.Namespace) -> int:
     runner = route(args)
+    if args.apply:
+        writable(args.file, args.apply_anyway)  # refuse before the run, not after it (every scheme)
     if runner == Runner.HEAP:
         return heap_cmd.run_repair(args)
     if runner == Runner.STAGED:
         return staged_cmd.run(args)
-    if args.apply:
-        writable(args.file)  # refuse before the run, not after it
     if runner == Runner.TESTS:
         return test_driven_cmd.run(args)
     schedule = DEFAULT_SCHEDULE if args.scheme is None and args.level is None else None
@@ -174,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
             if chosen is None:
                 print(f"nothing applied to {args.file}: no non-vacuous repair", file=sys.stderr)
             else:
-                backup = apply_to_file(args.file, chosen.patched, original=run.program.original)
+                backup = apply_to_file(args.file, chosen.patched, original=run.program.original,
+                                       anyway=args.apply_anyway)
                 print(f"applied repair {repairs.index(chosen) + 1} to {args.file} (original kept as {backup})",
                       file=sys.stderr)
 

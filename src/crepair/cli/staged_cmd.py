@@ -15,7 +15,7 @@ import sys
 from crepair import api, exit_codes
 from crepair.cli.common import finish, write_html
 from crepair.errors import UsageError
-from crepair.patch import apply_to_file, writable
+from crepair.patch import apply_to_file
 from crepair.report import staged as report
 
 _EXIT = exit_codes.STAGED
@@ -37,6 +37,9 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def check(args: argparse.Namespace) -> None:
     """Refuse (``UsageError``) the options of other kinds of repair."""
+    if args.init or args.assume:
+        raise UsageError("--init/--assume: the runs against --reference start at main; give them to the bounded "
+                         "schemes (--scheme mutation|template)")
     for name, default in _UNUSED.items():
         if getattr(args, name, default) != default:
             raise UsageError(f"--{name.replace('_', '-')}: not used when repairing against --reference "
@@ -47,13 +50,11 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check(args)
-    if args.apply:
-        writable(args.file)  # refuse before the run, not after it
     run = api.repair_reference(
         args.file, args.reference, tests_dir=args.tests_dir, compare=args.compare, timeout=args.timeout or None,
         unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
             1 if args.first else (args.max_repairs or 1)),
-        test_timeout_ms=args.test_timeout,
+        test_timeout_ms=args.test_timeout, started=args.started,
     )
     repairs = []
     if not args.json:
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     def writes() -> None:
         write_html(args, "repair", report_json, run.original)
         if args.apply and repairs:
-            backup = apply_to_file(args.file, repairs[0].patched, original=run.original)
+            backup = apply_to_file(args.file, repairs[0].patched, original=run.original, anyway=args.apply_anyway)
             print(f"applied repair 1 to {args.file} (original kept as {backup})", file=sys.stderr)
         elif args.apply:
             print(f"nothing applied to {args.file}: no repair", file=sys.stderr)

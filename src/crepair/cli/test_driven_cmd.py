@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         files=args.more_files, localize_files=args.localize_files is not None,
         max_files=args.localize_files or None, compare=args.compare, anti_patterns=args.anti_patterns,
         rank=args.rank,
+        started=args.started,
     )
     total = run.stats.candidates
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(),
@@ -146,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
             else:
                 file = repairs[0].file
-                backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original)
+                backup = apply_to_file(file, repairs[0].patched, original=run.programs[file].original,
+                                       anyway=args.apply_anyway)
                 print(f"applied patch 1 to {file} (original kept as {backup})", file=sys.stderr)
 
     failed = finish(args, report_json, writes)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,13 +114,18 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
     recording the first ``calls`` calls of ``fn`` (one trace each):
     entry, loop-head visits, exit (with the locals at its return).
     ``force``: loop event number (0-based) -> forced decision (0 leave, 1
-    enter).  ``limit``: stop after that many events.  Raises
+    enter).  ``limit``: stop after that many events; ``timeout``: seconds
+    for the compile and the gdb run together (past it: a crashed run whose
+    error is "time-out").  Raises
     ``MissingTool`` (gcc, gdb) and ``BadInput`` when the program does not
     compile."""
     gcc, gdb = tool("gcc"), tool("gdb")
     text = program.original if text is None else text
     with tempfile.TemporaryDirectory(prefix="crepair-heap-") as tmp:
-        exe = compile_harness(gcc, harness(text, fn, program.path, lines, exit_hook=True), program.path, Path(tmp))
+        start = time.monotonic()
+        exe = compile_harness(gcc, harness(text, fn, program.path, lines, exit_hook=True), program.path, Path(tmp),
+                              timeout)
+        timeout = max(timeout - (time.monotonic() - start), 0.05)  # the whole run (compile and gdb) within it
         cfg = {**graph_config(fn, exe), "limit": limit, "calls": calls,
                "force": {str(k): v for k, v in (force or {}).items()}, "stdout": str(Path(tmp) / "out")}
         (Path(tmp) / "cfg.json").write_text(json.dumps(cfg))

@@ -12,16 +12,17 @@ from crepair.heap.ir import Function
 from crepair.heap.states import Event, Spec, load_spec
 
 
-def reference_spec(program: CProgram, fn: Function, reference: str, loop_states: bool) -> Spec:
+def reference_spec(program: CProgram, fn: Function, reference: str, loop_states: bool,
+                   timeout: float = 30.0) -> Spec:
     """The states of the correct program ``reference`` (same function name,
-    same loops) recorded under gdb; loop lines are ``fn``'s.  Raises
+    same loops) recorded under gdb (at most ``timeout`` seconds); loop lines are ``fn``'s.  Raises
     ``BadInput``/``UsageError`` when it cannot be used."""
     ref = load_program(reference, real_c=True)
     ref_fn = build_function(ref, fn.name)
     if len(ref_fn.loops()) != len(fn.loops()):
         raise UsageError(f"--states-from {reference}: '{fn.name}' has {len(ref_fn.loops())} loops, "
                          f"the program {len(fn.loops())}")
-    run = record(ref, ref_fn, lines=[lp.line for lp in fn.loops()])
+    run = record(ref, ref_fn, lines=[lp.line for lp in fn.loops()], timeout=timeout)
     if run.crashed or not run.spec.traces:
         raise UsageError(f"--states-from {reference}: its run failed ({run.error or 'no call of ' + fn.name})")
     traces = []
@@ -32,10 +33,10 @@ def reference_spec(program: CProgram, fn: Function, reference: str, loop_states:
 
 
 def specification(program: CProgram, fn: Function, states: str | None, reference: str | None,
-                  loop_states: bool) -> Spec:
+                  loop_states: bool, timeout: float = 30.0) -> Spec:
     """The states of the states file ``states``, else those of the run of
-    ``reference`` (see :func:`reference_spec`).  Raises ``BadInput`` /
-    ``UsageError`` when neither can be used."""
+    ``reference`` (see :func:`reference_spec`; ``timeout``: seconds for
+    its run).  Raises ``BadInput`` / ``UsageError`` when neither can be used."""
     if states is not None:
         return load_spec(states)
-    return reference_spec(program, fn, reference, loop_states)
+    return reference_spec(program, fn, reference, loop_states, timeout)

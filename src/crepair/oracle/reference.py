@@ -74,22 +74,30 @@ def run_binary(binary: Path, stdin: bytes, *, timeout: float, env: dict[str, str
 class ReferenceProgram:
     """The reference at ``path``, built for concrete runs; use in a
     ``with`` block (the builds are removed at its end).  ``timeout``:
-    seconds a run may take.  Raises ``BadInput`` when the reference does not
-    compile, ``MissingTool`` without gcc."""
+    seconds a run may take; ``deadline``: the run's end (a
+    :class:`~crepair.schemes.time_limit.Deadline`; None: none), which
+    caps every build and run — once it has passed, no input is valid
+    (``cut``: a build was cut short by it).  Raises ``BadInput`` when the
+    reference does not compile, ``MissingTool`` without gcc."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 1.0):
+    def __init__(self, path: str | Path, *, timeout: float = 1.0, deadline=None):
         self.path = Path(path)
         self.timeout = timeout
+        self.deadline = deadline
+        self.cut = False
         self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
         self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._builds: list[Path] = []
         try:
             for k, flags in enumerate(_BUILDS):
                 out = self._dir / f"reference{k}"
-                error = compile_c(self.path, out, flags)
-                if error is not None and flags[0] == _SANITIZE[0]:
+                error = compile_c(self.path, out, flags, timeout=self._cap(60.0))
+                if error is not None and flags[0] == _SANITIZE[0] and not self._passed():
                     # no sanitizer runtime here: a plain build still checks the initial values
-                    error = compile_c(self.path, out, flags[len(_SANITIZE):])
+                    error = compile_c(self.path, out, flags[len(_SANITIZE):], timeout=self._cap(60.0))
+                if error is not None and self._passed():
+                    self.cut = True
+                    break
                 if error is not None:
                     raise BadInput(f"{self.path}: the reference does not compile: {error}")
                 self._builds.append(out)
@@ -97,12 +105,21 @@ class ReferenceProgram:
             self.close()
             raise
 
+    def _cap(self, seconds: float) -> float:
+        return seconds if self.deadline is None else self.deadline.cap(seconds)
+
+    def _passed(self) -> bool:
+        return self.deadline is not None and self.deadline.passed()
+
     def expected(self, stdin: bytes) -> bytes | None:
         """The reference's output on ``stdin``, or None when the input is
         not valid (a build failed, timed out, reported undefined behaviour,
-        or the two builds disagree)."""
-        runs = [run_binary(b, stdin, timeout=self.timeout, env=_ENV, sanitized=True) for b in self._builds]
-        if not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
+        or the two builds disagree) or the deadline passed."""
+        if self.cut or self._passed():
+            return None
+        runs = [run_binary(b, stdin, timeout=self._cap(self.timeout), env=_ENV, sanitized=True)
+                for b in self._builds]
+        if self._passed() or not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
             return None
         return runs[0].output
 

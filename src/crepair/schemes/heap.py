@@ -17,18 +17,21 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from crepair.errors import UsageError
+from crepair.errors import BadInput, UsageError
 from crepair.frontend import CProgram, load_program
 from crepair.heap.build import build_function
 from crepair.heap.execute import Run, check_against, decisions, record
-from crepair.heap.ir import Function
 from crepair.heap.repair import HeapOutcome, IRChange, repair_ir
 from crepair.heap.reference import specification
 from crepair.heap.states import Spec
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import Change, Edit, Evidence, Repair, RepairOutcome, Scheme, StopReason, text_span
 from crepair.schemes.base import SchemeStats, finish
+from crepair.schemes.time_limit import Deadline
 from crepair.solver import Limits
+
+RECORD_SECONDS = 30.0  # a gdb run (compile and record) at most, and never past the deadline
+CUT = "time limit reached during the re-check"  # why of a re-check the deadline cut short
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,9 @@ class HeapOptions:
     call's entry and exit, and at every loop head with ``loop_states``);
     ``insert_slots`` (N of Algorithm 1), ``localization`` (Algorithm 2 on),
     ``tries`` (widenings), ``candidates`` (repairs re-checked at most),
-    ``max_repairs``, ``timeout`` (seconds, None: none)."""
+    ``max_repairs``, ``timeout`` (seconds, None: none) counted from the
+    ``time.monotonic()`` instant ``started`` (None: the scheme's
+    construction); every gdb run and compile gets at most the time left."""
 
     function: str
     states: str | None = None
@@ -50,6 +55,7 @@ class HeapOptions:
     candidates: int = 10
     max_repairs: int = 1
     timeout: float | None = 120.0
+    started: float | None = None
 
     def check(self) -> "HeapOptions":
         if (self.states is None) == (self.states_from is None):
@@ -104,9 +110,17 @@ class HeapScheme:
         self.program, self.options = program, options.check()
         self.rechecks = {} if rechecks is None else rechecks  # patched text -> why it fails (the caller's to share)
         self.start = time.monotonic()
+        self.deadline = Deadline.after(options.timeout, options.started)
         self.fn = build_function(program, options.function)
+        self._cut = False  # the deadline passed while the correct program's states were recorded
         if spec is None:
-            spec = specification(program, self.fn, options.states, options.states_from, options.loop_states)
+            try:
+                spec = specification(program, self.fn, options.states, options.states_from, options.loop_states,
+                                     self.deadline.cap(RECORD_SECONDS))
+            except UsageError:
+                if not self.deadline.passed():
+                    raise
+                spec, self._cut = Spec(self.fn.name, ()), True
         self.spec = spec
         self.stats = HeapStats(Scheme.HEAP, locations=len(self.fn.instrs))
 
@@ -134,8 +148,16 @@ class HeapScheme:
         if patched not in self.rechecks:
             prog = load_program(self.program.path, text=patched, real_c=True)
             fn = build_function(prog, self.fn.name)
-            run: Run = record(prog, fn, force=self.forced(), limit=self.spec.events,
-                              lines=[lp.line for lp in self.fn.loops()], calls=len(self.spec.traces))
+            try:
+                run: Run = record(prog, fn, force=self.forced(), limit=self.spec.events,
+                                  lines=[lp.line for lp in self.fn.loops()], calls=len(self.spec.traces),
+                                  timeout=self.deadline.cap(RECORD_SECONDS))
+            except BadInput:
+                if not self.deadline.passed():
+                    raise
+                return [CUT]
+            if run.crashed and run.error == "time-out" and self.deadline.passed():
+                return [CUT]  # not kept: it says nothing of the candidate
             self.rechecks[patched] = check_against(self.spec, run)
         return self.rechecks[patched]
 
@@ -151,8 +173,12 @@ class HeapScheme:
 
     def _repairs(self) -> Iterator[Repair]:
         o, st = self.options, self.stats
+        if self._cut or self.deadline.passed():
+            finish(st, RepairOutcome.UNKNOWN, StopReason.TIMEOUT,
+                   "time-out" + (" while recording the correct program's states" if self._cut else ""))
+            return
         locked = self.localize()
-        limits = Limits.after(o.timeout)
+        limits = Limits(self.deadline.at)
         blocked: list[dict] = []
         found = 0
         for _ in range(o.candidates):
@@ -168,14 +194,19 @@ class HeapScheme:
             if res.outcome == HeapOutcome.ORIGINAL_CORRECT and not blocked:
                 finish(st, RepairOutcome.ORIGINAL_CORRECT, StopReason.COMPLETE)
                 return
-            if res.outcome == HeapOutcome.UNKNOWN:
-                finish(st, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, res.reason)
+            if res.outcome == HeapOutcome.UNKNOWN:  # a check cut by the deadline is the time limit's
+                timed_out = limits.expired()
+                finish(st, RepairOutcome.UNKNOWN, StopReason.TIMEOUT if timed_out else StopReason.UNKNOWN,
+                       "time-out" if timed_out else res.reason)
                 return
             if res.outcome != HeapOutcome.REPAIRED:
                 break
             blocked.append(res.assignment)
             patched = apply_edits(self.program.original, [e for c in res.changes for e in c.edits])
             why = self.recheck(patched)
+            if why == [CUT]:
+                finish(st, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time-out")
+                return
             if why:
                 st.rejected += 1
                 st.history.append({"changes": [c.after for c in res.changes], "rejected": why[0]})

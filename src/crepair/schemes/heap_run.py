@@ -14,7 +14,6 @@ and so by ``crepair repair --scheme heap`` and ``crepair batch``.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -65,17 +64,15 @@ class HeapRun:
             yield from self.repairs
             return
         self._ran = True
-        start = time.monotonic()
-        timeout = self.options.timeout
+        deadline = self.scheme.deadline  # every attempt shares it (--timeout from the command's start)
         for k, n in enumerate(self.slots):
             if k:  # the last count found nothing and ruled out every repair with it: widen (Algorithm 1's N)
-                left = None if timeout is None else timeout - (time.monotonic() - start)
-                if left is not None and left <= 0:
+                if deadline.passed():
                     self._cut = True
                     break
                 if self.on_widen is not None:
                     self.on_widen(self.slots[k - 1], n)
-                self.scheme = HeapScheme(self.program, dataclasses.replace(self.options, insert_slots=n, timeout=left),
+                self.scheme = HeapScheme(self.program, dataclasses.replace(self.options, insert_slots=n),
                                          spec=self.spec, rechecks=self.scheme.rechecks)
             st = self.scheme.stats
             for rep in self.scheme.repairs():

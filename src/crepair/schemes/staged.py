@@ -47,10 +47,12 @@ from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
 from crepair.testsuite.spec import FolderTests, load_tests
+from crepair.schemes.time_limit import Deadline
 
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
+CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists
 DECOMPOSED_SHARE = 0.2  # share of the time limit a search with one failing test may take
 HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
@@ -84,6 +86,7 @@ class StagedRun:
             raise UsageError("--init/--assume: concrete runs against a reference start at main; "
                              "give them to the bounded schemes (--scheme mutation|template)")
         self.start = time.monotonic()
+        self.deadline = Deadline.after(options.timeout, options.started)
         self.path = Path(path)
         self.reference = reference
         self.options = options
@@ -93,6 +96,7 @@ class StagedRun:
         self.reason = ""
         self.original = read_source(self.path)  # BadInput (one line) for a file that cannot be read
         self._round_ends: float | None = None
+        self._no_time_to_seed = False  # the bounded check that finds a test input was not run: no time left
         self._first_changes: tuple = ()
         self._best_failures: int | None = None
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
@@ -100,9 +104,9 @@ class StagedRun:
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
-        self._oracle = ReferenceProgram(reference.path)
+        self._oracle = ReferenceProgram(reference.path, deadline=self.deadline)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
-                                      self.stats)
+                                      self.stats, self.deadline)
         given = self._given(tests_dir)
         self.stats.given = len(given)
         seeds = [stdin for _, stdin, _ in given]
@@ -144,9 +148,8 @@ class StagedRun:
         return out
 
     def remaining(self) -> float | None:
-        if self.options.timeout is None:
-            return None
-        return self.options.timeout - (time.monotonic() - self.start)
+        """Seconds until the deadline (negative once passed; None: no limit)."""
+        return self.deadline.left()
 
     @property
     def seconds(self) -> float:
@@ -157,8 +160,11 @@ class StagedRun:
         the bounded check's counterexample (at most ``SEED_SECONDS``); None
         when the check finds none in time or it does not reproduce."""
         left = self.remaining()
-        budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left))
-        return self.checks.test_of(self.checks.verify(text, budget), text) if budget >= 1 else None
+        budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left - CHECK_MARGIN))
+        if budget < 1:
+            self._no_time_to_seed = True
+            return None
+        return self.checks.test_of(self.checks.verify(text, budget), text)
 
     # -- the search ----------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
@@ -192,6 +198,9 @@ class StagedRun:
         base = self.original
         held: list[Repair] = []
         proved = 0
+        if self._timed_out():  # setting up (builds, the reference's runs) took the time
+            self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
+            return
         for round_ in range(1, self.options.rounds + 1):
             self.stats.rounds = round_
             best: tuple[int, int, Repair] | None = None
@@ -216,7 +225,7 @@ class StagedRun:
                 if best is not None and round_ < self.options.rounds and self._round_ends is None:
                     self._round_ends = time.monotonic() + self._patience()
             if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) \
-                    or self.stopped == StopReason.NOT_STARTED and self.reason:
+                    or self._ended():
                 break
             if best is None or self._timed_out():
                 break
@@ -226,12 +235,16 @@ class StagedRun:
         if proved or held:
             self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.COMPLETE)
         elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) and not (
-                self.stopped == StopReason.NOT_STARTED and self.reason):
+                self._ended()):
             if self._timed_out():
                 self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
             else:
                 self._finish(RepairOutcome.EXHAUSTED, StopReason.COMPLETE,
                              "no change in the search space passes every test and the reference's check")
+
+    def _ended(self) -> bool:
+        """The search ended the run before it began (no test input; no time left for one)."""
+        return self.stopped in (StopReason.NOT_STARTED, StopReason.TIMEOUT) and bool(self.reason)
 
     def _tick(self, _stats) -> None:
         """Called after every test execution: ends the round's search once
@@ -327,6 +340,11 @@ class StagedRun:
 
         program = self.checks.copy(base)
         while True:
+            if not self.suite.ids and (self._no_time_to_seed or self._timed_out()):
+                self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT,
+                             "time limit: no tests were given and no time was left for the bounded check that finds "
+                             "an input on which the program and the reference differ")
+                return
             if not self.suite.ids:
                 self._finish(RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
                              "no test input: no tests were given and the bounded check found no input on which "
@@ -380,7 +398,7 @@ class StagedRun:
             self.stats.refuted += 1
             return "refuted", None, failed
         left = self.remaining()
-        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left)
+        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
         if budget < 0.5:
             return "tests", self._evidence("no time left for the bounded check"), 0
         proved, why = self.checks.prove(rep.patched, budget, self.suite)

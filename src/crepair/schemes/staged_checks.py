@@ -18,6 +18,7 @@ from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.oracle.suite import Suite
 from crepair.options import ReferenceOptions
+from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison
 from crepair.toolchain.child import call_in_child
 
@@ -30,10 +31,13 @@ class CandidateChecks:
     checks at unwinding bound ``unwind``; work in the folder ``tmp``.
     Counts the bounded checks it starts in ``stats.proofs`` and says what
     could not be run in ``stats.notes`` (the run's
-    :class:`~crepair.schemes.staged.StagedStats`)."""
+    :class:`~crepair.schemes.staged.StagedStats`).  ``deadline``: the
+    run's :class:`~crepair.schemes.time_limit.Deadline`, which caps every
+    build and run."""
 
     def __init__(self, path: Path, reference: ReferenceOptions, oracle: ReferenceProgram, compare: Comparison,
-                 unwind: int, tmp: Path, stats):
+                 unwind: int, tmp: Path, stats, deadline: Deadline = Deadline()):
+        self.deadline = deadline
         self.path, self.reference, self.oracle = path, reference, oracle
         self.compare, self.unwind, self.tmp = compare, unwind, tmp
         self.stats = stats
@@ -58,14 +62,14 @@ class CandidateChecks:
         """``text`` compiled normally (None: it does not compile)."""
         program = self.copy(text)
         binary = program.parent / "prog"
-        return None if compile_c(program, binary) is not None else binary
+        return None if compile_c(program, binary, timeout=self.deadline.cap(60.0)) is not None else binary
 
     def outputs(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
         """The outputs of ``text`` built normally on ``inputs`` (None: it does not compile)."""
         binary = self.build(text)
         if binary is None:
             return None
-        return [run_binary(binary, stdin, timeout=RUN_SECONDS).output for stdin in inputs]
+        return [run_binary(binary, stdin, timeout=self.deadline.cap(RUN_SECONDS)).output for stdin in inputs]
 
     def failures(self, text: str, suite: Suite, enough: int | None = None) -> int:
         """How many tests of ``suite`` ``text`` fails when built normally;
@@ -77,11 +81,16 @@ class CandidateChecks:
             return len(ids)
         failed = 0
         for t in ids:
-            if not self.same(run_binary(binary, suite.stdin(t), timeout=RUN_SECONDS).output, suite.expected(t)):
+            if self.deadline.passed():
+                return max(failed, 1)  # not all run: never "passes every test"
+            if not self.same(run_binary(binary, suite.stdin(t), timeout=self.deadline.cap(RUN_SECONDS)).output,
+                             suite.expected(t)):
                 failed += 1
                 self._failed[t] = self._failed.get(t, 0) + 1
                 if enough is not None and failed > enough:
                     break
+        if self.deadline.passed():
+            return max(failed, 1)  # a run cut short by the deadline: never "passes every test"
         return failed
 
     def verify(self, text: str, seconds: float):
@@ -141,6 +150,6 @@ class CandidateChecks:
         if expected is None:
             return None
         got = self.outputs(text, [stdin])
-        if got is None or self.same(got[0], expected):
+        if got is None or self.deadline.passed() or self.same(got[0], expected):
             return None  # the model's run does not reproduce: not a test
         return stdin, expected

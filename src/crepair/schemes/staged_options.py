@@ -16,7 +16,10 @@ class StagedOptions:
     outputs are compared; ``generated``: inputs to generate; ``unwind``:
     the proof's unwinding bound; ``max_repairs``: stop after this many
     proved repairs (None: explore the whole space); ``rounds``: locations
-    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto)."""
+    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto);
+    ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
+    (None: the run's construction).  Every build, test run and bounded
+    check gets at most the time left."""
 
     timeout: float | None = 60.0
     compare: Comparison = Comparison.TRAILING_WHITESPACE
@@ -25,6 +28,7 @@ class StagedOptions:
     max_repairs: int | None = 1
     rounds: int = 2
     test_timeout: int | None = None
+    started: float | None = None
 
 
 @dataclass(slots=True)

@@ -37,7 +37,8 @@ from crepair.records import PassesTests, Repair, RepairOutcome, Scheme, StopReas
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import SchemeStats, finish
 from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches
-from crepair.schemes.test_driven_patches import candidate_repair, patched_text
+from crepair.schemes.test_driven_patches import candidate_repair, patched_text, unexecuted_classes
+from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.antipatterns import AntiPattern
 from crepair.testequiv.candidates import Schema, SearchSpace
 from crepair.testequiv.search import Exploration, ExplorationStats
@@ -67,7 +68,10 @@ class TestRepairOptions:
     ``rank``: the order of the patches reported (COST: f1x's, streamed as
     found; DISTANCE: semantic distance from the original first, after a
     bounded extra search in first-patch mode —
-    :mod:`crepair.schemes.semantic_ranking`).
+    :mod:`crepair.schemes.semantic_ranking`);
+    ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
+    (None: the run's construction; the command line passes its own start).
+    Every build and test run gets at most the time left as its limit.
     """
 
     timeout: float | None = 300.0
@@ -82,6 +86,14 @@ class TestRepairOptions:
     anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
     schemas: frozenset[Schema] | None = None
     rank: Ranking = Ranking.COST
+    started: float | None = None
+
+
+class _OutOfTime(Exception):
+    """The run's deadline passed during a build or a test run (whose result then says nothing)."""
+
+
+TIME_LIMIT = "time limit reached"
 
 
 @dataclass(slots=True)
@@ -147,37 +159,12 @@ def auto_test_timeout(seconds: Sequence[float], ceiling_ms: int) -> int:
     return max(1, min(ceiling_ms, max(AUTO_FLOOR_MS, math.ceil(AUTO_FACTOR * slowest * 1000))))
 
 
+_NOT_MADE = object()  # the probe before the first plausible patch
+
 # the meta-program is compiled without optimization, so that gcc keeps every
 # candidate's evaluation (at -O2 it folds away divisions whose value cannot
 # matter), and without warnings (candidates' code raises many)
 _META_CFLAGS = ("-O0", "-w")
-
-
-def _unexecuted(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, frozenset[int]]:
-    """Per passing test, the candidates whose site the original program
-    does not execute on it: such a candidate runs exactly as the original
-    up to the end, so it passes too — one test-equivalence class with the
-    original (Definition 1.1), read off the coverage run.  A site counts as
-    not executed only when none of its lines is; tests whose coverage is
-    gcov's estimate (a crash or a time-out) are left out."""
-    by_site: dict[int, list[int]] = {}
-    for c in space.candidates:
-        by_site.setdefault(c.site, []).append(c.id)
-    out: dict[str, frozenset[int]] = {}
-    for t in spectrum.passing:
-        if not t.exact:
-            continue
-        lines_of = dict(t.files) or {main: t.lines}
-        ids: set[int] = set()
-        for site in space.sites:
-            lines = lines_of.get(file_of.get(site.span.file))
-            if lines is not None and not any(n in lines for n in range(site.span.line, site.span.end_line + 1)):
-                ids.update(by_site.get(site.id, ()))
-        out[t.test] = frozenset(ids)
-    return out
-
-
-_NOT_MADE = object()  # the probe before the first plausible patch
 
 
 class TestDrivenRun:
@@ -205,6 +192,7 @@ class TestDrivenRun:
         from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, TestCounter, collect_spectrum
 
         self.start = time.monotonic()
+        self.deadline = Deadline.after(options.timeout, options.started)
         self.options = options
         self.spec = spec
         self.stats = TestDrivenStats(Scheme.TEST_DRIVEN)
@@ -217,7 +205,8 @@ class TestDrivenRun:
             covered = [pf.project_path(spec.project, f) for f in files]
             shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
         ceiling = DEFAULT_TEST_TIMEOUT_MS if options.test_timeout is None else options.test_timeout
-        spectrum = collect_spectrum(spec, timeout_ms=ceiling, counter=self.counter, files=covered)
+        spectrum = collect_spectrum(spec, timeout_ms=ceiling, counter=self.counter, files=covered,
+                                    deadline=self.deadline)
         self.test_timeout = options.test_timeout
         if self.test_timeout is None:
             self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
@@ -232,9 +221,12 @@ class TestDrivenRun:
         chosen = [main, *dict.fromkeys(f for f in covered if f != main)]
         if options.localize_files:
             chosen = list(pf.localized(self.ranking, options.max_files)) or [main]
+        cut = self.deadline.passed()  # running the tests took the time: an empty space (the program parsed only)
+        if cut:
+            chosen = [main]
         pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
         self.linked = pf.linked_space(spec.project, pairs, self.ranking,
-                                      options.lines if chosen[0] == main else None,
+                                      frozenset() if cut else options.lines if chosen[0] == main else None,
                                       SpaceOptions(anti_patterns=options.anti_patterns,
                                                    **({} if options.schemas is None else {"schemas": options.schemas})))
         self.programs = {part.program.path: part.program for part in self.linked.parts}
@@ -245,9 +237,14 @@ class TestDrivenRun:
         self.stats.sites, self.stats.candidates = len(self.space.sites), len(self.space.candidates)
         self.stats.by_schema = dict(Counter(c.schema.value for c in self.space.candidates))
         self.stats.anti_patterns = dict(self.space.pruned)
-        self.unexecuted = _unexecuted(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
+        self.unexecuted = unexecuted_classes(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
         self._final: RepairOutcome | None = None
-        if not self.failing:
+        if cut or self.deadline.passed():  # the tests' results may be cut short: no verdict, no search
+            self._final = RepairOutcome.UNKNOWN
+            self.reason = f"{TIME_LIMIT} before the search (running the original's tests)"
+            finish(self.stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT, self.reason)
+            self.outcome, self.stopped = RepairOutcome.UNKNOWN, StopReason.TIMEOUT
+        elif not self.failing:
             self._final = RepairOutcome.NO_FAILING_TEST
             self.reason = f"the original program passes all {len(self.passing)} tests"
             finish(self.stats, RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, self.reason)
@@ -310,29 +307,39 @@ class TestDrivenRun:
                 if part.space.candidates:
                     meta = instrument(part.program.original, part.space, file=part.program.path, offset=part.offset)
                     ws.replace(part.file, encode(meta))
-            built = ws.build(_META_CFLAGS)
+            built = ws.build(_META_CFLAGS, timeout=self.deadline.cap(None))
             self.stats.build_seconds = built.seconds
+            if not built.ok and self.deadline.passed():
+                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, f"{TIME_LIMIT} (building the meta-program)")
+                return
             if not built.ok:
                 raise InternalError(f"the meta-program does not compile: {built.first_error}")
             partition = Path(tmp) / "partition"
             executions = TestCounter()
 
+            def test(t: str, root, env=None, counter=executions):
+                """Run test ``t`` within the time left; raises ``_OutOfTime`` once the deadline passed."""
+                run = run_test(spec, t, root, timeout_ms=self.deadline.cap_ms(self.test_timeout), env=env,
+                               counter=counter)
+                if self.deadline.passed():
+                    raise _OutOfTime
+                return run
+
             def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
                 alone = run_environment(linked.runtime_id(p))
                 if not others:  # also the baseline, which lists no others (and has no dependency classes)
-                    run = run_test(spec, t, ws, timeout_ms=self.test_timeout, env=alone, counter=executions)
+                    run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 write_partition(partition, linked.runtime_ids(others | {p}))
-                run = run_test(spec, t, ws, timeout_ms=self.test_timeout,
-                               env=run_environment(linked.runtime_id(p), partition=partition), counter=executions)
+                run = test(t, ws, run_environment(linked.runtime_id(p), partition=partition))
                 if run.outcome == TestOutcome.TIMEOUT:
                     # evaluating the others may be what took the time: run p alone
                     self.stats.retried += 1
-                    run = run_test(spec, t, ws, timeout_ms=self.test_timeout, env=alone, counter=executions)
+                    run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
-            clock = Clock(self.start, o.timeout)
+            clock = Clock(time.monotonic(), self.deadline.left())  # the run's deadline
             exploration = Exploration(space, tests, evaluate, o.partition, clock.stop, self.progress, self.unexecuted)
             rank = o.rank is Ranking.DISTANCE
             keep = None if o.all else o.max_repairs  # patches to report (None: all)
@@ -349,9 +356,10 @@ class TestDrivenRun:
                     changed = part.file
                     patched = patched_text(part.program.original, part.space, cand)
                     check.replace(part.file, encode(patched))
-                    ok = check.build().ok and all(
-                        run_test(spec, t, check, timeout_ms=self.test_timeout, counter=self.counter).passed
-                        for t in tests)
+                    ok = check.build(timeout=self.deadline.cap(None)).ok and all(
+                        test(t, check, counter=self.counter).passed for t in tests)
+                    if self.deadline.passed():
+                        raise _OutOfTime
                     self.stats.validations += len(tests)
                     if not ok:
                         self.stats.rejected += 1
@@ -376,6 +384,9 @@ class TestDrivenRun:
                         self.stats.ranking["budget_seconds"] = round(clock.rank_from(time.monotonic()), 3)
                     if keep is not None and len(pool) >= keep + EXTRA_PLAUSIBLE:
                         break
+            except _OutOfTime:
+                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, TIME_LIMIT)
+                return
             finally:
                 self.stats.take(exploration.stats)
             self.stats.complete = exploration.complete

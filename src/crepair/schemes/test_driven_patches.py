@@ -1,7 +1,8 @@
-"""The repair records of the test-driven scheme's candidates (f1x,
-Mechtaev et al., TOSEM'18): a candidate's patched text and its
-:class:`~crepair.records.Repair`, whose edit is the smallest run of whole
-tokens that differs.  Offsets are 0-based character offsets, ends
+"""Helpers of the test-driven scheme (f1x, Mechtaev et al., TOSEM'18): a
+candidate's patched text and its :class:`~crepair.records.Repair`, whose
+edit is the smallest run of whole tokens that differs; the candidates
+each passing test cannot tell from the original (their site is not
+executed on it).  Offsets are 0-based character offsets, ends
 exclusive."""
 
 from __future__ import annotations
@@ -56,3 +57,30 @@ def patched_text(original: str, space: SearchSpace, cand: Candidate) -> str:
     ``cand``'s replacement at its site."""
     site = space.sites[cand.site]
     return apply_edits(original, [(site.span.start, site.span.end, cand.replacement)])
+
+
+def unexecuted_classes(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, frozenset[int]]:
+    """Per passing test, the candidates whose site the original program
+    does not execute on it: such a candidate runs exactly as the original
+    up to the end, so it passes too — one test-equivalence class with the
+    original (Definition 1.1), read off the coverage run.  A site counts as
+    not executed only when none of its lines is; tests whose coverage is
+    gcov's estimate (a crash or a time-out) are left out."""
+    by_site: dict[int, list[int]] = {}
+    for c in space.candidates:
+        by_site.setdefault(c.site, []).append(c.id)
+    out: dict[str, frozenset[int]] = {}
+    for t in spectrum.passing:
+        if not t.exact:
+            continue
+        lines_of = dict(t.files) or {main: t.lines}
+        ids: set[int] = set()
+        for site in space.sites:
+            lines = lines_of.get(file_of.get(site.span.file))
+            if lines is not None and not any(n in lines for n in range(site.span.line, site.span.end_line + 1)):
+                ids.update(by_site.get(site.id, ()))
+        out[t.test] = frozenset(ids)
+    return out
+
+
+_NOT_MADE = object()  # the probe before the first plausible patch

@@ -6,15 +6,64 @@ The estimate is only the pace so far carried over the rest of the stage's
 work (mutation: the candidates of its search space, of which pruning may
 skip many; templates: the diagnoses still allowed, which may be fewer), so
 it is given as "about", rounded up to a whole minute.
+
+:class:`Deadline` is the one end of a run that the schemes which start
+processes (test-driven, staged, heap) share: each process they start gets
+the time left as its own limit.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 from crepair.records import StopReason
 from crepair.run_record import MutationStats, TemplateStats
+
+
+#: the least time limit a process gets (seconds): below it, a started
+#: compiler or test could not even start, and the caller stops instead
+MIN_CHILD_SECONDS = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The end of a run: ``at``, a ``time.monotonic()`` instant (None: no
+    limit).  ``--timeout S`` counts from the start of the command
+    (:meth:`after` with its ``started`` instant), so loading the program
+    and setting a stage up count too."""
+
+    at: float | None = None
+
+    @staticmethod
+    def after(seconds: float | None, started: float | None = None) -> "Deadline":
+        """The deadline ``seconds`` after the ``time.monotonic()`` instant
+        ``started`` (None: now); no limit when ``seconds`` is None."""
+        if seconds is None:
+            return Deadline(None)
+        return Deadline((time.monotonic() if started is None else started) + seconds)
+
+    def left(self) -> float | None:
+        """Seconds until the deadline, negative once it passed (None: no limit)."""
+        return None if self.at is None else self.at - time.monotonic()
+
+    def passed(self) -> bool:
+        return self.at is not None and time.monotonic() >= self.at
+
+    def cap(self, seconds: float | None) -> float | None:
+        """The time limit, in seconds, of a process whose own limit is
+        ``seconds`` (None: none): no later than the deadline, and at least
+        :data:`MIN_CHILD_SECONDS`."""
+        left = self.left()
+        if left is None:
+            return seconds
+        left = max(left, MIN_CHILD_SECONDS)
+        return left if seconds is None else min(seconds, left)
+
+    def cap_ms(self, ms: int) -> int:
+        """:meth:`cap` of a limit in whole milliseconds (at least 1)."""
+        return max(1, math.ceil(1000 * self.cap(ms / 1000)))
 
 
 def time_limit_note(run, now: float | None = None) -> str | None:

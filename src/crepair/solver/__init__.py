@@ -116,7 +116,8 @@ class Limits:
 def smt_solver(limits: Limits) -> SmtSolver:
     """A fresh incremental SMT solver under ``limits`` (its time limit is
     the time left until the deadline)."""
-    return SmtSolver(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit, ledger=limits.ledger)
+    return SmtSolver(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit, ledger=limits.ledger,
+                     deadline=limits.deadline)
 
 
 def optimizer_solver(limits: Limits) -> Optimizer:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -152,7 +153,7 @@ def array_entries(model: Model, term: z3.ExprRef, signed: bool = True) -> tuple[
     return {i: v for i, v in entries.items() if v != default}, default
 
 
-WATCHDOG_GRACE = 1.0  # seconds past a check's time limit before the watchdog interrupts z3
+WATCHDOG_GRACE = 0.5  # seconds past a check's time limit before the watchdog interrupts z3
 SPENT = "resource budget of the run spent"  # reason of an UNKNOWN when the run's ledger is empty
 
 
@@ -170,11 +171,15 @@ class SmtSolver:
     never look at the clock), so a watchdog thread interrupts a check
     :data:`WATCHDOG_GRACE` seconds after its time limit.  ``ledger``: the
     run's budget of resource units, which caps every check and is charged
-    with what it spends (reason ``SPENT`` once it is empty).
+    with what it spends (reason ``SPENT`` once it is empty).  ``deadline``:
+    a ``time.monotonic()`` instant (None: none); each check's time limit is
+    at most the time left until it, and past it a check answers UNKNOWN
+    (reason ``"timeout"``) without starting z3.
     """
 
     def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None,
-                 ledger: "Ledger | None" = None):
+                 ledger: "Ledger | None" = None, deadline: float | None = None):
+        self._deadline = deadline
         self._solver = z3.SolverFor("QF_ABV")
         self._solver.set("random_seed", seed)
         self.rlimit = rlimit
@@ -248,9 +253,20 @@ class SmtSolver:
             units = left if self._units is None else min(self._units, left)
             self._solver.set("rlimit", units)
             before = self.resources
+        limit = self._timeout
+        if self._deadline is not None:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                self.reason_unknown = "timeout"
+                return Verdict.UNKNOWN
+            if limit is None or left < limit:
+                limit = left
+                self._solver.set("timeout", max(1, int(left * 1000)))
+            elif self._timeout is not None:
+                self._solver.set("timeout", max(1, int(self._timeout * 1000)))
         watchdog = None
-        if self._timeout is not None:
-            watchdog = threading.Timer(self._timeout + WATCHDOG_GRACE, self._solver.ctx.interrupt)
+        if limit is not None:
+            watchdog = threading.Timer(limit + WATCHDOG_GRACE, self._solver.ctx.interrupt)
             watchdog.daemon = True
             watchdog.start()
         try:

@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 
 from crepair import toolchain
 from crepair.errors import BadInput
-from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test, run_tests
+from crepair.testsuite.runner import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, run_test
 from crepair.testsuite.spec import TestSpec
 
 COVERAGE_FLAGS = ("--coverage", "-O0")
@@ -101,7 +101,7 @@ class Spectrum:
 
 
 def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
-                     counter: TestCounter | None = None, files: Sequence[str] = ()) -> Spectrum:
+                     counter: TestCounter | None = None, files: Sequence[str] = (), deadline=None) -> Spectrum:
     """Run every test of ``spec`` (each at most ``timeout_ms``
     milliseconds) on a copy of the project as built, then on the copy built
     for coverage (which may take ``SLOWDOWN`` times as long), and return the
@@ -109,7 +109,11 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
     run's lines.  ``counter`` counts both runs.  ``files``: further source
     files (paths relative to the project) whose lines are collected too
     (:attr:`Spectrum.files`, :meth:`Spectrum.of`); a file the build does
-    not compile with coverage has no lines.
+    not compile with coverage has no lines.  ``deadline``: the run's
+    :class:`~crepair.schemes.time_limit.Deadline` (None: none): every
+    build and test run gets at most the time left, and once it has passed
+    no more is run: the spectrum then lacks tests (the caller, who set the
+    deadline, checks it).
 
     Raises ``BadInput`` when a build fails (the message is the compiler's
     first error line) and ``MissingTool`` when gcc, make or gcov is missing.
@@ -117,27 +121,44 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
     """
     gcov = toolchain.find("gcov", "coverage needs gcov, which was not found: install gcc (gcov comes with it)")
     start = time.monotonic()
+    program = spec.program.as_posix()
+
+    def cut() -> bool:
+        return deadline is not None and deadline.passed()
+
+    def ms(limit: float) -> int:
+        return round(limit) if deadline is None else deadline.cap_ms(round(limit))
+
     with spec.workspace() as ws:
-        built = ws.build()
+        built = ws.build(timeout=None if deadline is None else deadline.cap(None))
+        if cut():
+            return Spectrum(program, (), built.seconds, time.monotonic() - start)
         if not built.ok:
             raise BadInput(f"the build failed: {built.first_error}")
-        outcomes = run_tests(spec, ws, timeout_ms=timeout_ms, counter=counter)
+        outcomes = {}
+        for test_id in spec.ids:
+            if cut():
+                return Spectrum(program, (), built.seconds, time.monotonic() - start)
+            outcomes[test_id] = run_test(spec, test_id, ws, timeout_ms=ms(timeout_ms), counter=counter)
         flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header))
-        covered = ws.build(flags)
+        covered = ws.build(flags, timeout=None if deadline is None else deadline.cap(None))
+        if cut():
+            return Spectrum(program, (), built.seconds + covered.seconds, time.monotonic() - start)
         if not covered.ok:
             raise BadInput(f"the coverage build (--coverage -O0) failed: {covered.first_error}")
-        program = spec.program.as_posix()
         names = list(dict.fromkeys([program, *(PurePosixPath(f).as_posix() for f in files)]))
         sources = {os.path.realpath(ws.path(n)): n for n in names}
         tests = []
         for test_id in spec.ids:
+            if cut():
+                break
             for old in _gcda_files(ws.root):
                 old.unlink()
             plain = outcomes[test_id]
             limit = timeout_ms
             if plain.outcome != TestOutcome.TIMEOUT:
                 limit = max(timeout_ms, SLOWDOWN * plain.seconds * 1000)
-            run = run_test(spec, test_id, ws, timeout_ms=round(limit), counter=counter, grace_ms=GRACE_MS)
+            run = run_test(spec, test_id, ws, timeout_ms=ms(limit), counter=counter, grace_ms=GRACE_MS)
             found, killed = executed_lines_by_file(gcov, _gcda_files(ws.root), sources, str(ws.gcov_flush_header))
             outcome = plain.outcome
             exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT

@@ -30,16 +30,20 @@ def tool(name: str, who: str = "the heap scheme") -> str:
                                 f"(install it, e.g. apt-get install {name})")
 
 
-def compile_harness(gcc: str, source: str, program_path: str, folder: Path) -> Path:
+def compile_harness(gcc: str, source: str, program_path: str, folder: Path, timeout: float | None = None) -> Path:
     """Compile the harness text ``source`` of the program at
     ``program_path`` (its folder is on the include path, for its local
     headers) into ``folder``/prog, with debugging information and no
-    optimization.  Returns the executable; raises ``BadInput`` naming the
-    program and gcc's first error line when it does not compile."""
+    optimization, in at most ``timeout`` seconds (None: no limit).
+    Returns the executable; raises ``BadInput`` naming the program and
+    gcc's first error line when it does not compile (or that gcc did not
+    finish in time)."""
     src, exe = folder / "harness.c", folder / "prog"
     src.write_text(source)
     inc = str(Path(program_path).resolve().parent)
-    cc = toolchain.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)], text=True)
+    cc = toolchain.run([gcc, "-g", "-O0", "-w", "-I", inc, "-o", str(exe), str(src)], text=True, timeout=timeout)
+    if cc.timed_out:
+        raise BadInput(f"{program_path}: gcc did not finish in {timeout:g} s")
     if cc.returncode != 0:
         first = cc.stderr.strip().splitlines()[0] if cc.stderr.strip() else ""
         raise BadInput(f"{program_path}: does not compile: {first}")
