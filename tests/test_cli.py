@@ -43,7 +43,7 @@ def test_bad_options_are_one_line_usage_errors(tmp_path, capsys, args, what):
 
 
 def test_bad_input_under_json_is_json(tmp_path, capsys):
-    path = write_c(tmp_path, "int main(void) { float x = 1.0; return 0; }")
+    path = write_c(tmp_path, "int main(void) { long double x = 1.0; return 0; }")
     assert main(["verify", str(path), "--json"]) == ExitCode.BAD_INPUT
     captured = capsys.readouterr()
     data = json.loads(captured.out)

@@ -184,7 +184,7 @@ def test_unreachable_unsupported_code_is_not_rejected_without_a_reference(tmp_pa
     prog = write_c(tmp_path, """
         struct s { int a; };
         int twice(int x) { int y = x + x; assert(y == 2 * x); return y; }
-        int main(void) { double v = 1; return twice((int)v); }
+        int main(void) { long double v = 1; return twice((int)v); }
     """)
     assert crepair.verify(prog, entry="twice").outcome == crepair.VerifyOutcome.VERIFIED
     with pytest.raises(crepair.errors.UnsupportedConstruct, match=r"prog\.c:3:\d+: unsupported construct: floating"):

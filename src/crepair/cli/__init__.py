@@ -32,6 +32,7 @@ from contextlib import nullcontext
 from crepair.cli.codes import ExitCode
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
 from crepair.interrupt import InterruptWatch
+from crepair.interrupt import requested as interrupt_requested
 
 __all__ = ["ExitCode", "main", "run"]
 
@@ -219,6 +220,8 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.BROKEN_PIPE
     except Exception as exc:
+        if interrupt_requested():  # e.g. z3's 'canceled' from a call the Ctrl-C interrupted: exit 130
+            raise KeyboardInterrupt from exc
         if not _out_of_memory(exc):
             if os.environ.get("CREPAIR_TRACEBACK"):
                 raise

@@ -47,6 +47,7 @@ class HeapRun:
         self.on_widen = on_widen
         self.program = load_program(path, real_c=True)
         self.scheme = HeapScheme(self.program, self.options)
+        self.deadline = self.scheme.deadline  # every attempt shares it (--timeout from the command's start)
         self.spec = self.scheme.spec
         self.repairs: list[Repair] = []
         self._checks = self._rejected = 0
@@ -64,10 +65,9 @@ class HeapRun:
             yield from self.repairs
             return
         self._ran = True
-        deadline = self.scheme.deadline  # every attempt shares it (--timeout from the command's start)
         for k, n in enumerate(self.slots):
             if k:  # the last count found nothing and ruled out every repair with it: widen (Algorithm 1's N)
-                if deadline.passed():
+                if self.deadline.passed():
                     self._cut = True
                     break
                 if self.on_widen is not None:

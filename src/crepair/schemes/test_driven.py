@@ -346,6 +346,7 @@ class TestDrivenRun:
             pool: list[Ranked] = []
             probe = _NOT_MADE
             changed = None  # the file of the check copy last patched
+            cut = False  # the deadline passed during a build or a test run
             try:
                 for p in exploration:
                     self.stats.take(exploration.stats)
@@ -384,18 +385,19 @@ class TestDrivenRun:
                         self.stats.ranking["budget_seconds"] = round(clock.rank_from(time.monotonic()), 3)
                     if keep is not None and len(pool) >= keep + EXTRA_PLAUSIBLE:
                         break
-            except _OutOfTime:
-                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, TIME_LIMIT)
-                return
+            except _OutOfTime:  # the patches validated before the deadline are still reported
+                cut = True
             finally:
                 self.stats.take(exploration.stats)
-            self.stats.complete = exploration.complete
+            self.stats.complete = exploration.complete and not cut
             if pool:
-                yield from rank_patches(self, probe, pool, keep, exploration.stopped)
+                yield from rank_patches(self, probe, pool, keep, TIME_LIMIT if cut else exploration.stopped)
                 if keep is not None:
                     self._end(RepairOutcome.REPAIRED, StopReason.MAX_REPAIRS)
                     return
-            if exploration.complete:
+            if cut:
+                self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, TIME_LIMIT)
+            elif exploration.complete:
                 self._end(RepairOutcome.EXHAUSTED, StopReason.COMPLETE)
             else:
                 self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, exploration.stopped)

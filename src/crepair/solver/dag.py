@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import z3
 
-from crepair.solver.smt import _SHAPES, Model
+from crepair.solver.smt import Model
+from crepair.solver.terms import _SHAPES
 
 
 class TermGraph:

@@ -21,10 +21,20 @@ import z3
 
 RNE = z3.RNE()
 RTZ = z3.RTZ()
+_SORTS_MADE = [0]  # FP sorts asked for in this process: every floating-point term starts with one
+
+
+def sorts_made() -> int:
+    """How many FP sorts this module has made (never decreases): a solver
+    whose count has not moved since its last look holds no new
+    floating-point terms, and need not probe them (a probe costs z3
+    resource units, which ``--reproducible`` runs count)."""
+    return _SORTS_MADE[0]
 
 
 def sort(bits: int) -> z3.FPSortRef:
     """The FP sort of a 32- or 64-bit pattern."""
+    _SORTS_MADE[0] += 1
     return z3.Float32() if bits == 32 else z3.Float64()
 
 
@@ -122,6 +132,7 @@ def power_exact(x: z3.ExprRef, k: int, bits: int) -> tuple[z3.ExprRef, z3.BoolRe
     in a format wide enough for it)."""
     mantissa = 24 if bits == 32 else 53
     wide = z3.FPSort(15, mantissa * max(k, 1) + 1)
+    _SORTS_MADE[0] += 1
     a = z3.fpFPToFP(RNE, decode(x, bits), wide)
     product = z3.FPVal(1, wide)
     for _ in range(k):

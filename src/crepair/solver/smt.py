@@ -195,6 +195,7 @@ class SmtSolver:
         self._seed = seed
         self._scopes: list[list[z3.ExprRef]] | None = [[]]  # assertions per push level; None once on QF_ABVFP
         self._unprobed: list[z3.ExprRef] = []  # assertions not yet probed for floating-point terms
+        self._fp_seen = 0  # fp.sorts_made() at the last probe: no new FP sort, no FP term to probe for
 
     def set_timeout(self, seconds: float) -> None:
         self._timeout = seconds
@@ -235,7 +236,8 @@ class SmtSolver:
     def _floats(self) -> None:
         """Move to QF_ABVFP once floats are asserted (QF_ABV's solver gets them wrong)."""
         unprobed, self._unprobed = self._unprobed, []
-        if self._scopes is not None and fp.has_floats(unprobed):
+        seen, self._fp_seen = self._fp_seen, fp.sorts_made()
+        if self._scopes is not None and self._fp_seen != seen and fp.has_floats(unprobed):
             self._solver, self._scopes = fp.solver_for_floats(self._scopes, self._seed), None
             if self._timeout is not None:
                 self.set_timeout(self._timeout)
@@ -311,126 +313,7 @@ def smt_array(name: str, elem_bits: int) -> z3.ArrayRef:
     return z3.Array(name, z3.BitVecSort(32), z3.BitVecSort(elem_bits))
 
 
-def constant_names(terms: Iterable[z3.ExprRef]) -> set[str]:
-    """Names of the uninterpreted constants occurring in ``terms``."""
-    return {c.decl().name() for c in constants(terms)}
-
-
-def eq_sides(term: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
-    """The two sides of an equation ``lhs == rhs``."""
-    if not z3.is_eq(term):
-        raise ValueError(f"not an equation: {term}")
-    lhs, rhs = term.children()
-    return lhs, rhs
-
-
-def is_ite(term: z3.ExprRef) -> bool:
-    return z3.is_app_of(term, z3.Z3_OP_ITE)
-
-
-_BOOL_KINDS = {
-    z3.Z3_OP_AND: "and", z3.Z3_OP_OR: "or", z3.Z3_OP_NOT: "not", z3.Z3_OP_IMPLIES: "implies",
-    z3.Z3_OP_ITE: "ite", z3.Z3_OP_TRUE: "true", z3.Z3_OP_FALSE: "false",
-}
-
-
-def bool_kind(term: z3.ExprRef) -> str:
-    """The connective at the top of a Boolean term, or "atom"."""
-    if not z3.is_bool(term) or not z3.is_app(term):
-        return "atom"
-    return _BOOL_KINDS.get(term.decl().kind(), "atom")
-
-
-_SHAPES = {
-    z3.Z3_OP_ITE: "ite", z3.Z3_OP_AND: "and", z3.Z3_OP_OR: "or", z3.Z3_OP_IMPLIES: "implies",
-    z3.Z3_OP_SELECT: "select", z3.Z3_OP_STORE: "store", z3.Z3_OP_CONST_ARRAY: "const-array",
-}
-
-
-def shape(term: z3.ExprRef) -> tuple[str, tuple[z3.ExprRef, ...]]:
-    """The top of a term for dependency walks: ``("var", ())`` for an
-    uninterpreted constant, ``("value", ())`` for a literal, one of "ite",
-    "and", "or", "implies", "select", "store", "const-array" with the
-    children, or ``("app", children)`` for any other application."""
-    if z3.is_const(term):
-        kind = term.decl().kind()
-        return ("var", ()) if kind == z3.Z3_OP_UNINTERPRETED else ("value", ())
-    if not z3.is_app(term):
-        return "app", tuple(term.children())
-    return _SHAPES.get(term.decl().kind(), "app"), tuple(term.children())
-
-
-def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
-    """The uninterpreted constants occurring in ``terms`` (deterministic order)."""
-    found: dict[str, z3.ExprRef] = {}
-    seen: set[int] = set()
-    stack = list(terms)
-    while stack:
-        t = stack.pop()
-        key = t.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found.setdefault(t.decl().name(), t)
-        else:
-            stack.extend(t.children())
-    return [found[name] for name in sorted(found)]
-
-
-def renamer(terms: Iterable[z3.ExprRef], suffix: str, keep: Iterable[str] = ()):
-    """A function that renames every constant of ``terms`` but those named in
-    ``keep`` to ``name!suffix`` (a fresh copy of a formula, e.g. one per
-    input of a database)."""
-    keep = set(keep)
-    pairs = []
-    for c in constants(terms):
-        if c.decl().name() in keep:
-            continue
-        fresh = z3.Const(f"{c.decl().name()}!{suffix}", c.sort())
-        pairs.append((c, fresh))
-    mapping = {c.get_id(): fresh for c, fresh in pairs}
-
-    def rename(term: z3.ExprRef) -> z3.ExprRef:
-        if z3.is_const(term) and term.get_id() in mapping:
-            return mapping[term.get_id()]
-        return z3.substitute(term, *pairs) if pairs else term
-
-    return rename
-
-
-def value_of(model: Model, term: z3.ExprRef) -> z3.ExprRef:
-    """The model's value of ``term`` as a term (for arrays too)."""
-    return model.eval_term(term)
-
-
-def substitute(term: z3.ExprRef, mapping: dict[str, z3.ExprRef]) -> z3.ExprRef:
-    """``term`` with the constants named in ``mapping`` replaced, simplified."""
-    pairs = [(c, mapping[c.decl().name()]) for c in constants([term]) if c.decl().name() in mapping]
-    return z3.simplify(z3.substitute(term, *pairs)) if pairs else term
-
-
-def eliminate_definitions(term: z3.ExprRef, keep: list[z3.ExprRef]) -> z3.ExprRef:
-    """``term`` with the constants defined by equations substituted away (z3
-    tactics simplify, propagate-values, solve-eqs), keeping the constants in
-    ``keep`` (e.g. template parameters shared with other formulas): the
-    result is satisfiable with given values of ``keep`` iff ``term`` is.
-    Turns a program run with fixed inputs into constraints over ``keep``."""
-    # solve-eqs only eliminates constants: hide the kept ones as applications
-    shields: dict[int, z3.FuncDeclRef] = {}
-    pairs = []
-    for i, c in enumerate(keep):
-        bits = c.size()
-        f = shields.setdefault(bits, z3.Function(f"kept!{bits}", z3.BitVecSort(16), z3.BitVecSort(bits)))
-        pairs.append((c, f(z3.BitVecVal(i, 16))))
-    hidden = z3.substitute(term, *pairs) if pairs else term
-    goal = z3.Goal()
-    goal.add(hidden)
-    reduced = z3.Then("simplify", "propagate-values", "solve-eqs", "simplify")(goal).as_expr()
-    return z3.substitute(reduced, *[(app, c) for c, app in pairs]) if pairs else reduced
-
-
-def at_most(lits: Sequence[z3.ExprRef], k: int) -> z3.ExprRef:
-    """The pseudo-Boolean constraint: at most ``k`` of ``lits`` hold."""
-    return z3.AtMost(*lits, k) if lits else z3.BoolVal(True)
-
+# term utilities, in crepair.solver.terms (re-exported: callers import them from here)
+from crepair.solver.terms import (  # noqa: E402
+    constant_names, eq_sides, is_ite, bool_kind, shape, constants, renamer, value_of, substitute, eliminate_definitions, at_most,
+)
