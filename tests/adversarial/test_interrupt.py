@@ -123,7 +123,7 @@ def test_ctrl_c_during_test_driven_repair(tmp_path):
 
 
 def test_ctrl_c_during_a_batch_keeps_whole_records(tmp_path):
-    for name in ("a.c", "b.c", "c.c"):  # bubblesort at bound 12: about 5 s of z3 each
+    for name in ("a.c", "b.c", "c.c"):  # bubblesort at bound 12: about 3-5 s of z3 each
         shutil.copy(BENCH / "loops" / "bubblesort.c", tmp_path / name)
     results = tmp_path / "r.jsonl"
     run = interrupt(["batch", ".", "--command", "verify", "--options", "--unwind 12", "--jobs", "1", "-o", "r.jsonl",
@@ -132,4 +132,5 @@ def test_ctrl_c_during_a_batch_keeps_whole_records(tmp_path):
     text = results.read_text()
     assert text == "" or text.endswith("\n")
     records = [json.loads(line) for line in text.splitlines()]
-    assert len(records) < 3 and all(r["outcome"] == "bound-too-small" for r in records)
+    # a job that finished before the signal is whole: bubblesort reads a[n] within the bound (violated)
+    assert len(records) < 3 and all(r["outcome"] == "violated" and r["exit_code"] == 1 for r in records)
