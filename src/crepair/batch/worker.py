@@ -75,43 +75,20 @@ def _error(code: ExitCode, message: str) -> dict:
             "report": {"error": {"kind": ERROR_KINDS[code], "message": message, "exit_code": int(code)}}}
 
 
-def _kill_children() -> None:
-    """SIGKILL the process groups of this process's children (gcc, tests,
-    gdb: each started in its own group by :mod:`crepair.toolchain`),
-    which ``os._exit`` would leave running (Linux: ``/proc/PID/task/*/children``)."""
-    import glob
-
-    from crepair import toolchain
-
-    for name in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
-        try:
-            pids = open(name).read().split()
-        except OSError:
-            continue
-        for pid in pids:
-            toolchain.kill_group(int(pid))
-
-
 def _hard_stop(request, started: float) -> threading.Timer | None:
     """The wall-clock safety net of the run (module docstring), started."""
     if not request.hard_stop or not request.timeout:
         return None
-    seconds = request.timeout
-    if request.reproducible:  # the limit is counted in resource units
-        from crepair.solver import WALL_CLOCK_SAFETY
-
-        seconds *= WALL_CLOCK_SAFETY
+    from crepair import toolchain
+    from crepair.schemes.time_limit import arm_hard_stop
 
     def expire() -> None:
         _write(_error(ExitCode.UNKNOWN, f"unknown: the run did not stop at the time limit (--timeout "
                                         f"{request.timeout:g} s, from the start); stopped {HARD_STOP_GRACE:g} s later"))
-        _kill_children()
+        toolchain.kill_children()
         os._exit(0)
 
-    timer = threading.Timer(max(started + seconds + HARD_STOP_GRACE - time.monotonic(), 0), expire)
-    timer.daemon = True
-    timer.start()
-    return timer
+    return arm_hard_stop(started, request.timeout, HARD_STOP_GRACE, expire, reproducible=request.reproducible)
 
 
 def _out_of_memory(exc: BaseException) -> bool:

@@ -87,23 +87,20 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     if args.command not in ("verify", "localize", "repair") or not seconds or seconds <= 0:
         return None
 
+    from crepair import toolchain
+    from crepair.schemes.time_limit import arm_hard_stop
+
     def expire() -> None:
         message = (f"unknown: the run did not stop at the time limit (--timeout {seconds:g} s, from the "
                    f"start); stopped {HARD_STOP_GRACE:g} s later")
         _fail(ExitCode.UNKNOWN, message, as_json)
-        _kill_children()
+        toolchain.kill_children()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(ExitCode.UNKNOWN)
 
-    if getattr(args, "reproducible", False):  # the limit is counted in resource units
-        from crepair.solver import WALL_CLOCK_SAFETY
-
-        seconds *= WALL_CLOCK_SAFETY
-    timer = threading.Timer(max(args.started + seconds + HARD_STOP_GRACE - time.monotonic(), 0), expire)
-    timer.daemon = True
-    timer.start()
-    return timer
+    return arm_hard_stop(args.started, seconds, HARD_STOP_GRACE, expire,
+                         reproducible=getattr(args, "reproducible", False))
 
 
 def _out_of_memory(exc: BaseException) -> bool:
@@ -113,24 +110,6 @@ def _out_of_memory(exc: BaseException) -> bool:
         return True
     text = str(exc).lower()
     return "can't start new thread" in text or (type(exc).__name__ == "Z3Exception" and "memory" in text)
-
-
-def _kill_children() -> None:
-    """SIGKILL this process's child processes (gcc, tests, gdb), which
-    ``os._exit`` would leave running (Linux: ``/proc/PID/task/*/children``)."""
-    import glob
-    import signal
-
-    for name in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
-        try:
-            pids = open(name).read().split()
-        except OSError:
-            continue
-        for pid in pids:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (OSError, ValueError):
-                pass
 
 
 def _attach_options(argv: list[str]) -> list[str]:

@@ -15,7 +15,9 @@ the time left as its own limit.
 from __future__ import annotations
 
 import math
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from crepair.records import StopReason
@@ -25,6 +27,25 @@ from crepair.run_record import MutationStats, TemplateStats
 #: the least time limit a process gets (seconds): below it, a started
 #: compiler or test could not even start, and the caller stops instead
 MIN_CHILD_SECONDS = 0.05
+
+
+def arm_hard_stop(started: float, seconds: float, grace: float, expire: Callable[[], None], *,
+                  reproducible: bool = False) -> threading.Timer:
+    """The wall-clock last resort of a ``--timeout`` of ``seconds`` counted
+    from the ``time.monotonic()`` instant ``started``: a daemon timer,
+    started, that calls ``expire`` ``grace`` seconds after the limit (z3
+    does not always stop a check at its limit, nor when interrupted).
+    With ``reproducible`` the limit is counted in resource units and the
+    wall clock allows ``WALL_CLOCK_SAFETY`` times it.  Cancel it when the
+    run ends."""
+    if reproducible:
+        from crepair.solver import WALL_CLOCK_SAFETY
+
+        seconds *= WALL_CLOCK_SAFETY
+    timer = threading.Timer(max(started + seconds + grace - time.monotonic(), 0), expire)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 @dataclass(frozen=True, slots=True)

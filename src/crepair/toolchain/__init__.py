@@ -143,5 +143,26 @@ def kill_group(proc: Process | int, sig: int = signal.SIGKILL) -> None:
         pass
 
 
-__all__ = ["DEVNULL", "PIPE", "STDOUT", "Completed", "Process", "TimeoutExpired", "find", "kill_group", "run",
-           "spawn"]
+def kill_children(sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to every child process of this process and to its
+    process group (gcc, tests, gdb: each started in a group of its own by
+    :func:`spawn`; a child not yet in its own group gets it alone), before
+    ``os._exit``, which would leave them running (Linux:
+    ``/proc/PID/task/*/children``; elsewhere nothing)."""
+    import glob
+
+    for name in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        try:
+            pids = [int(pid) for pid in open(name).read().split()]
+        except (OSError, ValueError):
+            continue
+        for pid in pids:
+            kill_group(pid, sig)
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+
+
+__all__ = ["DEVNULL", "PIPE", "STDOUT", "Completed", "Process", "TimeoutExpired", "find", "kill_children", "kill_group",
+           "run", "spawn"]
