@@ -16,6 +16,25 @@ RUNS = (("first", True), ("first", False), ("full", True), ("full", False))
 LABEL = {("first", True): "first/P", ("first", False): "first/B", ("full", True): "full/P", ("full", False): "full/B"}
 
 
+def rule_lines(defects: dict) -> list[str]:
+    """One line: candidates left out per anti-pattern rule (issue 29), summed
+    over the first runs with partitioning, and in how many defects each
+    rule left any out."""
+    total: dict[str, int] = {}
+    hit: dict[str, int] = {}
+    for r in defects.values():
+        job = r.get(("first", True))
+        if not done(job):
+            continue
+        for rule, n in ((job.stats or {}).get("space", {}).get("anti_patterns") or {}).items():
+            total[rule] = total.get(rule, 0) + n
+            hit[rule] = hit.get(rule, 0) + (1 if n else 0)
+    if not total:
+        return []
+    return ["* Anti-pattern rules, first runs with partitioning (candidates left out, in how many defects): "
+            + ", ".join(f"`{k}` {total[k]} ({hit[k]})" for k in sorted(total))]
+
+
 def by_defect(jobs: dict) -> dict[str, dict[tuple, object]]:
     """``{defect: {(explore, partition): job}}`` in defect order."""
     out: dict[str, dict] = {}
@@ -270,6 +289,7 @@ def report(bench, jobs: dict, meta: dict, final: bool) -> str:
             f"identical to the accepted program: **{sum(map(identical_first, defects.values()))}**",
             "* Full exploration with partitioning: a plausible patch identical to the accepted one is among those "
             f"found for **{sum(map(identical_full, defects.values()))}** defects"]
+    out += rule_lines(defects)
     out += ratio_lines(defects)
     times = [(ex(r[("first", True)], "seconds"), ex(r[("first", False)], "seconds")) for r in defects.values()
              if found(r.get(("first", True))) and found(r.get(("first", False)))]

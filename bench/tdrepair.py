@@ -130,9 +130,10 @@ def repair_record(n: int, r: dict) -> dict:
 def run_stats(data: dict, call: dict) -> dict:
     """The ``stats`` of a ``done`` record: crepair's ``tests``, ``space``,
     ``exploration`` and ``seconds``, the exit code and the wall time of
-    the call."""
+    the call, and the ranking's record (``semantic_ranking``)."""
     return {"tests": data.get("tests", {}), "space": data.get("space", {}),
             "exploration": data.get("exploration", {}), "seconds": data.get("seconds"),
+            "semantic_ranking": data.get("semantic_ranking"),
             "exit": call["exit"], "call_wall": call["wall"], "command": call["command"]}
 
 
