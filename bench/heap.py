@@ -48,7 +48,8 @@ from crepair.heap.inject import inject  # noqa: E402
 from crepair.heap.localize import suspicious  # noqa: E402
 from crepair.heap.states import Spec  # noqa: E402
 from crepair.records import RepairOutcome  # noqa: E402
-from crepair.schemes.heap import HeapOptions, HeapScheme, reference_spec  # noqa: E402
+from crepair.heap.reference import reference_spec  # noqa: E402
+from crepair.schemes.heap import HeapOptions, HeapScheme  # noqa: E402
 
 CLASSES = [(1, 0), (1, 1), (2, 0), (2, 1)]
 PROGRAMS = ROOT / "heap" / "programs"

@@ -39,21 +39,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (  # noqa: E402  (bench/common.py)
-    REPO,
-    BenchBase,
-    git_commit,
-    machine,
-    md_escape,
-    pin_crepair,
-    utc_now,
-    versions_info,
-    write_results,
-)
+from harness.markdown import md_escape  # noqa: E402
+from harness.runner import write_atomic  # noqa: E402
+from harness.setup import REPO, Crepair, machine, resolve_commit, software, utc_now  # noqa: E402
 
 SIZES = (1000, 2000, 5000, 10000, 20000)
 KINDS = ("straight", "loop")
@@ -200,7 +193,13 @@ def worker(op: str, path: str, unwind: int) -> None:
     print(json.dumps(rec))
 
 
-def measure(bench: BenchBase, op: str, path: Path, unwind: int, timeout: float) -> dict:
+def write_results(out_md: Path, text: str, data: dict) -> None:
+    """The markdown report and its raw JSON beside it (``.json``)."""
+    write_atomic(out_md, text + "\n")
+    write_atomic(out_md.with_suffix(".json"), json.dumps(data, indent=1) + "\n")
+
+
+def measure(bench: Crepair, op: str, path: Path, unwind: int, timeout: float) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", op, str(path), str(unwind)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO, env=bench.env)
@@ -376,17 +375,17 @@ def main(argv: list[str]) -> int:
         return 0
 
     t_start = time.monotonic()
-    bench = BenchBase(args, "crepair-scale-")
-    commit = pin_crepair(bench, args)
-    if commit is None:
-        return 2
-    label = args.label or (bench.commit or git_commit())[:10]
+    tmp = Path(tempfile.mkdtemp(prefix="crepair-scale-"))
+    bench = Crepair(args, tmp)
+    bench.tmp = tmp
+    commit = bench.described
+    label = args.label or (bench.commit_id or resolve_commit("HEAD"))[:10]
     out_md = Path(args.output)
     out_md.parent.mkdir(parents=True, exist_ok=True)
     out_json = out_md.with_suffix(".json")
     data = json.loads(out_json.read_text()) if out_json.exists() else {"runs": {}}
     command = "python bench/scale.py " + shlex.join(argv)
-    meta = {"date": utc_now(), "commit": commit, "machine": machine(), "software": versions_info(), "command": command}
+    meta = {"date": utc_now(), "commit": commit, "machine": machine(), "software": software(), "command": command}
     run: dict = {"meta": meta, "rows": []}
     old = data["runs"].get(label) if args.merge else None
     ops = args.ops.split(",")
