@@ -6,8 +6,10 @@ and the constructs still rejected."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -91,6 +93,33 @@ def test_a_float_violation_replays_under_gcc(tmp_path):
     assert status != 0 and failed_line(stderr) == 5
     fixed = write_c(tmp_path, path.read_text().replace("7.25", "7.5"), "fixed.c")
     assert crepair.verify(fixed, unwind=2).outcome == VERIFIED
+
+
+@pytest.mark.parametrize("ctype,bits", [("double", 64), ("float", 32)])
+def test_a_floating_input_is_shown_as_its_number_not_its_bit_pattern(tmp_path, ctype, bits):
+    """An uninitialized ``double`` is an input held as its IEEE-754 bit
+    pattern; the counterexample (text and JSON) shows the number, one in
+    the assumed range that violates the assertion."""
+    path = write_c(tmp_path, f"""
+        int main(void) {{
+            {ctype} x;
+            __CPROVER_assume(x > 1.5 && x < 2.5);
+            assert(x * 2 < 4);
+            return 0;
+        }}
+    """)
+    result = crepair.verify(path, unwind=1)
+    assert result.outcome == VIOLATED
+    (inp,) = [i for i in result.counterexample.inputs if i.label.startswith("x ")]
+    assert inp.floating == bits
+    assert 2.0 <= float(inp.text()) < 2.5
+    import struct
+    fmt = "<d" if bits == 64 else "<f"
+    assert struct.pack(fmt, float(inp.text())) == (inp.value & ((1 << bits) - 1)).to_bytes(bits // 8, "little")
+    proc = subprocess.run([sys.executable, "-m", "crepair", "verify", path.name, "--json"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    value = json.loads(proc.stdout)["counterexample"]["inputs"][0]["value"]
+    assert isinstance(value, float) and 2.0 <= value < 2.5
 
 
 def test_an_inexact_pow_cuts_the_run(tmp_path):

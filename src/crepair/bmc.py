@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import struct
 import time
 from dataclasses import dataclass, field
 
@@ -90,6 +91,8 @@ class InputValue:
     executed: bool = True  # the run reads this input (inputs in skipped branches: False)
     chars: bool = False  # an array of char (a string input: stdin %s, argv, a char array parameter)
     variable: str | None = None  # what the input call's value is assigned to (``x = nondet_int()``: x)
+    floating: int = 0  # 32/64: ``value`` is the bit pattern of a float/double, printed as the number
+
 
     def text(self) -> str:
         """The value as printed: a char array also as a C string literal
@@ -98,7 +101,24 @@ class InputValue:
             data = bytes(v & 0xFF for v in self.value).split(b"\0")[0]
             literal = "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\x{b:02x}" for b in data)
             return f'"{literal}" {self.value}'
+        if self.floating in (32, 64) and isinstance(self.value, int):
+            return float_text(self.value, self.floating)
         return str(self.value)
+
+
+def float_text(bits: int, width: int) -> str:
+    """The ``float`` (``width`` 32) or ``double`` (64) whose IEEE-754 bit
+    pattern is ``bits`` (signed or not), in the fewest digits that read
+    back as the same value: ``2.0000000000000004``, ``0.1``, ``-0``,
+    ``inf``, ``nan``."""
+    fmt = "<f" if width == 32 else "<d"
+    raw = (bits & ((1 << width) - 1)).to_bytes(width // 8, "little")
+    value = struct.unpack(fmt, raw)[0]
+    for digits in range(1, 18):
+        text = f"{value:.{digits}g}"
+        if value != value or struct.pack(fmt, float(text)) == raw:
+            return text
+    return repr(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +180,7 @@ def counterexample_of(formula: ProgramFormula, model: smt.Model) -> Counterexamp
         else:
             value = model.eval_int(inp.term, inp.signed)
         inputs.append(InputValue(inp.label, inp.line, value, inp.guard is None or model.eval_bool(inp.guard), chars,
-                                 inp.variable))
+                                 inp.variable, inp.floating))
     lines = formula.executed_lines(model)
     cut = formula.failed_cut(model)
     if cut is not None:

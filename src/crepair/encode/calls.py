@@ -123,7 +123,8 @@ class Calls(Strings, Stdio, Sprintf, Library, Sorting, Allocation, Arguments, In
                 self._pointer_input(var, name, func, state)
             else:
                 term = self._fresh(var.key, var.ctype)
-                self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed, guard=state.guard))
+                self.formula.inputs.append(Input(name, self._line(func), term, var.ctype.signed, guard=state.guard,
+                                                 floating=ct.float_bits(var.ctype)))
                 state.env[var.key] = term
         state = self._leave(func, frame, self._exec(func.body, state))
         return self.formula
@@ -245,7 +246,7 @@ class Calls(Strings, Stdio, Sprintf, Library, Sorting, Allocation, Arguments, In
             ctype = self._input_type(name, node)
             term = self._fresh(f"{name}@{self._line(node)}", ctype)
             self.formula.inputs.append(Input(f"{name}()", self._line(node), term, ctype.signed, guard=state.guard,
-                                             variable=self._assigned_name(node)))
+                                             variable=self._assigned_name(node), floating=ct.float_bits(ctype)))
             return Value(term, ctype)
         if name in _ASSERTS or name in _ASSUMES:
             if not args:

@@ -133,6 +133,12 @@ FLOAT = FloatType(32, True, name="float")
 DOUBLE = FloatType(64, True, name="double")
 
 
+def float_bits(ctype) -> int:
+    """32 or 64 for ``float``/``double`` (values held as IEEE-754 bit
+    patterns), 0 for any other type."""
+    return ctype.bits if isinstance(ctype, FloatType) else 0
+
+
 def from_names(names: list[str], where) -> IntType:
     """The type named by specifier keywords such as ``["unsigned", "long"]``."""
     words = [n for n in names if n not in ("const", "volatile", "register", "static", "extern", "auto", "inline")]

@@ -182,8 +182,9 @@ class Input:
     ``size`` is set for arrays whose element count is known (an int, or a
     32-bit term for a variable-length array); ``guard`` holds iff the run
     reads the input (None: always); ``variable`` names what a call's value
-    is assigned to (``x`` for ``int x = nondet_int();``, else None).
-    ``formula.inputs`` lists inputs in the order a run reads them."""
+    is assigned to (``x`` for ``int x = nondet_int();``, else None);
+    ``floating``: 32 or 64 when the term is the IEEE-754 bit pattern of a
+    ``float`` or ``double`` (0: an integer).  ``formula.inputs`` lists inputs in the order a run reads them."""
 
     label: str
     line: int
@@ -193,6 +194,7 @@ class Input:
     size: "smt.Term | int | None" = None
     guard: smt.Term | None = None
     variable: str | None = None
+    floating: int = 0
 
 
 @dataclass(frozen=True, slots=True)

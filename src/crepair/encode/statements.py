@@ -87,7 +87,8 @@ class Statements(Initializers):
             label, line = f"{node.name} (uninitialized)", point.line
             if point.file != self._p.path:  # a local of the --reference program: its own file and line
                 label, line = f"{node.name} (uninitialized, {os.path.basename(point.file)}:{point.line})", 0
-            self.formula.inputs.append(Input(label, line, term, ctype.signed, guard=state.guard))
+            self.formula.inputs.append(Input(label, line, term, ctype.signed, guard=state.guard,
+                                             floating=ct.float_bits(ctype)))
             state.env[var.key] = term
         else:
             self._note_allocation(init, ctype)

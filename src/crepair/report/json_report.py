@@ -4,6 +4,7 @@ times in seconds)."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from crepair.bmc import ArrayValue, Counterexample, VerifyResult
@@ -33,6 +34,14 @@ def bound_dict(report: BoundReport) -> dict[str, Any]:
     }
 
 
+def _floating(i) -> float | str:
+    """A float/double input's value as a JSON number (its bit pattern read
+    as IEEE-754), or its text for an infinity or a NaN."""
+    text = i.text()
+    number = float(text)
+    return number if math.isfinite(number) else text
+
+
 def _value(value):
     if isinstance(value, ArrayValue):
         return {"entries": {str(i): v for i, v in sorted(value.entries.items())}, "default": value.default}
@@ -47,8 +56,8 @@ def counterexample_dict(cex: Counterexample | None) -> dict[str, Any] | None:
         "detail": cex.detail,
         "assertion": span_dict(cex.assertion),
         "inputs": [
-            {"label": i.label, "line": i.line, "value": _value(i.value), "executed": i.executed,
-             "variable": i.variable} for i in cex.inputs
+            {"label": i.label, "line": i.line, "value": _floating(i) if i.floating else _value(i.value),
+             "executed": i.executed, "variable": i.variable} for i in cex.inputs
         ],
         "lines": list(cex.lines),
     }
