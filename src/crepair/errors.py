@@ -56,3 +56,14 @@ class InternalError(CRepairError):
 class UsageError(CRepairError):
     """An option has a value crepair cannot use (exit code 2): says which
     option and what it accepts."""
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says the run ran out of memory: a ``MemoryError``, a
+    thread that could not start, or z3's "out of memory" (a
+    ``Z3Exception``).  The command line and the batch worker both report
+    such a run as unknown (out of memory), never as a defect."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc).lower()
+    return "can't start new thread" in text or (type(exc).__name__ == "Z3Exception" and "memory" in text)

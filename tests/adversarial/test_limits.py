@@ -114,6 +114,19 @@ def test_out_of_memory_is_unknown_in_one_line(tmp_path):
     assert run.returncode == 4 and "out of memory" in one_line(run)
 
 
+def test_one_rule_tells_out_of_memory_for_the_command_line_and_the_batch_worker():
+    from crepair.errors import out_of_memory
+
+    class Z3Exception(Exception):
+        pass
+
+    assert out_of_memory(MemoryError())
+    assert out_of_memory(RuntimeError("can't start new thread"))
+    assert out_of_memory(Z3Exception("b'out of memory'"))
+    assert not out_of_memory(ValueError("no memory region at 0x10"))  # a defect, not the limit
+    assert not out_of_memory(KeyError("x"))
+
+
 def test_a_bad_memory_value_is_a_usage_error(tmp_path):
     shutil.copy(ROOT / "examples" / "sum.c", tmp_path / "sum.c")
     run, _ = crepair_cli("verify", "sum.c", "--memory", "10", cwd=tmp_path)

@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 
+from crepair.errors import out_of_memory
 from crepair.exit_codes import ERROR_KINDS, ExitCode
 
 #: seconds past a run's time limit before the worker stops it whatever it does (as ``crepair COMMAND``)
@@ -91,15 +92,6 @@ def _hard_stop(request, started: float) -> threading.Timer | None:
     return arm_hard_stop(started, request.timeout, HARD_STOP_GRACE, expire, reproducible=request.reproducible)
 
 
-def _out_of_memory(exc: BaseException) -> bool:
-    """Whether ``exc`` says the run ran out of memory: a ``MemoryError``,
-    a thread that could not start, z3's "out of memory"."""
-    if isinstance(exc, MemoryError):
-        return True
-    text = str(exc).lower()
-    return "can't start new thread" in text or "memory" in text
-
-
 def _memory(limits: dict, request) -> int:
     """The worker's memory limit in MiB: the smaller of the batch's and the
     job's own; neither: half of the physical memory (as the command line)."""
@@ -142,7 +134,7 @@ def run(limits: dict, request_data: dict) -> dict:
         return {"exit_code": int(code), "report": json.loads(report)}
     except Exception as exc:  # noqa: BLE001 - this job's outcome, recorded by the parent
         message = f"{type(exc).__name__}: {exc}"
-        if _out_of_memory(exc):
+        if out_of_memory(exc):
             return {"error": "out-of-memory", "message": message}
         return _error(ExitCode.INTERNAL, f"{message} (a defect of crepair: please report it)")
 

@@ -30,7 +30,7 @@ from contextlib import nullcontext
 # light imports only: the stages (z3, pycparser, ...) are imported inside
 # main(), so that Ctrl-C while they load is an interruption, not a traceback
 from crepair.cli.codes import ExitCode
-from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
+from crepair.errors import BadInput, CRepairError, MissingTool, UsageError, out_of_memory
 from crepair.interrupt import InterruptWatch
 from crepair.interrupt import requested as interrupt_requested
 
@@ -101,15 +101,6 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
 
     return arm_hard_stop(args.started, seconds, HARD_STOP_GRACE, expire,
                          reproducible=getattr(args, "reproducible", False))
-
-
-def _out_of_memory(exc: BaseException) -> bool:
-    """Whether ``exc`` says the run ran out of memory: a ``MemoryError``,
-    a thread that could not start, z3's "out of memory"."""
-    if isinstance(exc, MemoryError):
-        return True
-    text = str(exc).lower()
-    return "can't start new thread" in text or (type(exc).__name__ == "Z3Exception" and "memory" in text)
 
 
 def _attach_options(argv: list[str]) -> list[str]:
@@ -201,7 +192,7 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
     except Exception as exc:
         if interrupt_requested():  # e.g. z3's 'canceled' from a call the Ctrl-C interrupted: exit 130
             raise KeyboardInterrupt from exc
-        if not _out_of_memory(exc):
+        if not out_of_memory(exc):
             if os.environ.get("CREPAIR_TRACEBACK"):
                 raise
             return _fail(ExitCode.INTERNAL, f"{type(exc).__name__}: {exc} (a defect of crepair: please report it; "
