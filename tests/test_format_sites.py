@@ -239,7 +239,8 @@ int main(void) {
 def test_two_literals_each_missing_a_newline_are_repaired_one_failing_test_at_a_time(tmp_path):
     """No single edit passes both tests ('yes' and 'no' each lack the
     newline): the search with one failing test at a time finds the partial
-    fix that round 2 completes."""
+    fix that round 2 completes.  (``main`` ends without ``return``: a
+    newline inserted before a statement after the ``if`` would fix both.)"""
     source = """\
 #include <stdio.h>
 int main(void) {
@@ -249,7 +250,6 @@ int main(void) {
         printf("yes");
     else
         printf("no");
-    return 0;
 }
 """
     model = source.replace('printf("yes");', 'printf("yes\\n");').replace('printf("no");', 'printf("no\\n");')
@@ -260,3 +260,54 @@ int main(void) {
     assert proc.returncode == 0, proc.stdout + proc.stderr
     changes = json.loads(proc.stdout)["repairs"][0]["changes"]
     assert sorted((c["original"], c["replacement"]) for c in changes) == [('"no"', '"no\\n"'), ('"yes"', '"yes\\n"')]
+
+
+# -- OUTPUT: a newline inserted before a statement --------------------------------------
+
+ECHO = """\
+#include <stdio.h>
+int main(void) {
+    int c;
+    while ((c = getchar()) != EOF)
+        if (c != ' ')
+            PUT;
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("put,newline", [("putchar(c)", "putchar('\\n')"), ('printf("%c", c)', 'printf("\\n")')])
+def test_a_newline_is_inserted_before_each_statement_in_the_program_s_own_style(tmp_path, put, newline):
+    program = load_program(write_c(tmp_path, ECHO.replace("PUT", put)), real_c=True)
+    space = build_space(program)
+    inserted = [c for c in space.candidates if c.schema is Schema.OUTPUT]
+    sites = [space.sites[c.site] for c in inserted]
+    assert [s.text for s in sites] == [f"{put};", "return 0;"]
+    assert {c.code for c in inserted} == {newline}
+    by_text = {s.text: c.replacement for s, c in zip(sites, inserted)}
+    assert by_text["return 0;"] == f"{newline};\n    return 0;"
+    assert by_text[f"{put};"] == f"{{ {newline}; {put}; }}"  # the only statement of a branch: braces
+    assert all(c.cost == 20 for c in inserted)  # tenths: a call and a constant
+
+
+def test_no_newline_is_inserted_without_stdio(tmp_path):
+    source = "int putchar(int);\nint main(void) { putchar('a'); return 0; }\n"
+    space = build_space(load_program(write_c(tmp_path, source), real_c=True))
+    assert not [c for c in space.candidates if c.schema is Schema.OUTPUT]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_a_missing_final_newline_after_a_putchar_loop_is_repaired_by_an_inserted_newline(tmp_path):
+    """No format string to edit: the program writes character by
+    character, and the course's judge wants the line ended."""
+    project(tmp_path, ECHO.replace("PUT", "putchar(c)"),
+            {"t1": ("a b c", "abc\n"), "t2": ("x y", "xy\n"), "t3": ("q", "q\n")})
+    model = ECHO.replace("PUT", "putchar(c)").replace("    return 0;", "    putchar('\\n');\n    return 0;")
+    (tmp_path / "model.c").write_text(model)
+    for spec in (["--tests-dir", "tests"], ["--tests-dir", "tests", "--reference", "model.c"]):
+        proc = crepair("repair", "prog.c", *spec, "--compare", "exact", "--json", "--timeout", "120",
+                       cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        repair = json.loads(proc.stdout)["repairs"][0]
+        assert repair["changes"][0]["kind"] == "output"
+        assert "+    putchar('\\n');\n     return 0;" in repair["diff"]

@@ -77,7 +77,7 @@ def check_invariants(program, space):
         if c.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION):
             assert c.lhs
         if s.kind == SiteKind.STMT:
-            assert c.schema in (Schema.GUARD, Schema.ASSIGNMENT) and s.text in c.replacement
+            assert c.schema in (Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT) and s.text in c.replacement
         assert (c.param is not None) == ("__CR_PARAM" in c.code)
         if c.param is not None:  # f1x's condition parameter: 0..64, read from a table by the meta-program
             assert 0 <= c.param <= 64 and c.schema in (Schema.EXPRESSION, Schema.REFINEMENT, Schema.GUARD,

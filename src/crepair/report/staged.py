@@ -12,7 +12,7 @@ from typing import Any
 
 from crepair.records import Repair, RepairOutcome
 from crepair.report.json_report import repair_dict
-from crepair.report.text import plural
+from crepair.report.text import edits_text, plural
 
 
 def render_header(run) -> str:
@@ -36,7 +36,7 @@ def render_repair(repair: Repair, index: int) -> str:
     """One repair: its evidence, where, what, the diff."""
     out = [f"repair {index} ({repair.evidence.describe()}; size {repair.size}, found after {repair.seconds:.2f} s)"]
     for ch in repair.changes:
-        tokens = "; ".join(f"{e.old or '(nothing)'} -> {e.new or '(nothing)'}" for e in ch.edits)
+        tokens = edits_text(ch.edits)
         out.append(f"  {ch.span.file}:{ch.span.line}: {tokens} ({ch.kind})")
     out.append(repair.diff.rstrip("\n"))
     return "\n".join(out)

@@ -11,7 +11,7 @@ from typing import Any
 
 from crepair.records import Repair, RepairOutcome
 from crepair.report.json_report import repair_dict
-from crepair.report.text import plural
+from crepair.report.text import edits_text, plural
 from crepair.run_record import TestDrivenRecord
 
 
@@ -60,7 +60,7 @@ def render_patch(repair: Repair, index: int, distance: dict | None = None) -> st
     out = [f"patch {index} ({repair.evidence.describe()}{far}; {repair.changes[0].kind}, "
            f"found after {repair.seconds:.2f} s)"]
     for ch in repair.changes:
-        tokens = "; ".join(f"{e.old or '(nothing)'} -> {e.new or '(nothing)'}" for e in ch.edits)
+        tokens = edits_text(ch.edits)
         out.append(f"  {ch.span.file}:{ch.span.line}: {tokens}")
     out.append(repair.diff.rstrip("\n"))
     return "\n".join(out)

@@ -29,6 +29,14 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
+def edits_text(edits) -> str:
+    """A change's edits on one line, ``old -> new; ...`` (white space runs
+    as one space; ``(nothing)`` for an empty side)."""
+    def side(t: str) -> str:
+        return " ".join(t.split()) or "(nothing)"
+    return "; ".join(f"{side(e.old)} -> {side(e.new)}" for e in edits)
+
+
 def _violation(cex: Counterexample, original: str) -> str:
     a = cex.assertion
     if cex.violated == Violation.UNWINDING_ASSERTION:

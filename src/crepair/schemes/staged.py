@@ -280,14 +280,14 @@ class StagedRun:
     def _first_stage(self) -> tuple[frozenset[Schema] | None, frozenset[int] | None] | None:
         """The part of the space searched first, as (schemas, lines), from
         the shape of the original's wrong outputs on the given tests
-        (:func:`~crepair.oracle.shape.failure_shape`): the formats for a
-        presentation error, the output lines for tokens printed too many
+        (:func:`~crepair.oracle.shape.failure_shape`): the formats and the
+        inserted newlines for a presentation error, the output lines for tokens printed too many
         or too few; None: the whole space at once."""
         given, norm = self.suite.given, self.options.compare.normalize
         outputs = self.checks.outputs(self.original, [self.suite.stdin(t) for t in given]) if given else None
         self._failing_given = [t for t, got in zip(given, outputs or ()) if not self.checks.same(got, self.suite.expected(t))]
         shape = failure_shape((norm(got), norm(self.suite.expected(t))) for t, got in zip(given, outputs or ()))
-        return {Shape.PRESENTATION: (frozenset({Schema.FORMAT}), None),
+        return {Shape.PRESENTATION: (frozenset({Schema.FORMAT, Schema.OUTPUT}), None),
                 Shape.OUTPUT: (None, output_lines(self.original))}.get(shape)
 
     def _round_items(self, base: str, ids: list[str] | None, round_: int) -> Iterator[tuple[Repair, str, int]]:

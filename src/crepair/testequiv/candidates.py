@@ -34,6 +34,7 @@ class Schema(enum.Enum):
     ASSIGNMENT = "assignment"  # insert v = e; before a statement
     INITIALIZATION = "initialization"  # give an uninitialized local an initializer
     FORMAT = "format"  # a small edit of an output call's string literal (crepair's own; testequiv.formats)
+    OUTPUT = "output"  # insert a newline output call before a statement (crepair's own)
 
 
 class SiteKind(enum.Enum):

@@ -40,7 +40,9 @@ of ``r``'s site and group listed in the partition file):
 - STMT ``s`` becomes ``{ <site code> if (__cr_g) s }``: GUARD candidates'
   value is ``!!(code)`` and ``r``'s sets ``__cr_g``; ASSIGNMENT candidates'
   value is ``code`` converted to ``lhs``'s (promoted) type and ``r`` assigns
-  it to ``lhs`` before ``s``.  Only candidates of one group are compared.
+  it to ``lhs`` before ``s``; OUTPUT candidates (an output call, never
+  tracked: it has side effects) have the value 0 and ``r`` makes its call
+  before ``s``.  Only candidates of one group are compared.
 - DECL ``x`` (a declarator's name, as the space builder gives it) becomes
   ``x = ({ typeof(x) v = x; if (r is one of the site's) v = code; v; })``:
   unless running, the variable is initialized with its own indeterminate
@@ -124,7 +126,7 @@ _KIND_CODE = {SiteKind.EXPR: 1, SiteKind.STMT: 2, SiteKind.DECL: 3}
 _TRACKS = 4
 _SCHEMAS = {
     SiteKind.EXPR: {Schema.EXPRESSION, Schema.REFINEMENT, Schema.FORMAT},
-    SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT},
+    SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT},
     SiteKind.DECL: {Schema.INITIALIZATION},
 }
 
@@ -289,6 +291,7 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
     if not cands:
         return f"{{ if (__builtin_expect(__cr_on[{s}], 0)) __cr_enter({s}); {inner} }}"
     cases = _cases(cands, lambda c: f"__CR_G(({c.code}))" if c.schema is Schema.GUARD
+                   else f"__CR_O(({c.code}))" if c.schema is Schema.OUTPUT
                    else f"__CR_A(({c.lhs}), ({c.code}))")
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")
     return (f"{{ volatile int __cr_g = 1; if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) {{ "

@@ -15,7 +15,12 @@ transformation schemas M of Fig. 10, adapted to C in §5:
   own, :mod:`crepair.testequiv.formats`), cost 1, each candidate in a
   group of its own (never merged by value); in a loop also
   ``(b) ? t : f`` choosing the literal with or without a separator, ``b``
-  an atom over a variable the loop conditions read (cost 4, as a guard).
+  an atom over a variable the loop conditions read (cost 4, as a guard);
+- OUTPUT: a newline written before a statement, ``putchar('\\n'); s``
+  (``printf("\\n"); s`` when the program never calls ``putchar``), in a
+  program that includes ``<stdio.h>`` (crepair's own, cost 2: a call and
+  a constant): a missing final or row-ending newline, the most common
+  presentation error of students' programs.
 
 Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
 visible integer variables, ``c`` a constant of the site or f1x's condition
@@ -74,7 +79,8 @@ from crepair.testequiv.sites import Place, collect
 from crepair.testequiv.scope import Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
 
-ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST = 3, 4, 2, 1, 1
+ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST, OUTPUT_COST = 3, 4, 2, 1, 1, 2
+OUTPUT_GROUP = 1 << 30  # an OUTPUT candidate is compared with no other (its own group at its site)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +194,7 @@ def _variables(code: str, p: Place) -> tuple[str, ...]:
     return tuple(sorted({m[1] for m in _NAMES.finditer(code) if m[1] and m[1] in p.scope}))
 
 
+_STDIO = re.compile(r"^\s*#\s*include\s*<stdio\.h>", re.M)
 _NULL_HEADERS = re.compile(r"^\s*#\s*include\s*<(stdio|stdlib|string|stddef|time|locale|wchar|unistd)\.h>", re.M)
 
 
@@ -198,6 +205,8 @@ class _Builder:
         self._verbatim = Verbatim(program)
         self._mutator = Mutator(program, types, self._verbatim)
         self._null = "NULL" if _NULL_HEADERS.search(program.original) else "0"
+        self._newline = (None if not _STDIO.search(program.original) else "putchar('\\n')"
+                         if re.search(r"\bputchar\s*\(", program.original) else 'printf("\\n")')
 
     def candidates(self, i: int, p: Place, places: list[Place]) -> list[_Draft]:
         o = self._options
@@ -295,6 +304,12 @@ class _Builder:
                 values += [(f"{v} + 1", 5), (f"{v} - 1", 5)]
                 for e, cost in values:
                     out.append(_Draft(tenths(cost), i, Schema.ASSIGNMENT, e, wrap.format(f"{v} = {e}; {s}"), group, v))
+        if Schema.OUTPUT in schemas and self._newline is not None:
+            line_start = self._original.rfind("\n", 0, p.span.start) + 1
+            indent = self._original[line_start:p.span.start]
+            text = (f"{{ {self._newline}; {s} }}" if p.block else f"{self._newline};\n{indent}{s}"
+                    if not indent.strip() else f"{self._newline}; {s}")
+            out.append(_Draft(tenths(OUTPUT_COST), i, Schema.OUTPUT, self._newline, text, OUTPUT_GROUP))
         return out
 
     def _ranked(self, p: Place, keep, limit: int) -> list[Var]:
