@@ -49,9 +49,9 @@ MODES = {"first": ("first",), "full": ("full",), "both": ("first", "full")}
 
 @dataclass
 class CodeflawsJob(Job):
-    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank")
+    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank", "reference")
     PARAMS = ("defect", "explore", "partition", "timeout", "test_timeout", "keep", "heldout_limit",
-              "heldout_timeout", "heldout", "root", "rank")
+              "heldout_timeout", "heldout", "root", "rank", "reference")
 
     defect: str
     klass: str
@@ -64,6 +64,7 @@ class CodeflawsJob(Job):
     heldout_timeout: float
     root: str = ""
     rank: str = "distance"  # crepair's --rank
+    reference: bool = False  # the accepted program given as --reference (the staged run, issue 27)
     heldout: list = field(default_factory=list)  # the valid held-out test numbers, set before the run
     plausible: dict = field(default_factory=dict)  # the worker's summary of all plausible patches
 
@@ -83,7 +84,12 @@ def crepair_args(buggy: str, p: dict) -> list[str]:
         args += ["--test-timeout", str(p["test_timeout"])]
     if p.get("rank", "distance") != "distance":
         args += ["--rank", p["rank"]]
+    if p.get("reference"):
+        args += ["--reference", REFERENCE]
     return args
+
+
+REFERENCE = "../reference/accepted.c"  # beside the run's folder, never among its tests
 
 
 class Codeflaws(CodeflawsSuite, Benchmark):
@@ -114,6 +120,9 @@ class Codeflaws(CodeflawsSuite, Benchmark):
                         help="skip the --no-partition (baseline) runs")
         ap.add_argument("--rank", choices=["distance", "cost"], default="distance",
                         help="crepair's --rank: distance (default, crepair's default) or cost (f1x's order)")
+        ap.add_argument("--reference", action="store_true",
+                        help="also give crepair the accepted program (--reference ACCEPTED.c): the staged run "
+                        "against a model solution (issue 27); the held-out tests stay unseen")
         ap.add_argument("--test-timeout", type=int, default=None, metavar="MS",
                         help="crepair's --test-timeout in milliseconds (default: crepair's own)")
         ap.add_argument("--keep-repairs", type=int, default=20, metavar="N",
@@ -144,7 +153,8 @@ class Codeflaws(CodeflawsSuite, Benchmark):
         a = self.args
         jobs = [CodeflawsJob(defect=d.name, klass=d.klass, explore=explore, partition=part, timeout=a.timeout,
                              test_timeout=a.test_timeout, keep=a.keep_repairs, heldout_limit=a.heldout_limit,
-                             heldout_timeout=a.heldout_timeout, root=str(self.root), rank=a.rank)
+                             heldout_timeout=a.heldout_timeout, root=str(self.root), rank=a.rank,
+                             reference=a.reference)
                 for explore in MODES[a.mode] for d in self.selected()
                 for part in ((True,) if a.partition_only else (True, False))]
         return {j.key: j for j in jobs}
@@ -152,7 +162,7 @@ class Codeflaws(CodeflawsSuite, Benchmark):
     def meta(self) -> dict:
         a = self.args
         return {"mode": a.mode, "defects": [d.name for d in self.selected()], "test_timeout": a.test_timeout,
-                "rank": a.rank, "sample": a.sample, "partition_only": a.partition_only,
+                "rank": a.rank, "reference": a.reference, "sample": a.sample, "partition_only": a.partition_only,
                 "keep_repairs": a.keep_repairs, "heldout_limit": a.heldout_limit,
                 "heldout_timeout": a.heldout_timeout}
 
@@ -192,6 +202,9 @@ class Codeflaws(CodeflawsSuite, Benchmark):
         try:
             work = scratch / "work"
             buggy = prepare(d, work)
+            if p.get("reference"):
+                (work / REFERENCE).parent.mkdir()
+                (work / REFERENCE).write_bytes(d.data(d.accepted))
             args = crepair_args(buggy.name, p)
             emit(fh, {"type": "start", "setup_seconds": time.monotonic() - t0, "crepair_file": crepair.__file__,
                       "command": "crepair " + " ".join(args)})

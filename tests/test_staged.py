@@ -166,6 +166,24 @@ def test_an_input_on_which_the_reference_has_undefined_behaviour_is_not_a_test(t
         assert oracle.expected(b"x\n") is None  # prints an uninitialized value
 
 
+def test_an_output_that_depends_on_what_the_stack_holds_is_not_a_test_even_when_both_fills_agree(tmp_path):
+    """The largest of an array filled only in part: the pattern fill is
+    negative and the zero fill is 0, so both builds print the one value
+    read; the plain build (as candidates are built) prints what an earlier
+    call left on the stack (Codeflaws 22-A: a count larger than the
+    numbers given)."""
+    ref = tmp_path / "ref.c"
+    ref.write_text('#include <stdio.h>\n'
+                   'static void dirty(void) { volatile int junk[64]; for (int i = 0; i < 64; i++) junk[i] = 1000; }\n'
+                   'static int biggest(int n) { int a[4]; a[0] = n; int m = a[0];\n'
+                   '    for (int i = 1; i < 4; i++) if (a[i] > m) m = a[i]; return m; }\n'
+                   'int main(void) { int n; if (scanf("%d", &n) != 1) return 1; dirty();'
+                   ' printf("%d\\n", biggest(n)); return 0; }\n')
+    with ReferenceProgram(ref) as oracle:
+        assert oracle.expected(b"5\n") is None
+        assert oracle.expected(b"x\n") == b""  # exits 1 before reading the array: a valid test
+
+
 # -- the staged run -------------------------------------------------------------------------------
 
 SUM = r"""#include <stdio.h>
