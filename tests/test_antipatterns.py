@@ -108,6 +108,34 @@ def test_subscripts_made_constant_by_an_operator_are_left_out(tmp_path):
     assert ("i + 1", "i - 1") in default
 
 
+MAIN = """\
+#include <stdio.h>
+int main(int argc, char *argv[]) {
+    int i, n, s = 0;
+    scanf("%d", &n);
+    for (i = 0; i < n; i++)
+        s += i;
+    printf("%d\\n", s > 10);
+    return 0;
+}
+"""
+
+
+def test_a_parameter_main_never_reads_is_no_candidate_s_variable(tmp_path):
+    """C3: argc of a program that reads standard input is 1 in every test;
+    ``s > 10`` -> ``s > argc`` is a constant in disguise.  When main reads
+    argc, candidates may read it too."""
+    default, space = replacements(tmp_path, MAIN)
+    everything, _ = replacements(tmp_path, MAIN, NONE)
+    reads_argc = {(site, r) for site, r in everything if "argc" in r and "argc" not in site}
+    assert ("s > 10", "s > argc") in reads_argc
+    assert not reads_argc & default
+    assert dict(space.pruned)["C3"] > 0
+    used = MAIN.replace("scanf(\"%d\", &n);", "scanf(\"%d\", &n);\n    n += argc - 1;")
+    kept, space = replacements(tmp_path, used)
+    assert ("s > 10", "s > argc") in kept and dict(space.pruned).get("C3", 0) == 0
+
+
 def test_rule_names_parse_and_unknown_ones_are_usage_errors():
     assert anti_pattern_rules("all") == frozenset(AntiPattern)
     assert anti_pattern_rules("none") == frozenset()

@@ -51,7 +51,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                    help="leave out candidates that match these anti-patterns (Tan et al., FSE'16: A1 delete a "
                         "return/exit, A2 delete break/continue, A3 delete a block's only statement, A4 delete a "
                         "set before an if, A6 trivial condition, A7 delete a loop-counter update; crepair's C1 "
-                        "loop bound or subscript variable -> constant, C2 membership-test constant changed); "
+                        "loop bound or subscript variable -> constant, C2 membership-test constant changed, C3 "
+                        "reading a parameter of main that main never reads: argc); "
                         "default: all")
     g.add_argument("--rank", choices=["distance", "cost"], default="distance",
                    help="order of the plausible patches: distance (default: least semantic distance from the "

@@ -32,7 +32,11 @@ paper is not in the project's folder).  crepair adds two rules of its own
   ``a[i % 1]``);
 - MEMBER_CONSTANT: no constant of a membership test ``x == 4 || x == 7``
   changed to another constant (the set comes from the problem's
-  statement).
+  statement);
+- UNUSED_MAIN_PARAMETER: no candidate reads (or assigns) a parameter of
+  ``main`` that ``main`` never reads (``int main(int argc, char *argv[])`` of a program
+  that reads standard input: ``argc`` is 1 in every test, a constant in
+  disguise; Codeflaws 109-D's first patch put it for a loop variable).
 
 Each rule is a function ``(place, draft, original) -> bool`` (True:
 remove); :func:`pruned` applies the chosen ones.
@@ -53,6 +57,7 @@ from pycparser import c_ast
 
 from crepair.errors import UsageError
 from crepair.testequiv.candidates import Schema
+from crepair.testequiv.scope import VarKind
 from crepair.testequiv.sites import Place
 
 _EXITS = {"exit", "abort", "_Exit", "_exit", "quick_exit", "assert", "__assert_fail"}
@@ -71,6 +76,7 @@ class AntiPattern(enum.Enum):
     LOOP_COUNTER = "A7"
     CONSTANT_BOUND = "C1"
     MEMBER_CONSTANT = "C2"
+    UNUSED_MAIN_PARAMETER = "C3"
 
     @property
     def label(self) -> str:
@@ -86,6 +92,7 @@ _LABELS = {
     AntiPattern.LOOP_COUNTER: "A7 anti-delete loop-counter update",
     AntiPattern.CONSTANT_BOUND: "crepair: anti-replace bound by constant",
     AntiPattern.MEMBER_CONSTANT: "crepair: anti-change membership constant",
+    AntiPattern.UNUSED_MAIN_PARAMETER: "crepair: anti-read unused main parameter",
 }
 
 
@@ -179,6 +186,20 @@ def member_constant(p: Place, d: Draft, original: str) -> bool:
     return any(m0 <= start and end <= m1 for m0, m1 in p.members)
 
 
+def unused_main_parameter(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C3: a candidate reads a parameter of ``main`` that
+    ``main`` never reads and the site does not name, or assigns it (a
+    write nothing reads)."""
+    if p.function.name != "main":
+        return False
+    unused = {name for name, v in p.scope.items()
+              if v.kind is VarKind.PARAM and not p.function.uses.get(name)}
+    if not unused:
+        return False
+    before = set(_tokens(original[p.span.start:p.span.end]))
+    return getattr(d, "lhs", "") in unused or any(t in unused and t not in before for t in _tokens(d.code))
+
+
 RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.EXIT_NODE: exit_node,
     AntiPattern.CONTROL_STATEMENT: control_statement,
@@ -188,6 +209,7 @@ RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.LOOP_COUNTER: loop_counter,
     AntiPattern.CONSTANT_BOUND: constant_bound,
     AntiPattern.MEMBER_CONSTANT: member_constant,
+    AntiPattern.UNUSED_MAIN_PARAMETER: unused_main_parameter,
 }
 
 
@@ -219,7 +241,8 @@ def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: f
     counts = {r: 0 for r in chosen}
     for d in drafts:
         p = places[place_of(d)]
-        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members))
+        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members)) \
+            or p.function.name == "main"  # C3 reads any candidate of main
         hit = next((r for r in chosen if RULES[r](p, d, original)), None) if relevant else None
         if hit is None:
             kept.append(d)
