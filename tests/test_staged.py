@@ -110,8 +110,11 @@ def test_generated_inputs_keep_separators_and_lines_and_are_deterministic():
     assert first == mutate_inputs(given, count=30, seed=4)
     assert len(first) == len(set(first)) and not set(first) & set(given)
     for new in first:
-        parts = _split(new)
-        assert parts[0::2] in (_split(given[0])[0::2], _split(given[1])[0::2])  # the whitespace between tokens
+        seps = _split(new)[0::2]
+        if seps not in (_split(given[0])[0::2], _split(given[1])[0::2]):  # the whitespace between tokens
+            # "3" counts the numbers after it: resized, the items' separator repeated or dropped
+            assert seps[:2] == [b"", b"\n"] and seps[-1] == b"\n" and set(seps[2:-1]) <= {b" "}, new
+            assert int(new.split()[0]) == len(new.split()) - 1
 
 
 def _numbers(inputs):
@@ -126,6 +129,28 @@ def test_generated_numbers_keep_to_the_sign_classes_of_the_given_ones_at_their_p
     assert min(counts) > 0  # every test's count is positive: no 0, no -3
     data = [float(t) for m in mutants for t in m.split()[1:]]
     assert {(v > 0) - (v < 0) for v in data} == {-1, 0, 1}  # the data take every sign
+
+
+def test_a_count_keeps_counting_its_items_in_generated_inputs():
+    """``n`` then ``n`` numbers (Codeflaws' usual input): a mutant changes
+    ``n`` only with the numbers, so no run reads past its input (where it
+    would see whatever its memory held); sizes both smaller and larger
+    than the given ones are generated."""
+    given = [b"1\n28\n", b"4\n1 2 2 -4\n", b"5\n1 2 3 1 1\n"]
+    mutants = mutate_inputs(given, count=60, seed=3)
+    assert len(mutants) == 60
+    sizes = set()
+    for m in mutants:
+        tokens = m.split()
+        assert int(tokens[0]) == len(tokens) - 1, m
+        assert m.count(b"\n") == 2, m  # the line structure: the count's line, the items' line
+        sizes.add(int(tokens[0]))
+    assert sizes - {1, 4, 5}, sizes
+    lines = [b"3\nabc\nde\nf\n", b"2\nxy\nz\n"]
+    for m in mutate_inputs(lines, count=20, seed=1):
+        first, *rest = m.split(b"\n")
+        assert int(first) == len([r for r in rest if r.strip()]), m
+    assert all(len(m.split()) == 3 for m in mutate_inputs([b"1 2 3\n", b"7 8 9\n"], count=10))  # no count
 
 
 def test_the_shape_of_wrong_outputs_names_the_part_of_the_space_searched_first():

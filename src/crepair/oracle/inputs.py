@@ -10,7 +10,12 @@ doubled.  Mutants stay in the input classes the given inputs show: a
 number's sign class (negative, zero, positive) is one that a given number
 at the same token index has (a count or a size that every test gives as
 positive stays positive; a mutant outside that domain tests what the task
-never asked).  This is the input generation of the staged check against a
+never asked).  A number that counts what follows it in every given input
+(``n`` then ``n`` numbers: the tokens after it, or the lines after its
+own) stays a count: a mutant changes it together with the items, dropping
+the last ones or repeating mutated copies of them, so the program never
+reads past the end of its input (where it would see what its memory
+happened to hold).  This is the input generation of the staged check against a
 reference (crepair issue "Real programs against a model solution";
 in the spirit of type-aware input mutation, e.g. Mechtaev et al.'s
 test generation for f1x's evaluation).
@@ -60,6 +65,66 @@ def _signs(inputs: Sequence[bytes]) -> dict[int, frozenset[int]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+def _counts(inputs: Sequence[bytes]) -> dict[int, str]:
+    """Token index -> ``"tokens"`` or ``"lines"`` for an integer that, in
+    every given input that has one there, equals the number of tokens after
+    it (or of non-empty lines after its line), and is at least 2 in one of
+    them (a 1 or a 0 could count by chance)."""
+    out: dict[int, str] = {}
+    first = next((d for d in inputs if _TOKEN.search(d)), None)
+    if first is None:
+        return out
+    for k in range(len(_TOKEN.findall(first))):
+        for kind in ("tokens", "lines"):
+            seen = [c for c in (_count_at(d, k, kind) for d in inputs) if c is not None]
+            if seen and all(ok for ok, _ in seen) and any(v >= 2 for _, v in seen):
+                out[k] = kind
+                break
+    return out
+
+
+def _count_at(data: bytes, k: int, kind: str) -> tuple[bool, int] | None:
+    """(whether token ``k`` of ``data`` counts the items after it, its
+    value); None when there is no integer token ``k``."""
+    tokens = list(_TOKEN.finditer(data))
+    if k >= len(tokens) or not _INT.fullmatch(tokens[k].group()):
+        return None
+    value = int(tokens[k].group())
+    if kind == "tokens":
+        return value == len(tokens) - k - 1, value
+    rest = data[tokens[k].end():].split(b"\n")[1:]
+    return value == sum(1 for line in rest if line.strip()), value
+
+
+def _resized(data: bytes, k: int, kind: str, rng: random.Random) -> bytes:
+    """``data`` with its count at token ``k`` changed and the items after
+    it dropped from the end or repeated (mutated copies) to match."""
+    tokens = list(_TOKEN.finditer(data))
+    old = int(tokens[k].group())
+    new = rng.choice([c for c in (old + 1, old - 1, old + 2, old // 2, 2 * old, 1, rng.randint(1, 2 * old + 2))
+                      if c != old and c >= 1] or [old + 1])
+    head, tail = data[:tokens[k].start()] + str(new).encode(), data[tokens[k].end():]
+    if kind == "tokens":
+        items = [m.group() for m in tokens[k + 1:]]
+        seps = _split(tail)[0::2]  # the separators around the items, kept where they are
+        inner = seps[-2] if len(seps) > 2 else b" "
+        if new < old:
+            return head + b"".join(_split(tail)[:2 * new]) + seps[-1]
+        extra = [mutate_token(rng.choice(items), rng) for _ in range(new - old)] if items else []
+        return head + tail[:len(tail) - len(seps[-1])] + b"".join(inner + t for t in extra) + seps[-1]
+    line_end = tail.find(b"\n")
+    if line_end < 0:
+        return data
+    first, lines = tail[:line_end + 1], tail[line_end + 1:].split(b"\n")
+    items = [i for i, line in enumerate(lines) if line.strip()]
+    if new < old:
+        cut = items[new] if new < len(items) else len(lines)
+        return head + first + b"\n".join(lines[:cut]) + (b"\n" if cut < len(lines) else b"")
+    last = items[-1] if items else -1
+    added = [_mutant(lines[rng.choice(items)], rng) for _ in range(new - old)] if items else []
+    return head + first + b"\n".join(lines[:last + 1] + added + lines[last + 1:])
+
+
 def _number(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
     v = int(token)
     magnitude = max(abs(v), 10)
@@ -99,9 +164,18 @@ def mutate_token(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_S
     return _word(token, rng)
 
 
-def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | None = None) -> bytes:
+def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | None = None,
+            counts: dict[int, str] | None = None) -> bytes:
     parts = _split(data)
     tokens = list(range(1, len(parts), 2))
+    if not tokens:
+        return data
+    counting = {k: kind for k, kind in (counts or {}).items()
+                if (found := _count_at(data, k, kind)) is not None and found[0]}
+    if counting and rng.random() < 0.3:  # the size changes, the items follow
+        k = rng.choice(sorted(counting))
+        return _resized(data, k, counting[k], rng)
+    tokens = [i for i in tokens if (i - 1) // 2 not in counting]
     if not tokens:
         return data
     numeric = [i for i in tokens if _INT.fullmatch(parts[i]) or _FLOAT.fullmatch(parts[i])]
@@ -128,16 +202,17 @@ def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0) -> list
     """Up to ``count`` distinct mutants of the standard inputs ``inputs``
     (none of which is returned again), deterministic for a ``seed``.
     Fewer come back when the inputs have few tokens.  A number keeps to
-    the sign classes of the numbers at its token index in ``inputs``."""
+    the sign classes of the numbers at its token index in ``inputs``; a
+    count keeps counting its items (module docstring)."""
     rng = random.Random(seed)
-    signs = _signs(inputs)
+    signs, counts = _signs(inputs), _counts(inputs)
     seen = set(inputs)
     out: list[bytes] = []
     pool = [i for i in inputs if _TOKEN.search(i)]
     attempts = 0
     while pool and len(out) < count and attempts < 20 * count:
         attempts += 1
-        new = _mutant(rng.choice(pool), rng, signs)
+        new = _mutant(rng.choice(pool), rng, signs, counts)
         if new not in seen:
             seen.add(new)
             out.append(new)
