@@ -67,6 +67,19 @@ def test_edits_add_and_delete_newlines_and_spaces_and_never_change_the_number_of
     assert all("%" not in e.replace("%d", "") for e in format_edits('"%d"', (INT, INT)))  # arity mismatch
 
 
+def test_the_words_around_the_conversions_are_deleted_in_one_edit():
+    """A prompt or a sentence around the value (a judge wants the value
+    alone); text of separators only has edits of its own."""
+    assert '"%d"' in format_edits('"%d é o maior numero"', (INT,))
+    assert '"%d\\n"' in format_edits('"%d é o maior numero"', (INT,))  # and the missing newline
+    assert '"%d\\n"' in format_edits('"Introduza: %d\\n"', (INT,))
+    both = format_edits('"O maior: %d (fim)\\n"', (INT,))
+    assert {'"%d (fim)\\n"', '"O maior: %d\\n"', '"%d\\n"'} <= set(both)
+    assert '"%d:%02d"' in format_edits('"Hora %d:%02d"', (INT, INT))  # the text between stays
+    assert not [e for e in format_edits('"%d, %d\\n"', (INT, INT)) if e.startswith('"%d%d')]
+    assert '"%d\\n"' not in format_edits('"  %d\\n"', (INT,))  # no word: no prompt edit
+
+
 def test_printf_puts_and_fprintf_stdout_literals_are_format_sites_and_scanf_is_not(tmp_path):
     program = load_program(write_c(tmp_path, """\
         #include <stdio.h>
@@ -311,3 +324,22 @@ def test_a_missing_final_newline_after_a_putchar_loop_is_repaired_by_an_inserted
         repair = json.loads(proc.stdout)["repairs"][0]
         assert repair["changes"][0]["kind"] == "output"
         assert "+    putchar('\\n');\n     return 0;" in repair["diff"]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_a_sentence_around_the_value_is_repaired_by_a_format_edit(tmp_path):
+    source = """\
+#include <stdio.h>
+int main(void) {
+    int a, b;
+    scanf("%d %d", &a, &b);
+    printf("O maior numero e %d", a > b ? a : b);
+    return 0;
+}
+"""
+    project(tmp_path, source, {"t1": ("1 2\n", "2\n"), "t2": ("7 3\n", "7\n")})
+    proc = crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    change = json.loads(proc.stdout)["repairs"][0]["changes"][0]
+    assert (change["kind"], change["replacement"]) == ("format", '"%d\\n"')

@@ -13,6 +13,9 @@ candidates are the literal with one small edit (:func:`format_edits`):
 - every space (or every tab) right before a ``\\n`` deleted at once,
   when there are several (``"%d \\n%d \\n"`` -> ``"%d\\n%d\\n"``);
 - a trailing space or tab moved to the front (``"%d "`` -> ``" %d"``);
+- the words before the first conversion or after the last deleted (a
+  prompt or a sentence around the value: ``"O maior é %d\\n"`` ->
+  ``"%d\\n"``, ``"%d é o maior"`` -> ``"%d\\n"``);
 - one conversion changed to a related one that still matches its
   argument's type as gcc's ``-Wformat`` checks it: ``%d``/``%i``/``%u`` with
   the length modifier of the (promoted) integer argument (``%d`` -> ``%ld``
@@ -95,6 +98,7 @@ _CONVERSION = re.compile(
 _LENGTH = {3: "", 4: "l", 5: "ll"}
 _FLOATS = "fFeEgGaA"
 _SEPARATORS = (" ", "\\t", "\\n")
+_WORD = re.compile(r"[A-Za-z\u0080-\U0010ffff]")  # a letter (accented ones too): text that is a word
 
 
 def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]:
@@ -130,6 +134,8 @@ def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]
     for sep in (" ", "\\t"):
         if body.endswith(sep) and len(body) > len(sep):
             bodies.append(sep + body[:-len(sep)])
+    if conversions:
+        bodies += _prompt_edits(body, conversions[0].start(), conversions[-1].end())
     if arg_types is not None:
         bodies += _conversion_edits(body, conversions, arg_types)
     out: list[str] = []
@@ -138,6 +144,25 @@ def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]
         if b != body and text not in out:
             out.append(text)
     return out
+
+
+def _prompt_edits(body: str, first: int, last: int) -> list[str]:
+    """The words around the conversions deleted: the text before the
+    first (a prompt, ``"Resultado: %d\\n"`` -> ``"%d\\n"``), the text after
+    the last (``"%d é o maior"`` -> ``"%d"``), or both, each also with a
+    newline at the end when it has none; only
+    text that holds a word (a letter), as separators have edits of their
+    own."""
+    head, tail = body[:first], body[last:]
+    nl = "\\n" if tail.endswith("\\n") else ""
+    kept = []
+    if _WORD.search(head):
+        kept.append(body[first:])
+    if _WORD.search(tail):
+        kept.append(body[:last] + nl)
+    if _WORD.search(head) and _WORD.search(tail):
+        kept.append(body[first:last] + nl)
+    return [b for k in kept for b in (k, k if k.endswith("\\n") else k + "\\n")]
 
 
 def separator_choices(literal: str) -> list[tuple[str, str]]:
