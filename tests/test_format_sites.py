@@ -27,6 +27,12 @@ def crepair(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                            *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+def first_repair(proc: subprocess.CompletedProcess) -> dict:
+    """The first repair of a ``--json`` run that exited 0."""
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)["repairs"][0]
+
+
 def project(tmp_path: Path, source: str, tests: dict[str, tuple[str, str]]) -> None:
     (tmp_path / "prog.c").write_text(source)
     folder = tmp_path / "tests"
@@ -129,9 +135,8 @@ def test_output_call_arguments_are_expression_sites(tmp_path):
 @pytest.mark.parametrize("wrong, right", [('"%d"', '"%d\\n"'), ('"%d \\n"', '"%d\\n"')])
 def test_a_wrong_format_is_repaired_under_exact_comparison(tmp_path, wrong, right):
     project(tmp_path, DOUBLE_IT.replace("FORMAT", wrong), DOUBLES)
-    proc = crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    change = json.loads(proc.stdout)["repairs"][0]["changes"][0]
+    change = first_repair(crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json",
+                                  cwd=tmp_path))["changes"][0]
     assert (change["kind"], change["original"], change["replacement"]) == ("format", wrong, right)
 
 
@@ -151,10 +156,8 @@ def test_a_course_submission_whose_only_error_is_the_format_is_repaired(tmp_path
     """The submission prints ``%.2f`` without the newline the course's
     judge expects (every output differs from the expected one only there)."""
     tests = IPAS / "tests" / "lab02" / "ex08"
-    proc = crepair("repair", str(SUBMISSION), "--tests-dir", str(tests), "--compare", "exact", "--json",
-                   cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    repair = json.loads(proc.stdout)["repairs"][0]
+    repair = first_repair(crepair("repair", str(SUBMISSION), "--tests-dir", str(tests), "--compare", "exact", "--json",
+                                  cwd=tmp_path))
     assert repair["changes"][0]["kind"] == "format"
     assert '+    printf("%.2f\\n", media);' in repair["diff"]
 
@@ -235,10 +238,8 @@ int main(void) {
     project(tmp_path, source, {"t1": ("3\n1 2 3\n", "2 4 6\n"), "t2": ("2\n5 -1\n", "10 -2\n"),
                                "t3": ("1\n7\n", "14\n")})
     (tmp_path / "model.c").write_text(model)
-    proc = crepair("repair", "prog.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
-                   "--json", "--timeout", "120", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    repair = json.loads(proc.stdout)["repairs"][0]
+    repair = first_repair(crepair("repair", "prog.c", "--reference", "model.c", "--tests-dir", "tests", "--compare",
+                                  "exact", "--json", "--timeout", "120", cwd=tmp_path))
     change = repair["changes"][0]
     assert change["kind"] == "format" and change["original"] == '"%d "', change
     patched = tmp_path / "patched.c"
@@ -268,10 +269,8 @@ int main(void) {
     model = source.replace('printf("yes");', 'printf("yes\\n");').replace('printf("no");', 'printf("no\\n");')
     project(tmp_path, source, {"t1": ("4 2\n", "yes\n"), "t2": ("5 2\n", "no\n"), "t3": ("9 3\n", "yes\n")})
     (tmp_path / "model.c").write_text(model)
-    proc = crepair("repair", "prog.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
-                   "--json", "--timeout", "120", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    changes = json.loads(proc.stdout)["repairs"][0]["changes"]
+    changes = first_repair(crepair("repair", "prog.c", "--reference", "model.c", "--tests-dir", "tests", "--compare",
+                                   "exact", "--json", "--timeout", "120", cwd=tmp_path))["changes"]
     assert sorted((c["original"], c["replacement"]) for c in changes) == [('"no"', '"no\\n"'), ('"yes"', '"yes\\n"')]
 
 
@@ -318,10 +317,8 @@ def test_a_missing_final_newline_after_a_putchar_loop_is_repaired_by_an_inserted
     model = ECHO.replace("PUT", "putchar(c)").replace("    return 0;", "    putchar('\\n');\n    return 0;")
     (tmp_path / "model.c").write_text(model)
     for spec in (["--tests-dir", "tests"], ["--tests-dir", "tests", "--reference", "model.c"]):
-        proc = crepair("repair", "prog.c", *spec, "--compare", "exact", "--json", "--timeout", "120",
-                       cwd=tmp_path)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        repair = json.loads(proc.stdout)["repairs"][0]
+        repair = first_repair(crepair("repair", "prog.c", *spec, "--compare", "exact", "--json", "--timeout", "120",
+                                      cwd=tmp_path))
         assert repair["changes"][0]["kind"] == "output"
         assert "+    putchar('\\n');\n     return 0;" in repair["diff"]
 
@@ -338,8 +335,6 @@ int main(void) {
 }
 """
     project(tmp_path, source, {"t1": ("1 2\n", "2\n"), "t2": ("7 3\n", "7\n")})
-    proc = crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120",
-                   cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    change = json.loads(proc.stdout)["repairs"][0]["changes"][0]
+    change = first_repair(crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json",
+                                  "--timeout", "120", cwd=tmp_path))["changes"][0]
     assert (change["kind"], change["replacement"]) == ("format", '"%d\\n"')
