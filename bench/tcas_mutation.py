@@ -121,6 +121,18 @@ def _key(job: MutationJob, r: dict) -> str:
     return f"v{job.version} L{job.level} r{r['index']} " + hashlib.sha1(r["diff"].encode()).hexdigest()[:16]
 
 
+_CHECKED = ("mapping", "sir_diff", "universe", "failures")  # the order TcasBench.check_repairs writes them
+
+
+def _update(r: dict, checked: dict) -> None:
+    """Set repair ``r``'s universe results from ``checked`` in one order
+    (``_CHECKED``), whether fresh or cached, so a report re-rendered from
+    the cache writes the same JSON."""
+    for k in _CHECKED:
+        r.pop(k, None)
+    r.update({k: checked[k] for k in _CHECKED if k in checked})
+
+
 def check_on_universe(jobs: list[MutationJob], cache_file: Path) -> dict:
     """Map every repair onto SIR and run it on the universe
     (``TcasBench.check_repairs``), and the unrepaired SIR versions
@@ -139,16 +151,15 @@ def check_on_universe(jobs: list[MutationJob], cache_file: Path) -> dict:
                 continue
             todo = [r for r in job.repairs if _key(job, r) not in checked]
             for r in job.repairs:
-                r.update(checked.get(_key(job, r), {}))
+                _update(r, checked.get(_key(job, r), {}))
             if todo:
                 fresh = MutationJob(version=job.version, level=job.level, path=job.path)
                 fresh.repairs = todo
                 bench.check_repairs(fresh)
                 for r in todo:  # kept without this invocation's temporary folder (error messages name it)
                     checked[_key(job, r)] = json.loads(json.dumps(
-                        {k: r[k] for k in ("mapping", "universe", "sir_diff", "failures") if k in r}).replace(
-                        json.dumps(str(bench.tmp))[1:-1], "TMP"))
-                    r.update(checked[_key(job, r)])
+                        {k: r[k] for k in _CHECKED if k in r}).replace(json.dumps(str(bench.tmp))[1:-1], "TMP"))
+                    _update(r, checked[_key(job, r)])
             bench.ensure_baseline(job.version)
     cache["baseline"] = {str(v): b for v, b in sorted(bench.baseline.items())}
     cache_file.write_text(json.dumps(cache, indent=1) + "\n", encoding="utf-8")
