@@ -289,3 +289,24 @@ def test_calls_are_no_loop_counter_or_set_before_if(tmp_path):
     assert ('printf("%d\\n", x);', 'if (0) printf("%d\\n", x);') in kept
     assert ('puts("end");', 'if (0) puts("end");') in kept
     assert ("s += x;", "if (0) s += x;") in kept
+
+
+def test_a_debug_print_alone_in_a_loop_may_be_deleted(tmp_path):
+    """A3's exception: the only statement of a loop body that writes
+    output (a leftover debug print, Codeflaws 230-A's shape) may be
+    deleted; any other lone statement may not."""
+    source = """\
+        #include <stdio.h>
+        int main(void) {
+            int a[4] = {3, 1, 2, 0}, i, s = 0;
+            for (i = 0; i < 4; i++)
+                printf("%d ", a[i]);
+            for (i = 0; i < 4; i++)
+                s += a[i];
+            printf("%d\\n", s);
+            return 0;
+        }
+    """
+    kept, _ = replacements(tmp_path, source)
+    assert ('printf("%d ", a[i]);', 'if (0) printf("%d ", a[i]);') in kept
+    assert ("s += a[i];", "if (0) s += a[i];") not in kept

@@ -218,6 +218,41 @@ def test_a_literal_in_a_loop_has_conditional_formats_over_the_loop_variables(tmp
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_conditional_formats_of_one_pair_are_partitioned_by_the_literal_they_print(tmp_path):
+    """The conditional formats of one literal pair share a group, so a run
+    compares them by the literal chosen at each execution: with tests only,
+    the repair is found with far fewer executions than there are such
+    candidates (each in a group of its own took one execution apiece,
+    Codeflaws 4-B's 2,954 of 3,667)."""
+    source = """\
+#include <stdio.h>
+int main(void) {
+    int n, i;
+    scanf("%d", &n);
+    for (i = 1; i <= n; i++)
+        printf("%d ", i);
+    printf("\\n");
+    return 0;
+}
+"""
+    program = load_program(write_c(tmp_path, source), real_c=True)
+    space = build_space(program)
+    conditional = [c for c in space.candidates if c.schema is Schema.FORMAT and "?" in c.replacement]
+    pairs = {}
+    for c in conditional:
+        pairs.setdefault(c.replacement.split(") ? ", 1)[1], set()).add(c.group)
+    assert len(pairs) > 1 and all(len(groups) == 1 for groups in pairs.values())
+    assert len({g for groups in pairs.values() for g in groups}) == len(pairs)
+    project(tmp_path, source, {"t1": ("3\n", "1 2 3\n"), "t2": ("1\n", "1\n"), "t3": ("4\n", "1 2 3 4\n")})
+    run = crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120",
+                  cwd=tmp_path)
+    repair = first_repair(run)
+    assert repair["changes"][0]["kind"] == "format", repair
+    executions = json.loads(run.stdout)["exploration"]["executions"]
+    assert executions < len(conditional) // 4, (executions, len(conditional))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
 def test_a_trailing_separator_printed_in_a_loop_is_repaired_by_a_conditional_format(tmp_path):
     """The course's judge is exact: ``1 2 3 \\n`` is a presentation error
     of ``1 2 3\\n``; the separator must be printed between the numbers only."""

@@ -17,6 +17,7 @@ from crepair import api
 from crepair.frontend import load_program
 from crepair.testequiv.deps import close, dependency_classes
 from crepair.testequiv.space import build_space
+from crepair.schemes.test_driven import AUTO_FLOOR_MS
 
 MAX = """\
 #include <stdio.h>
@@ -184,17 +185,17 @@ def test_candidates_at_sites_a_passing_test_never_reaches_pass_it_without_a_run(
 def test_auto_test_timeout_scales_with_the_original_and_is_bounded():
     from crepair.schemes.test_driven import AUTO_FLOOR_MS, auto_test_timeout
 
-    assert auto_test_timeout([0.001, 0.002], 1000) == AUTO_FLOOR_MS == 100  # 20 x 2 ms = 40 ms: the floor
+    assert auto_test_timeout([0.001, 0.002], 1000) == AUTO_FLOOR_MS == 50  # 20 x 2 ms = 40 ms: the floor
     assert auto_test_timeout([0.010, 0.020], 1000) == 400  # 20 x the slowest
     assert auto_test_timeout([0.2], 1000) == 1000  # never above the limit the original ran under
     assert auto_test_timeout([0.2], 50) == 50
-    assert auto_test_timeout([], 1000) == 100
+    assert auto_test_timeout([], 1000) == 50
 
 
 def test_the_per_test_limit_is_auto_unless_given_and_is_reported(tmp_path):
     prog = project(tmp_path)
     out = json.loads(crepair("repair", "prog.c", "--tests-dir", ".", "--json", cwd=tmp_path).stdout)
-    assert out["options"]["test_timeout_auto"] is True and 100 <= out["options"]["test_timeout_ms"] <= 1000
+    assert out["options"]["test_timeout_auto"] is True and AUTO_FLOOR_MS <= out["options"]["test_timeout_ms"] <= 1000
     given = json.loads(crepair("repair", "prog.c", "--tests-dir", ".", "--json", "--test-timeout", "700",
                                cwd=tmp_path).stdout)
     assert given["options"]["test_timeout_auto"] is False and given["options"]["test_timeout_ms"] == 700

@@ -143,7 +143,7 @@ class TestDrivenStats(SchemeStats):
 
 
 AUTO_FACTOR = 20  # a candidate may run this many times as long as the original's slowest test...
-AUTO_FLOOR_MS = 100  # ... but at least this long (process start-up, a loaded machine)
+AUTO_FLOOR_MS = 50  # ... but at least this long (process start-up, a loaded machine; the staged scheme's limit)
 
 
 def auto_test_timeout(seconds: Sequence[float], ceiling_ms: int) -> int:

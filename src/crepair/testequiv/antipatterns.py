@@ -12,7 +12,10 @@ whose code is ``0``):
 - A2 anti-delete control statement: no deleting a ``break`` or a
   ``continue`` (crepair never deletes an ``if``, loop or ``switch``);
 - A3 anti-delete single-statement CFG: no deleting the only statement of
-  a block or of a branch or loop body;
+  a block or of a branch or loop body, unless it is a call that only
+  writes output (``printf``, ``puts``, ``putchar``): every test's expected
+  output sees that deletion, and a leftover debug print in a loop is a
+  common defect (Codeflaws 230-A);
 - A4 anti-delete set-before-if: no deleting a statement that sets a
   variable the condition of the ``if`` right after it reads;
 - A6 anti-append trivial condition: no condition (a changed or added
@@ -105,6 +108,9 @@ class Draft(Protocol):
     param: int | None
 
 
+_OUTPUTS = frozenset({"printf", "puts", "putchar"})
+
+
 def _deletion(d: Draft) -> bool:
     return d.schema is Schema.GUARD and d.code == "0"
 
@@ -124,8 +130,13 @@ def control_statement(p: Place, d: Draft, original: str) -> bool:
 
 
 def single_statement(p: Place, d: Draft, original: str) -> bool:
-    """A3: deleting the only statement of a block, branch or loop body."""
-    return _deletion(d) and p.alone
+    """A3: deleting the only statement of a block, branch or loop body
+    (not an output call: its deletion is what each test's output checks)."""
+    return _deletion(d) and p.alone and not _output_call(p.node)
+
+
+def _output_call(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _OUTPUTS
 
 
 def set_before_if(p: Place, d: Draft, original: str) -> bool:

@@ -15,7 +15,10 @@ transformation schemas M of Fig. 10, adapted to C in §5:
   own, :mod:`crepair.testequiv.formats`), cost 1, each candidate in a
   group of its own (never merged by value); in a loop also
   ``(b) ? t : f`` choosing the literal with or without a separator, ``b``
-  an atom over a variable the loop conditions read (cost 4, as a guard);
+  an atom over a variable the loop conditions read (cost 4, as a guard),
+  one group per pair ``t, f`` (compared by the chosen literal's address:
+  equal addresses print the same text; candidates differing only in the
+  parameter share one body, so one literal);
 - OUTPUT: a newline written before a statement, ``putchar('\\n'); s``
   (``printf("\\n"); s`` when the program never calls ``putchar``), in a
   program that includes ``<stdio.h>`` (crepair's own, cost 2: a call and
@@ -247,8 +250,8 @@ class _Builder:
         out = [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group) for group, e in enumerate(edits, start=1)]
         group = len(edits)
         for when_true, when_false in separator_choices(text) if p.loop_reads else ():
+            group += 1  # one group per pair: its candidates yield one of two literals, compared by address
             for a in (a for a in atoms if a.left in p.loop_reads and a.right != self._null):
-                group += 1
                 bonus = 0 if _concrete(a.right, self._null) else GOOD
                 out.append(_Draft(tenths(FORMAT_COST + ATOM_COST, bonus), i, Schema.FORMAT,
                                   f"({a.code}) ? {when_true} : {when_false}",

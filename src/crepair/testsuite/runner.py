@@ -31,7 +31,7 @@ from crepair.testsuite.spec import Invocation, TestSpec
 from crepair.testsuite.workspace import Workspace
 
 DEFAULT_TEST_TIMEOUT_MS = 1000  # f1x's --test-timeout in its own test suite
-OUTPUT_SLACK = 1 << 20  # bytes of output beyond the expected before a test is cut short as failing
+OUTPUT_SLACK = 1 << 16  # bytes of output beyond the expected before a test is cut short as failing
 TIMEOUT_EXIT = 124
 
 
