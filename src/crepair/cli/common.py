@@ -159,7 +159,7 @@ def add_tests(sp: argparse.ArgumentParser) -> None:
                    help="build command run by the shell in the project copy, CC set to crepair's compiler "
                         "(default: make CC=... when there is a Makefile, else gcc)")
     g.add_argument("--test-timeout", type=at_least(1), metavar="MS",
-                   help="time limit of one test in milliseconds (default: localize 1000; repair: 20 times the slowest test of the original program, at least 100, at most 1000)")
+                   help="time limit of one test in milliseconds (default: localize 1000; repair: 20 times the slowest test of the original program, at least 50, at most 1000)")
     g.add_argument("--project", metavar="DIR",
                    help="project directory copied for every build (default: the program's directory)")
 
