@@ -64,6 +64,7 @@ from crepair.testequiv.scope import VarKind
 from crepair.testequiv.sites import Place
 
 _EXITS = {"exit", "abort", "_Exit", "_exit", "quick_exit", "assert", "__assert_fail"}
+_OUTPUTS = {"printf", "puts", "putchar"}  # calls that only write output (A3 lets them be deleted)
 _RELATIONAL = {"==", "!=", "<", "<=", ">", ">="}
 _LOGICAL = {"&&", "||", "?", ":"}
 
@@ -108,9 +109,6 @@ class Draft(Protocol):
     param: int | None
 
 
-_OUTPUTS = frozenset({"printf", "puts", "putchar"})
-
-
 def _deletion(d: Draft) -> bool:
     return d.schema is Schema.GUARD and d.code == "0"
 
@@ -119,9 +117,7 @@ def exit_node(p: Place, d: Draft, original: str) -> bool:
     """A1: deleting a return or an exit call."""
     if not _deletion(d):
         return False
-    node = p.node
-    return isinstance(node, c_ast.Return) or (
-        isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _EXITS)
+    return isinstance(p.node, c_ast.Return) or _calls(p.node, _EXITS)
 
 
 def control_statement(p: Place, d: Draft, original: str) -> bool:
@@ -132,11 +128,12 @@ def control_statement(p: Place, d: Draft, original: str) -> bool:
 def single_statement(p: Place, d: Draft, original: str) -> bool:
     """A3: deleting the only statement of a block, branch or loop body
     (not an output call: its deletion is what each test's output checks)."""
-    return _deletion(d) and p.alone and not _output_call(p.node)
+    return _deletion(d) and p.alone and not _calls(p.node, _OUTPUTS)
 
 
-def _output_call(node: c_ast.Node) -> bool:
-    return isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _OUTPUTS
+def _calls(node: c_ast.Node, names: set[str]) -> bool:
+    """``node`` is a call of one of ``names`` by name."""
+    return isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in names
 
 
 def set_before_if(p: Place, d: Draft, original: str) -> bool:
