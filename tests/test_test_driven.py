@@ -183,7 +183,6 @@ def test_candidates_at_sites_a_passing_test_never_reaches_pass_it_without_a_run(
 
 
 def test_auto_test_timeout_scales_with_the_original_and_is_bounded():
-
     assert auto_test_timeout([0.001, 0.002], 1000) == AUTO_FLOOR_MS == 50  # 20 x 2 ms = 40 ms: the floor
     assert auto_test_timeout([0.010, 0.020], 1000) == 400  # 20 x the slowest
     assert auto_test_timeout([0.2], 1000) == 1000  # never above the limit the original ran under
