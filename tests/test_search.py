@@ -122,3 +122,37 @@ def test_explored_counts_a_failing_class_before_the_search_reaches_it():
     base = Exploration(space, ["t"], _fig3_run(space, conds, 4), partition=False)
     base.stop = lambda: "stop" if base.stats.executions >= 1 else None
     assert list(base) == [] and base.stats.explored == base.stats.picked == 1
+
+
+def test_a_counterexample_added_while_iterating_refutes_later_candidates():
+    # CEGIS: with test "t" alone both i % 2 == 1 and i > 2 are plausible; once
+    # the first is reported, test "u" (i = 3, on which i > 2 counts 1) is added:
+    # the later candidate runs it first and is refuted, the one reported is not re-run
+    space = _space(FIG3)
+    conds = [c.code for c in space.candidates]
+    calls: list[tuple[str, str]] = []
+    inner = _fig3_run(space, conds, 4)
+
+    def evaluate(p, t, others):
+        calls.append((conds[p], t))
+        return inner(p, t, others)
+
+    run = Exploration(space, ["t"], evaluate)
+    found = []
+    for p in run:
+        found.append(conds[p])
+        run.add_test("u")
+        run.add_test("u")  # twice: once in the order
+    assert found == ["i % 2 == 1"] and run.complete
+    assert calls[-1] == ("i > 2", "u") and ("i % 2 == 1", "u") not in calls
+    assert run.stats.plausible == 1 and run.stats.explored == 4
+
+
+def test_a_test_added_before_iterating_runs_first():
+    space = _space(FIG3)
+    conds = [c.code for c in space.candidates]
+    calls: list[str] = []
+    inner = _fig3_run(space, conds, 4)
+    run = Exploration(space, ["t"], lambda p, t, o: (calls.append(t), inner(p, t, o))[1])
+    run.add_test("u")
+    assert [conds[p] for p in run] == ["i % 2 == 1"] and calls[0] == "u"

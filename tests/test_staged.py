@@ -244,6 +244,29 @@ def test_generated_inputs_refute_a_loop_bound_replaced_by_a_constant(tmp_path):
         run.close()
 
 
+def test_a_test_that_refutes_a_patch_joins_the_search_and_the_reference_s_loop_rules_out_a_proof(tmp_path):
+    from crepair.options import ReferenceOptions
+    from crepair.records import PassesSuite
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    ref = SUM.replace("i < n - 1", "i < n")
+    (tmp_path / "ref.c").write_text(ref)
+    (tmp_path / "sub.c").write_text(ref.replace("i < n", "i < 2"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("3\n1 2 3\n")  # i <= 2 and i < 3 pass it too
+    (tmp_path / "tests" / "a.out").write_text("6\n")
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=60),
+                    tests_dir=tmp_path / "tests")
+    repairs = list(run)
+    assert [(c.before, c.after) for r in repairs for c in r.changes] == [("i < 2", "i < n")]
+    # the generated inputs refuted the patches that count to 3; each refuting test joined the search
+    assert run.stats.refuted >= 1 and run.stats.guided == run.stats.refuted
+    evidence = repairs[0].evidence
+    assert isinstance(evidence, PassesSuite) and evidence.generated == run.stats.generated > 0
+    assert "runs of the reference go beyond unwinding bound 8" in evidence.why_not_proved
+    assert run.stats.proofs == 1  # the reference's own bound check, once: no candidate's proof is tried
+
+
 def test_the_teacher_s_case_is_repaired_with_a_proof(tmp_path):
     course(tmp_path)
     proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",

@@ -17,7 +17,7 @@ from crepair import api
 from crepair.frontend import load_program
 from crepair.testequiv.deps import close, dependency_classes
 from crepair.testequiv.space import build_space
-from crepair.schemes.test_driven import AUTO_FLOOR_MS, auto_test_timeout
+from crepair.schemes.test_driven_options import AUTO_FLOOR_MS, auto_test_timeout
 
 MAX = """\
 #include <stdio.h>

@@ -66,6 +66,17 @@ def test_bound_too_small_is_reported_not_claimed_correct(tmp_path):
     assert "vacuous beyond bound 3" in result.bound.message()
 
 
+def test_proof_only_stops_at_a_bound_that_cuts_off_runs_and_looks_for_no_violation(tmp_path):
+    buggy = POWER.replace("result *= base;", "result *= base; assert(exp != 2);")
+    full = crepair.verify(write_c(tmp_path, buggy), unwind=3)
+    assert full.outcome == crepair.VerifyOutcome.VIOLATED  # within the bound: always reported
+    quick = crepair.verify(write_c(tmp_path, buggy), unwind=3, proof_only=True)
+    assert quick.outcome == crepair.VerifyOutcome.UNKNOWN and quick.counterexample is None
+    assert quick.bound.too_small is True and "bound 3 cuts off runs" in quick.reason
+    proved = crepair.verify(write_c(tmp_path, ABS), unwind=2, proof_only=True)
+    assert proved.outcome == crepair.VerifyOutcome.VERIFIED and proved.bound.too_small is False
+
+
 def test_bounded_loop_with_enough_unwinding_is_complete(tmp_path):
     src = POWER.replace("__CPROVER_assume(e >= 0);", "__CPROVER_assume(e >= 0 && e <= 4);")
     result = crepair.verify(write_c(tmp_path, src), unwind=4)

@@ -80,6 +80,7 @@ def verify(
     init: tuple[str, ...] | list[str] = (),
     assume: tuple[str, ...] | list[str] = (),
     input_bound: int | None = None,
+    proof_only: bool = False,
 ) -> VerifyResult:
     """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
@@ -95,14 +96,17 @@ def verify(
     of array inputs are inputs.  Raises ``BadInput``/``UnsupportedConstruct``
     for programs crepair cannot take, ``UsageError`` for bad options.  The
     outcome is BOUND_TOO_SMALL when no assertion fails within the bound but
-    the bound cuts off runs (``result.bound`` names the loop).
+    the bound cuts off runs (``result.bound`` names the loop).  With
+    ``proof_only`` the bound is checked first, and one that cuts off runs
+    gives UNKNOWN at once (for callers that only want a proof).
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
     at_least("--unwind", unwind, 0)
     limits = _limits(timeout, rlimit, started)
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
     program, run_entry = _load(path, entry, ref)
-    result = verify_program(program, unwind=unwind, entry=run_entry, limits=limits, checks=checks)
+    result = verify_program(program, unwind=unwind, entry=run_entry, limits=limits, checks=checks,
+                            proof_only=proof_only)
     return result if ref is None else dataclasses.replace(result, entry=_shown_entry(entry, ref))
 
 

@@ -94,7 +94,7 @@ def repair_tests(
     (None: none) from the ``time.monotonic()`` instant ``started`` (None:
     the call); ``test_timeout_ms``: per test (default
     None: 20 times the original program's slowest test, 100 to 1000 ms,
-    see :func:`~crepair.schemes.test_driven.auto_test_timeout`);
+    see :func:`~crepair.schemes.test_driven_options.auto_test_timeout`);
     ``partition=False``: the enumerative baseline (Algorithm 2); ``all``:
     explore the whole space and yield every plausible patch, else stop after
     ``max_repairs`` (default 1); ``lines``: only change these 1-based lines;
@@ -112,7 +112,8 @@ def repair_tests(
     """
     from crepair.localization.spectrum import Formula
     from crepair.schemes.semantic_ranking import Ranking
-    from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
+    from crepair.schemes.test_driven import TestDrivenRun
+    from crepair.schemes.test_driven_options import TestRepairOptions
     from crepair.testequiv.antipatterns import anti_pattern_rules
 
     formula = _enum(Formula, formula, "formula").value

@@ -245,6 +245,7 @@ def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int
     return BoundReport(formula.bound, True, Cut(cut.what, cut.span))
 
 
+CUT_OFF = "unwinding bound {} cuts off runs: no proof at this bound (no violation was looked for)"
 ENCODING_TIMEOUT = "timeout while unwinding and encoding the program (try a smaller --unwind)"
 
 
@@ -320,10 +321,15 @@ def verify_program(
     entry: str = "main",
     limits: Limits | None = None,
     checks: Checks = Checks(),
+    proof_only: bool = False,
 ) -> VerifyResult:
     """Bounded check of a loaded program (see :func:`crepair.verify`):
     assertions and the ``checks`` of undefined behaviour on the runs within
-    the bound (unwinding assumptions), then whether the bound cuts off runs."""
+    the bound (unwinding assumptions), then whether the bound cuts off runs;
+    when it does, the bound that would not (:func:`needed_bound`).  With
+    ``proof_only`` (a caller that only wants to know whether the program is
+    proved), the bound is checked first: when it cuts off runs the outcome
+    is UNKNOWN at once (``reason`` says so; no violation was looked for)."""
     limits = limits or Limits()
     start = time.monotonic()
     try:
@@ -338,9 +344,15 @@ def verify_program(
     if not any(a.kind in (Violation.ASSERTION, Violation.NOT_EQUIVALENT) for a in formula.assertions):
         checked = " (only the checks of undefined behaviour are verified)" if formula.assertions else ""
         warnings.append(f"the program has no assertion reachable from the entry function{checked}")
+    if proof_only:
+        bound = check_bound(formula, limits)
+        if bound.too_small:
+            return VerifyResult(program.path, entry, VerifyOutcome.UNKNOWN, bound, None, time.monotonic() - start,
+                                len(formula.locations), tuple(warnings), CUT_OFF.format(unwind), program.original)
     verdict, model, reason = check_original(formula, limits)
-    bound = check_bound(formula, limits)
-    if verdict == Verdict.UNSAT:
+    if not proof_only:
+        bound = check_bound(formula, limits)
+    if verdict == Verdict.UNSAT and not proof_only:
         bound = needed_bound(program, bound, entry, limits, checks)
     cex = None
     outcome, undecided = VerifyOutcome.within(verdict, bound)

@@ -148,8 +148,8 @@ class RunRecord:
 class TestDrivenRecord:
     """A test-driven repair run (f1x, TOSEM'18) as the renderers see it, at
     one moment: ``path`` of the program; the run's ``options`` (a
-    :class:`~crepair.schemes.test_driven.TestRepairOptions`) and a copy of
-    its ``stats`` (a :class:`~crepair.schemes.test_driven.TestDrivenStats`);
+    :class:`~crepair.schemes.test_driven_options.TestRepairOptions`) and a copy of
+    its ``stats`` (a :class:`~crepair.schemes.test_driven_options.TestDrivenStats`);
     ``test_timeout`` in milliseconds; the ``failing`` and ``passing`` test
     ids of the original; the spectrum ``ranking`` of the lines; the places
     ``skipped`` from the search space (point, why); ``found`` plausible

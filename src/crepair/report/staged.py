@@ -58,7 +58,8 @@ def render_summary(run, repairs: list[Repair]) -> str:
     return "\n".join([
         f"outcome: {run.outcome.value} ({what})",
         f"{s.explored} candidates explored in {plural(s.rounds, 'round')} with {plural(s.executions, 'test execution')}; "
-        f"{s.plausible} passed the tests searched, {s.refuted} refuted by the other tests; "
+        f"{s.plausible} passed the tests searched, {s.refuted} refuted by the other tests "
+        f"({plural(s.guided, 'refuting test')} added to the search); "
         f"{plural(s.proofs, 'bounded check')} ({s.proved} proved, {s.undecided} undecided); "
         f"{plural(s.counterexamples, 'counterexample test')}; {run.seconds:.1f} s",
     ])
@@ -85,7 +86,7 @@ def run_json(run, repairs: list[Repair]) -> str:
         "stopped": run.stopped.value,
         "reason": run.reason,
         "stats": {"explored": s.explored, "executions": s.executions, "plausible": s.plausible,
-                  "refuted": s.refuted, "proofs": s.proofs, "proved": s.proved, "undecided": s.undecided,
+                  "refuted": s.refuted, "guided": s.guided, "proofs": s.proofs, "proved": s.proved, "undecided": s.undecided,
                   "rounds": s.rounds, "seconds": round(run.seconds, 3)},
         "notes": list(s.notes),
     }

@@ -11,9 +11,10 @@ are checked cheapest first:
    token (:mod:`crepair.oracle.inputs`), whose expected outputs are the
    reference's (:mod:`crepair.oracle.reference`); the search runs them
    with test-equivalence, failing tests first (Algorithm 3);
-2. *counterexample-guided*: a counterexample of the bounded check that
-   the patched program really fails (run concretely) becomes a test, and
-   every later candidate must pass it;
+2. *counterexample-guided*: the test of the suite that refutes a patch
+   the searched tests let through, or a counterexample of the bounded
+   check that the patched program really fails (run concretely), is added
+   to the search: every later candidate runs it in the meta-program;
 3. *proof*: a bounded equivalence check of the surviving candidate
    against the reference (:func:`crepair.api.verify` with ``reference``).
 
@@ -37,16 +38,17 @@ from pathlib import Path
 
 from crepair.errors import UsageError
 from crepair.frontend.source import read_source
-from crepair.oracle import ReferenceProgram, mutate_inputs, write_suite
+from crepair.oracle import ReferenceProgram, write_suite
 from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
+from crepair.schemes.staged_suite import generated_tests, given_tests
 from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
-from crepair.testsuite.spec import FolderTests, load_tests
+from crepair.testsuite.spec import load_tests
 from crepair.schemes.time_limit import Deadline
 
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
@@ -101,13 +103,15 @@ class StagedRun:
         self._best_failures: int | None = None
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
         self._failing_given: list[str] = []  # the given tests the original fails
+        self._unprovable: bool | None = None  # runs of the reference go beyond the bound (None: not checked yet)
+        self._refuter: list[str] = []  # the test that refuted the last patch checked (none: it was not refuted)
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
         self._oracle = ReferenceProgram(reference.path, deadline=self.deadline)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
                                       self.stats, self.deadline)
-        given = self._given(tests_dir)
+        given = given_tests(self.path, tests_dir, self._oracle, options.compare, self.stats.notes)
         self.stats.given = len(given)
         seeds = [stdin for _, stdin, _ in given]
         seeded = []
@@ -116,13 +120,7 @@ class StagedRun:
             if seed is not None:
                 seeded.append(seed)
                 seeds.append(seed[0])
-        generated = []
-        inputs = list(mutate_inputs(seeds, count=options.generated, seed=0))
-        for stdin, expected in zip(inputs, self._oracle.expected_all(inputs)):
-            if expected is None:
-                self.stats.invalid += 1
-            else:
-                generated.append((stdin, expected))
+        generated, self.stats.invalid = generated_tests(seeds, self._oracle, options.generated)
         (self._tmp / "tests").mkdir()
         self.suite = write_suite(self._tmp / "tests", given, generated)
         for stdin, expected in seeded:
@@ -130,22 +128,6 @@ class StagedRun:
         self.stats.generated = len(generated)
         self.stats.counterexamples = len(seeded)
         self._iter = self._run()
-
-    # -- set-up -------------------------------------------------------------------
-    def _given(self, tests_dir) -> list[tuple[str, bytes, bytes]]:
-        if tests_dir is None:
-            return []
-        spec = load_tests(self.path, tests_dir=tests_dir, compare=self.options.compare)
-        assert isinstance(spec, FolderTests)
-        out = []
-        inputs = [spec.input_path(t).read_bytes() for t in spec.ids]
-        for t, stdin, mine in zip(spec.ids, inputs, self._oracle.expected_all(inputs)):
-            expected = (spec.folder / spec.naming.files(t)[1]).read_bytes()
-            if mine is not None and not self.checks.same(mine, expected):
-                self.stats.notes.append(f"test {t}: the reference's output differs from the expected one "
-                                        "(the test's file is taken)")
-            out.append((t, stdin, expected))
-        return out
 
     def remaining(self) -> float | None:
         """Seconds until the deadline (negative once passed; None: no limit)."""
@@ -220,6 +202,8 @@ class StagedRun:
                     if self.options.max_repairs is not None and len(held) >= self.options.max_repairs:
                         # the proof of a cheaper-or-equal later candidate is as hard: look on a little, then stop
                         self._round_ends = min(self._round_ends or float("inf"), time.monotonic() + self._held_patience())
+                        if self._unprovable:  # no later candidate can be proved either
+                            break
                 elif best is None or (failed, n) < best[:2]:
                     best = (failed, n, rep)
                 if best is not None and round_ < self.options.rounds and self._round_ends is None:
@@ -233,7 +217,9 @@ class StagedRun:
             self._first_changes = best[2].changes
         yield from held if self.options.max_repairs is None else held[:max(0, self.options.max_repairs - proved)]
         if proved or held:
-            self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else StopReason.COMPLETE)
+            enough = self.options.max_repairs is not None and proved + len(held) >= self.options.max_repairs
+            self._finish(RepairOutcome.REPAIRED, StopReason.TIMEOUT if self._timed_out() else
+                         StopReason.MAX_REPAIRS if enough else StopReason.COMPLETE)
         elif self.outcome not in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) and not (
                 self._ended()):
             if self._timed_out():
@@ -336,7 +322,8 @@ class StagedRun:
         suite (None: all), each with its status — proved, tests (passes
         every test of the suite, not proved), refuted (fails a test of the
         suite or a counterexample) — and the number of tests it fails."""
-        from crepair.schemes.test_driven import TestDrivenRun, TestRepairOptions
+        from crepair.schemes.test_driven import TestDrivenRun
+        from crepair.schemes.test_driven_options import TestRepairOptions
 
         program = self.checks.copy(base)
         while True:
@@ -380,6 +367,8 @@ class StagedRun:
                                           diff=unified_diff(str(self.path), base, rep.patched),
                                           changes=named(rep.changes, str(self.path)))
                 status, evidence, failed = self._check(rep)
+                if status == "refuted" and ids is not None:
+                    self._add_counterexample(run, program)
                 yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
                 if self._timed_out():
                     break
@@ -388,10 +377,21 @@ class StagedRun:
             self.stats.executions += run.stats.executions
             run.close()
 
+    def _add_counterexample(self, run, program: Path) -> None:
+        """Counterexample-guided: the test that refuted the last patch (the
+        first of the suite it failed, or the bounded check's counterexample)
+        runs on every candidate ``run`` picks from now on, in its
+        meta-program, so that the candidates it refutes are never built."""
+        if self._refuter:
+            before = run.stats.added_tests
+            run.add_tests(load_tests(program, tests_dir=self.suite.folder, compare=self.options.compare), self._refuter)
+            self.stats.guided += run.stats.added_tests - before
+
     def _check(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
         """The status of a plausible patch (see :meth:`_search`), its
         evidence and the number of tests it fails."""
         failed = self.checks.failures(rep.patched, self.suite, self._best_failures)
+        self._refuter = self.checks.refuting[:1]
         if failed:
             if self._best_failures is None or failed < self._best_failures:
                 self._best_failures = failed
@@ -401,10 +401,16 @@ class StagedRun:
         budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
         if budget < 0.5:
             return "tests", self._evidence("no time left for the bounded check"), 0
+        if self._unprovable is None:
+            self._unprovable = self.checks.reference_cut_off(min(budget, SEED_SECONDS / 2))
+        if self._unprovable:
+            return "tests", self._evidence(f"runs of the reference go beyond unwinding bound {self.options.unwind}: "
+                                           "no change can be proved equivalent at this bound"), 0
         proved, why = self.checks.prove(rep.patched, budget, self.suite)
         if proved:
             return "proved", EquivalenceProof(self.options.unwind, self.reference.input_bound, self._evidence("")), 0
         if why is None:  # a counterexample test was added to the suite
+            self._refuter = self.suite.counterexamples[-1:]
             self.stats.refuted += 1
             return "refuted", None, 1
         return "tests", self._evidence(why), 0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from crepair.bmc import VerifyOutcome
 from crepair.errors import BadInput
+from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.oracle.suite import Suite
@@ -42,6 +43,7 @@ class CandidateChecks:
         self.compare, self.unwind, self.tmp = compare, unwind, tmp
         self.stats = stats
         self._failed: dict[str, int] = {}  # test id -> patches it refuted
+        self.refuting: list[str] = []  # the tests the last :meth:`failures` saw fail, in the order run
         self.unanswered = False  # the last bounded check did not answer in time
 
     def same(self, a: bytes, b: bytes) -> bool:
@@ -74,8 +76,10 @@ class CandidateChecks:
     def failures(self, text: str, suite: Suite, enough: int | None = None) -> int:
         """How many tests of ``suite`` ``text`` fails when built normally;
         counting stops past ``enough`` (None: counts all).  Tests that
-        refuted earlier patches run first."""
+        refuted earlier patches run first; the tests that failed are in
+        ``refuting``."""
         ids = sorted(suite.ids, key=lambda t: -self._failed.get(t, 0))
+        self.refuting = []
         binary = self.build(text)
         if binary is None:
             return len(ids)
@@ -86,6 +90,7 @@ class CandidateChecks:
             if not self.same(run_binary(binary, suite.stdin(t), timeout=self.deadline.cap(RUN_SECONDS)).output,
                              suite.expected(t)):
                 failed += 1
+                self.refuting.append(t)
                 self._failed[t] = self._failed.get(t, 0) + 1
                 if enough is not None and failed > enough:
                     break
@@ -93,10 +98,12 @@ class CandidateChecks:
             return max(failed, 1)  # a run cut short by the deadline: never "passes every test"
         return failed
 
-    def verify(self, text: str, seconds: float):
+    def verify(self, text: str, seconds: float, proof_only: bool = False):
         """The bounded equivalence check of ``text`` within ``seconds`` (a
         :class:`~crepair.bmc.VerifyResult`; None when the engine cannot take
-        the program, said in ``stats.notes``, or did not answer in time).
+        the program, said in ``stats.notes``, or did not answer in time);
+        ``proof_only``: no violation is looked for when the bound cuts off
+        runs (:func:`crepair.bmc.verify_program`).
         It runs in a forked child killed at the limit
         (:func:`crepair.toolchain.child.call_in_child`): z3 does not always
         answer its own interrupt (floating-point formulas)."""
@@ -107,12 +114,20 @@ class CandidateChecks:
         self.unanswered = False
         try:
             done, result = call_in_child(partial(verify, target, unwind=self.unwind, timeout=seconds,
-                                                 reference=self.reference), timeout=seconds)
+                                                 reference=self.reference, proof_only=proof_only), timeout=seconds)
         except BadInput as exc:
             self.stats.notes.append(f"bounded check not run: {exc}")
             return None
         self.unanswered = not done
         return result
+
+    def reference_cut_off(self, seconds: float) -> bool:
+        """Whether runs of the reference itself go beyond the unwinding bound
+        (within its input bound): then no candidate can be proved equivalent
+        at this bound, whatever its code (checked within ``seconds``; False
+        when the check does not answer)."""
+        result = self.verify(read_source(Path(self.reference.path)), seconds, proof_only=True)
+        return result is not None and bool(result.bound.too_small)
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:
         """The bounded equivalence check of ``text`` within ``seconds``:
@@ -120,7 +135,7 @@ class CandidateChecks:
         None) when its counterexample reproduces concretely — the test is
         added to ``suite`` as a counterexample and counted; else (False,
         why it is not proved), counted as undecided."""
-        result = self.verify(text, seconds)
+        result = self.verify(text, seconds, proof_only=True)
         if result is not None and result.outcome == VerifyOutcome.VERIFIED and result.bound.too_small is False:
             return True, None
         test = self.test_of(result, text) if result is not None else None
@@ -132,6 +147,8 @@ class CandidateChecks:
         if result is None:
             return False, ("bounded check unknown (time limit; stopped)" if self.unanswered
                            else "the bounded check could not take the program")
+        if result.bound.too_small:  # also UNKNOWN at once: a proof at this bound is out of reach
+            return False, f"runs go beyond unwinding bound {self.unwind}"
         if result.outcome == VerifyOutcome.UNKNOWN:
             return False, f"bounded check unknown ({result.reason or 'time limit'})"
         if result.outcome == VerifyOutcome.VIOLATED:

@@ -48,6 +48,7 @@ class StagedStats:
     proofs: int = 0
     proved: int = 0
     refuted: int = 0
+    guided: int = 0  # tests that refuted a patch and were added to the search (counterexample-guided)
     undecided: int = 0
     rounds: int = 0
     notes: list[str] = field(default_factory=list)

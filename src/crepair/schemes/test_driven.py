@@ -24,69 +24,23 @@ A patch that passes every test is *plausible*, never "correct".
 from __future__ import annotations
 
 import copy
-import math
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from crepair.frontend import load_program
 from crepair.records import PassesTests, Repair, RepairOutcome, Scheme, StopReason
 from crepair.run_record import TestDrivenRecord
-from crepair.schemes.base import SchemeStats, finish
+from crepair.schemes.base import finish
 from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches
+from crepair.schemes.test_driven_options import TestDrivenStats, TestRepairOptions, auto_test_timeout
 from crepair.schemes.test_driven_patches import candidate_repair, patched_text, unexecuted_classes
 from crepair.schemes.time_limit import Deadline
-from crepair.testequiv.antipatterns import AntiPattern
-from crepair.testequiv.candidates import Schema, SearchSpace
-from crepair.testequiv.search import Exploration, ExplorationStats
+from crepair.testequiv.candidates import SearchSpace
+from crepair.testequiv.search import Exploration
 from crepair.testequiv.space import SpaceOptions
-
-
-@dataclass(frozen=True, slots=True)
-class TestRepairOptions:
-    """Options of a test-driven run.
-
-    ``timeout``: seconds for the whole run (None: none); ``test_timeout``:
-    milliseconds per test execution (None: :func:`auto_test_timeout` of
-    the original program's runs; the original itself runs with
-    ``DEFAULT_TEST_TIMEOUT_MS``); ``partition``: Algorithm 3 (False:
-    the enumerative baseline, Algorithm 2); ``all``: explore the whole
-    space and report every plausible patch (False: stop after
-    ``max_repairs``, default 1); ``lines``: restrict sites to these 1-based
-    lines (None: every line the failing tests execute) of the program (not
-    of other files); ``formula``: the suspiciousness formula ranking sites
-    (ochiai, tarantula, dstar); ``localize_files``: the files to change are
-    the project's ``.c`` files the failing tests execute (file
-    localization), at most ``max_files`` of them (None: all) — the files
-    given to the run are then ignored; ``anti_patterns``: the rules whose
-    candidates are left out of the space (Tan et al., FSE'16;
-    :mod:`crepair.testequiv.antipatterns`; all by default, empty: none);
-    ``schemas``: the transformation schemas of the space (None: all);
-    ``rank``: the order of the patches reported (COST: f1x's, streamed as
-    found; DISTANCE: semantic distance from the original first, after a
-    bounded extra search in first-patch mode —
-    :mod:`crepair.schemes.semantic_ranking`);
-    ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
-    (None: the run's construction; the command line passes its own start).
-    Every build and test run gets at most the time left as its limit.
-    """
-
-    timeout: float | None = 300.0
-    test_timeout: int | None = None
-    partition: bool = True
-    all: bool = False
-    max_repairs: int | None = 1
-    lines: frozenset[int] | None = None
-    formula: str = "ochiai"
-    localize_files: bool = False
-    max_files: int | None = None
-    anti_patterns: frozenset[AntiPattern] = frozenset(AntiPattern)
-    schemas: frozenset[Schema] | None = None
-    rank: Ranking = Ranking.COST
-    started: float | None = None
 
 
 class _OutOfTime(Exception):
@@ -94,69 +48,6 @@ class _OutOfTime(Exception):
 
 
 TIME_LIMIT = "time limit reached"
-
-
-@dataclass(slots=True)
-class TestDrivenStats(SchemeStats):
-    """:class:`SchemeStats` of the test-driven scheme, plus the tests (ids
-    failing / passing on the original), the search space (``sites``,
-    ``candidates``, ``by_schema``), the exploration counts (``explored``,
-    ``picked``, ``executions``, ``partitions``, ``plausible``, ``ratio``, ``complete``),
-    ``files``: the files searched (display paths), ``rejected``: plausible candidates whose normal build failed a test
-    (should be 0), ``retried``: executions that timed out while computing a
-    class and were run again with the candidate alone (the class is then
-    the candidate alone), ``validations``: test executions spent re-checking
-    patches, ``build_seconds`` of the meta-program, ``anti_patterns``: per
-    rule number (``"A1"``…) the candidates it left out of the space;
-    ``distances``: per reported patch, in report order, its semantic
-    distance (``{"distance", "compared", "cost"}``, None: not measured);
-    ``ranking``: the ranking's summary (:meth:`TestDrivenRun._rank`)."""
-
-    failing: tuple[str, ...] = ()
-    passing: tuple[str, ...] = ()
-    files: tuple[str, ...] = ()
-    sites: int = 0
-    candidates: int = 0
-    by_schema: dict = field(default_factory=dict)
-    explored: int = 0
-    picked: int = 0
-    executions: int = 0
-    partitions: int = 0
-    plausible: int = 0
-    ratio: float = 0.0
-    complete: bool = False
-    rejected: int = 0
-    retried: int = 0
-    validations: int = 0
-    build_seconds: float = 0.0
-    anti_patterns: dict = field(default_factory=dict)
-    distances: list = field(default_factory=list)
-    ranking: dict = field(default_factory=dict)
-
-    def take(self, e: ExplorationStats) -> None:
-        """Copy the exploration's counts; ``executions`` counts every run
-        of a candidate, the re-runs after a time-out (``retried``) too."""
-        self.explored, self.partitions, self.picked = e.explored, e.partitions, e.picked
-        self.executions = e.executions + self.retried
-        self.plausible = e.plausible
-        self.ratio = round(self.explored / self.executions, 3) if self.executions else 0.0
-
-
-AUTO_FACTOR = 20  # a candidate may run this many times as long as the original's slowest test...
-AUTO_FLOOR_MS = 50  # ... but at least this long (process start-up, a loaded machine; the staged scheme's limit)
-
-
-def auto_test_timeout(seconds: Sequence[float], ceiling_ms: int) -> int:
-    """The per-test time limit in milliseconds when none is given:
-    ``AUTO_FACTOR`` times the slowest of the original program's test runs
-    (``seconds``, wall clock), at least ``AUTO_FLOOR_MS``, at most
-    ``ceiling_ms`` (the limit the original ran under).  Candidates that
-    loop forever (a mutated loop condition) otherwise cost the whole
-    ceiling each: on Codeflaws, whose tests run in about 1 ms, time-outs
-    took 18 of a run's 19.6 s at 1000 ms.  A candidate that needs more is
-    treated as failing the test, like any time-out."""
-    slowest = max(seconds, default=0.0)
-    return max(1, min(ceiling_ms, max(AUTO_FLOOR_MS, math.ceil(AUTO_FACTOR * slowest * 1000))))
 
 
 _NOT_MADE = object()  # the probe before the first plausible patch
@@ -250,6 +141,8 @@ class TestDrivenRun:
             finish(self.stats, RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, self.reason)
             self.outcome, self.stopped = RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED
         self.progress = None  # set to a callable to get the ExplorationStats after every test execution
+        self._tests = [*self.failing, *self.passing]  # the tests every plausible patch passes (add_tests adds)
+        self._exploration: Exploration | None = None
         self._iter = self._run()
 
     @property
@@ -271,6 +164,23 @@ class TestDrivenRun:
 
     def close(self) -> None:
         self._iter.close()
+
+    def add_tests(self, spec, ids: Sequence[str]) -> None:
+        """Counterexample-guided search: the tests ``ids`` of ``spec`` (this
+        run's specification with more tests: the same project, program and
+        build) run first on every candidate picked from now on, and in every
+        later plausible patch's validation; patches already reported are not
+        re-run.  Raises ``ValueError`` for an id ``spec`` does not have."""
+        missing = [t for t in ids if t not in spec.ids]
+        if missing:
+            raise ValueError(f"tests {', '.join(missing)}: not in the specification")
+        self.spec = spec
+        for t in ids:
+            if t not in self._tests:
+                self._tests.append(t)
+                self.stats.added_tests += 1
+                if self._exploration is not None:
+                    self._exploration.add_test(t)
 
     def _run(self) -> Iterator[Repair]:
         if self._final is not None:
@@ -295,12 +205,12 @@ class TestDrivenRun:
         from crepair.testequiv.protocol import read_partition, run_environment, write_partition
         from crepair.testsuite import TestCounter, TestOutcome, run_test
 
-        o, spec, space, linked = self.options, self.spec, self.space, self.linked
+        o, spec, space, linked = self.options, self.spec, self.space, self.linked  # spec: its workspaces
         deps: dict[int, frozenset[int]] = {}
         for k, part in enumerate(linked.parts):
             if o.partition:
                 deps.update(linked.lift(k, dependency_classes(part.program, part.space)))
-        tests = self.failing + self.passing
+        tests = self._tests
         with spec.workspace() as ws, spec.workspace() as check, tempfile.TemporaryDirectory(
                 prefix="crepair-partition-") as tmp:
             for part in linked.parts:
@@ -319,7 +229,7 @@ class TestDrivenRun:
 
             def test(t: str, root, env=None, counter=executions):
                 """Run test ``t`` within the time left; raises ``_OutOfTime`` once the deadline passed."""
-                run = run_test(spec, t, root, timeout_ms=self.deadline.cap_ms(self.test_timeout), env=env,
+                run = run_test(self.spec, t, root, timeout_ms=self.deadline.cap_ms(self.test_timeout), env=env,
                                counter=counter)
                 if self.deadline.passed():
                     raise _OutOfTime
@@ -340,7 +250,9 @@ class TestDrivenRun:
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)
 
             clock = Clock(time.monotonic(), self.deadline.left())  # the run's deadline
-            exploration = Exploration(space, tests, evaluate, o.partition, clock.stop, self.progress, self.unexecuted)
+            exploration = Exploration(space, tuple(tests), evaluate, o.partition, clock.stop, self.progress,
+                                      self.unexecuted)
+            self._exploration = exploration
             rank = o.rank is Ranking.DISTANCE
             keep = None if o.all else o.max_repairs  # patches to report (None: all)
             pool: list[Ranked] = []

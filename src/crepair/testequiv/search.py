@@ -73,6 +73,7 @@ class Exploration:
     program, which passes it (see ``crepair.schemes.test_driven``).  ``max_cost`` (tenths, None: no
     limit; the caller may set it while iterating): the search ends at the first candidate of a higher
     cost (``stopped`` says so; not ``complete``).  ``stats`` are final when the iterator ends.
+    :meth:`add_test` adds a test while iterating (counterexample-guided).
     """
 
     space: SearchSpace
@@ -86,6 +87,17 @@ class Exploration:
     stats: ExplorationStats = field(default_factory=ExplorationStats)
     stopped: str = ""
     complete: bool = False
+    _order: list[str] = field(default_factory=list)
+    _passing: dict[str, set[int]] = field(default_factory=dict)
+
+    def add_test(self, test: str) -> None:
+        """Run ``test`` first on every candidate picked from now on (it
+        refuted a candidate the other tests let through: a counterexample,
+        CEGIS); candidates already yielded are not re-run.  A test already
+        in the order is left where it is."""
+        if test not in self._passing and test not in self._order:
+            self._order.insert(0, test)
+            self._passing[test] = set()
 
     def __iter__(self) -> Iterator[int]:
         start = time.monotonic()
@@ -95,12 +107,12 @@ class Exploration:
             self.stats.seconds = time.monotonic() - start
 
     def _search(self) -> Iterator[int]:
-        order = list(self.tests)
+        self._order = order = list(dict.fromkeys([*self._order, *self.tests]))  # tests added before: first
         by_site: dict[int, list[int]] = {}
         for c in self.space.candidates:
             by_site.setdefault(c.site, []).append(c.id)
         failing: set[int] = set()  # the union of every failing class (over all tests)
-        passing: dict[str, set[int]] = {t: set() for t in order}  # C(t), as the union of its classes
+        self._passing = passing = {t: set() for t in order}  # C(t), as the union of its classes
         if self.partition and self.known_passing:
             for t, ids in self.known_passing.items():
                 if t in passing:

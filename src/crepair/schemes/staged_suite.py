@@ -1,0 +1,49 @@
+"""The tests of a staged run against a reference (:mod:`crepair.schemes.staged`):
+the given ones, whose expected outputs are the test files', and inputs
+generated from them token by token (:func:`crepair.oracle.mutate_inputs`),
+whose expected outputs are the reference's (kept only where the reference
+ends normally without undefined behaviour).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crepair.oracle import ReferenceProgram, mutate_inputs
+from crepair.testsuite.spec import Comparison, FolderTests, load_tests
+
+
+def given_tests(path: Path, tests_dir: str | Path | None, oracle: ReferenceProgram, compare: Comparison,
+                notes: list[str]) -> list[tuple[str, bytes, bytes]]:
+    """The tests of the folder ``tests_dir`` (none for None) as (id,
+    standard input, expected output), in the folder's order; a test on which
+    the reference prints something else than its expected output (under
+    ``compare``) is kept as the file says and noted in ``notes``.  Raises
+    ``UsageError``/``BadInput`` as :func:`crepair.testsuite.spec.load_tests`."""
+    if tests_dir is None:
+        return []
+    spec = load_tests(path, tests_dir=tests_dir, compare=compare)
+    assert isinstance(spec, FolderTests)
+    inputs = [spec.input_path(t).read_bytes() for t in spec.ids]
+    out = []
+    for t, stdin, mine in zip(spec.ids, inputs, oracle.expected_all(inputs)):
+        expected = (spec.folder / spec.naming.files(t)[1]).read_bytes()
+        if mine is not None and compare.normalize(mine) != compare.normalize(expected):
+            notes.append(f"test {t}: the reference's output differs from the expected one (the test's file is taken)")
+        out.append((t, stdin, expected))
+    return out
+
+
+def generated_tests(seeds: list[bytes], oracle: ReferenceProgram, count: int) -> tuple[list[tuple[bytes, bytes]], int]:
+    """Up to ``count`` inputs mutated from the standard inputs ``seeds``
+    (deterministic), each with the reference's output, as (stdin, expected);
+    and how many mutants the reference rejected (undefined behaviour, a
+    time-out, an abnormal end)."""
+    inputs = list(mutate_inputs(seeds, count=count, seed=0))
+    kept, invalid = [], 0
+    for stdin, expected in zip(inputs, oracle.expected_all(inputs)):
+        if expected is None:
+            invalid += 1
+        else:
+            kept.append((stdin, expected))
+    return kept, invalid
