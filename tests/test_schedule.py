@@ -133,6 +133,9 @@ def test_a_run_cut_by_its_time_limit_says_which_stage_and_what_limit_would_do(tm
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 4, proc.stdout + proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
+    if "while unwinding and encoding the program" in last:  # a loaded machine: the limit came before any stage
+        assert "try a larger --timeout" in last
+        return
     stage = r"(mutation level 1|mutation level 2, must pruning|template)"
     assert re.fullmatch(rf"time limit reached in stage {stage} \(.+\) after \d+ s \(--timeout 0.5 s\)(; no time left "
                         r"for: .+)?; (at its pace so far the stage needs about \d+ s in all: --timeout \d+ would let "

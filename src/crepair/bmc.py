@@ -246,7 +246,8 @@ def check_bound(formula: ProgramFormula, limits: Limits, selected: dict[int, int
 
 
 CUT_OFF = "unwinding bound {} cuts off runs: no proof at this bound (no violation was looked for)"
-ENCODING_TIMEOUT = "timeout while unwinding and encoding the program (try a smaller --unwind)"
+ENCODING_TIMEOUT = ("time limit reached while unwinding and encoding the program "
+                    "(try a larger --timeout or a smaller --unwind)")
 
 
 def needed_bound(
