@@ -415,6 +415,24 @@ def test_a_killed_run_leaves_the_running_candidate_alone(loop):
     assert read_partition(part) == {2}
 
 
+def test_a_candidate_out_of_steps_kills_itself_and_leaves_itself_alone(loop):
+    """Deleting ``k = k + 1`` loops for ever at the candidate's own site:
+    with CREPAIR_STEPS it dies of SIGKILL after that many executions of the
+    site, at once, as at a time-out; a run within the limit is untouched."""
+    meta, tmp, _ = loop
+    part = tmp / "partition"
+    write_partition(part, [0, 1, 2])
+    looping = run(meta, (3,), run_environment(2, partition=part, steps=1000), timeout=5)
+    assert looping.code == -signal.SIGKILL and looping.stdout == ""
+    assert read_partition(part) == {2} and partition_generation(part) == 1
+    assert run_meta(meta, 0, (3,), range(6), part) == (Run("3 6 6\n", 0), {0, 1})
+    write_partition(part, [0, 1])
+    assert run(meta, (3,), run_environment(0, partition=part, steps=3)) == Run("3 6 6\n", 0)  # 3 executions
+    assert read_partition(part) == {0, 1}
+    assert run(meta, (3,), run_environment(0, steps=2)).code == -signal.SIGKILL
+    assert run(meta, (3,), run_environment(None, steps=2)) == Run("3 6 6\n", 0)  # the original: no limit
+
+
 def test_the_trace_lists_executed_statement_sites(loop):
     meta, tmp, _ = loop
     trace = tmp / "trace"

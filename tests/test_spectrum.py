@@ -207,3 +207,21 @@ def test_cli_says_which_lines_tie(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"{tied} lines tied at score 0.5774 (ranks 2-{tied + 1}, in line order)" in out
     assert "tied at score 1.0000" not in out  # line 7 ranks first alone
+
+
+def test_a_coverage_run_counts_the_busiest_line_and_sets_the_candidates_step_limit(tmp_path):
+    from crepair.schemes.test_driven_options import STEP_FACTOR, STEP_FLOOR, step_limit
+    from crepair.testsuite import collect_spectrum, load_tests
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "sum.c").write_text("#include <stdio.h>\nint main(void) {\n    int n, i, s = 0;\n"
+                                    "    scanf(\"%d\", &n);\n    for (i = 0; i < n; i++)\n        s += i;\n"
+                                    "    printf(\"%d\\n\", s);\n    return 0;\n}\n")
+    for name, n in (("small", 3), ("large", 700)):
+        (tmp_path / "tests" / f"input-{name}").write_text(f"{n}\n")
+        (tmp_path / "tests" / f"output-{name}").write_text(f"{n * (n - 1) // 2}\n")
+    spectrum = collect_spectrum(load_tests(tmp_path / "sum.c", tests_dir=tmp_path / "tests"))
+    most = {t.test: t.most for t in spectrum.tests}
+    assert 700 <= most["large"] <= 702 and 3 <= most["small"] <= 5  # the body, the condition once more
+    assert step_limit(most.values()) == STEP_FLOOR  # 100 x 701 is below the floor
+    assert step_limit([5_000]) == STEP_FACTOR * 5_000 and step_limit([]) == STEP_FLOOR

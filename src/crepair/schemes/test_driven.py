@@ -35,7 +35,7 @@ from crepair.records import PassesTests, Repair, RepairOutcome, Scheme, StopReas
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import finish
 from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches
-from crepair.schemes.test_driven_options import TestDrivenStats, TestRepairOptions, auto_test_timeout
+from crepair.schemes.test_driven_options import TestDrivenStats, TestRepairOptions, auto_test_timeout, step_limit
 from crepair.schemes.test_driven_patches import candidate_repair, patched_text, unexecuted_classes
 from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.candidates import SearchSpace
@@ -50,6 +50,7 @@ class _OutOfTime(Exception):
 TIME_LIMIT = "time limit reached"
 
 
+RETRY_SHRINK = 8  # after a time-out while computing a class, a site's classes are computed among 8 times fewer
 _NOT_MADE = object()  # the probe before the first plausible patch
 
 # the meta-program is compiled without optimization, so that gcc keeps every
@@ -101,6 +102,8 @@ class TestDrivenRun:
         self.test_timeout = options.test_timeout
         if self.test_timeout is None:
             self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
+        steps = step_limit([t.most for t in spectrum.tests])
+        self._steps = {t.test: steps for t in spectrum.tests}  # added tests: the time limit only
         self.failing = tuple(t.test for t in spectrum.failing)
         self.passing = tuple(t.test for t in spectrum.passing)
         self.stats.failing, self.stats.passing = self.failing, self.passing
@@ -235,16 +238,24 @@ class TestDrivenRun:
                     raise _OutOfTime
                 return run
 
+            most: dict[int, int] = {}  # per site: the most others a class is computed among (cut at each time-out)
+
             def evaluate(p: int, t: str, others: frozenset[int]) -> tuple[bool, frozenset[int]]:
-                alone = run_environment(linked.runtime_id(p))
+                alone = run_environment(linked.runtime_id(p), steps=self._steps.get(t))
+                site = space.candidates[p].site
+                if len(others) > most.get(site, len(others)):
+                    others = frozenset(sorted(others)[:most[site]])  # the cheapest ones: the search's order
                 if not others:  # also the baseline, which lists no others (and has no dependency classes)
                     run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 write_partition(partition, linked.runtime_ids(others | {p}))
-                run = test(t, ws, run_environment(linked.runtime_id(p), partition=partition))
+                run = test(t, ws, run_environment(linked.runtime_id(p), partition=partition, steps=self._steps.get(t)))
                 if run.outcome == TestOutcome.TIMEOUT:
-                    # evaluating the others may be what took the time: run p alone
+                    # evaluating the others may be what took the time (a format site with thousands of
+                    # candidates, each formatted at every execution): run p alone, and compute the site's
+                    # later classes among fewer
                     self.stats.retried += 1
+                    most[site] = len(others) // RETRY_SHRINK
                     run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 return run.passed, close(linked.search_ids(read_partition(partition)) | {p}, deps)

@@ -16,6 +16,10 @@ Environment of one run (every process of a test inherits it):
   projection, Algorithm 1 of TOSEM'18 §3.3).  See *Partition file*.
 - ``CREPAIR_TRACE=<path>``: append the executed STMT and DECL sites (for the
   dependency-based relation, §3.4).  See *Trace file*.
+- ``CREPAIR_STEPS=<n>``: a process that executes the running candidate's
+  site more than ``n`` times kills itself (SIGKILL), as a time-out would:
+  a candidate that loops forever in its own code ends in microseconds, not
+  at the time limit.  Unset or not a number: no limit.
 
 Partition file (text): decimal candidate ids, one a line, and optionally a
 first line ``# crepair-partition gen=<n>``; other ``#`` lines and tokens
@@ -73,6 +77,7 @@ from crepair.errors import InternalError
 CANDIDATE_ENV = "CREPAIR_CANDIDATE"
 PARTITION_ENV = "CREPAIR_PARTITION"
 TRACE_ENV = "CREPAIR_TRACE"
+STEPS_ENV = "CREPAIR_STEPS"
 ORIGINAL = -1  # CREPAIR_CANDIDATE of the original program
 
 RUNTIME_HEADER = Path(__file__).resolve().parent / "runtime" / "crepair_rt.h"
@@ -84,14 +89,17 @@ TRACE_LIMIT = 1_048_576  # entries per process
 
 
 def run_environment(candidate: int | None = None, *, partition: str | os.PathLike | None = None,
-                    trace: str | os.PathLike | None = None) -> dict[str, str]:
+                    trace: str | os.PathLike | None = None, steps: int | None = None) -> dict[str, str]:
     """The ``CREPAIR_*`` variables of one run: ``candidate`` None or
-    :data:`ORIGINAL` for the original program.  A new dict."""
+    :data:`ORIGINAL` for the original program; ``steps``: the most
+    executions of the candidate's site (None: no limit).  A new dict."""
     env = {CANDIDATE_ENV: str(ORIGINAL if candidate is None else candidate)}
     if partition is not None:
         env[PARTITION_ENV] = os.fspath(partition)
     if trace is not None:
         env[TRACE_ENV] = os.fspath(trace)
+    if steps is not None:
+        env[STEPS_ENV] = str(steps)
     return env
 
 

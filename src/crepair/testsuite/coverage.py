@@ -50,7 +50,8 @@ class TestCoverage:
     ``files``: the lines executed in each file the spectrum covers (keys
     as :attr:`Spectrum.files`), the program's included; empty when the
     spectrum covers the program only.  ``seconds``: wall-clock time of the
-    test's plain (not coverage) run."""
+    test's plain (not coverage) run; ``most``: the largest execution count
+    of a line of a covered file in the coverage run (0: none executed)."""
 
     test: str
     outcome: TestOutcome
@@ -58,6 +59,7 @@ class TestCoverage:
     exact: bool = True
     files: Mapping[str, frozenset[int]] = field(default_factory=dict, hash=False)
     seconds: float = 0.0
+    most: int = 0
 
     @property
     def failed(self) -> bool:
@@ -87,8 +89,8 @@ class Spectrum:
             return self
         if file not in self.files:
             raise KeyError(f"{file}: not covered by this spectrum (it covers {', '.join(self.files)})")
-        tests = tuple(TestCoverage(t.test, t.outcome, t.files.get(file, frozenset()), t.exact, t.files, t.seconds)
-                      for t in self.tests)
+        tests = tuple(TestCoverage(t.test, t.outcome, t.files.get(file, frozenset()), t.exact, t.files, t.seconds,
+                                   t.most) for t in self.tests)
         return Spectrum(file, tests, self.build_seconds, self.seconds, self.files)
 
     @property
@@ -159,11 +161,14 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
             if plain.outcome != TestOutcome.TIMEOUT:
                 limit = max(timeout_ms, SLOWDOWN * plain.seconds * 1000)
             run = run_test(spec, test_id, ws, timeout_ms=ms(limit), counter=counter, grace_ms=GRACE_MS)
-            found, killed = executed_lines_by_file(gcov, _gcda_files(ws.root), sources, str(ws.gcov_flush_header))
+            most = [0]
+            found, killed = executed_lines_by_file(gcov, _gcda_files(ws.root), sources, str(ws.gcov_flush_header),
+                                                   most)
             outcome = plain.outcome
             exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT
             by_file = {n: found.get(n, frozenset()) for n in names} if len(names) > 1 else {}
-            tests.append(TestCoverage(test_id, outcome, found.get(program, frozenset()), exact, by_file, plain.seconds))
+            tests.append(TestCoverage(test_id, outcome, found.get(program, frozenset()), exact, by_file, plain.seconds,
+                                      most[0]))
     seconds = built.seconds + covered.seconds
     covers = tuple(names) if len(names) > 1 else ()
     return Spectrum(program, tuple(tests), seconds, time.monotonic() - start, covers)
@@ -186,10 +191,11 @@ def executed_lines(gcov: str, gcda: list[Path], source: str, header: str = "") -
 
 
 def executed_lines_by_file(gcov: str, gcda: list[Path], sources: Mapping[str, str],
-                           header: str = "") -> tuple[dict[str, frozenset[int]], bool]:
+                           header: str = "", most: list[int] | None = None) -> tuple[dict[str, frozenset[int]], bool]:
     """:func:`executed_lines` of several files: ``sources`` maps real
     absolute paths to names; the result maps the name of each file with an
-    executed line to its lines."""
+    executed line to its lines.  ``most`` (a one-element list): raised to
+    the largest execution count of a line of those files."""
     lines: dict[str, set[int]] = {}
     killed = False
     header = os.path.realpath(header) if header else ""
@@ -208,6 +214,8 @@ def executed_lines_by_file(gcov: str, gcda: list[Path], sources: Mapping[str, st
                 if where in sources:
                     lines.setdefault(sources[where], set()).update(
                         line["line_number"] for line in entry["lines"] if line["count"] > 0)
+                    if most is not None:
+                        most[0] = max([most[0], *(line["count"] for line in entry["lines"])])
                 elif where == header:
                     killed |= any(f["execution_count"] > 0 for f in entry.get("functions", ())
                                   if f["name"] == "__crepair_gcov_on_signal")

@@ -132,6 +132,7 @@ struct __cr_sigaction_t { /* glibc's struct sigaction on Linux */
 struct __cr_stack_t { void *sp; int flags; __cr_size size; };
 
 static int __cr_cand = -1, __cr_site = -1;     /* running candidate, its site; -1: the original */
+static long __cr_steps = -1;                   /* executions of its site left before SIGKILL; -1: no limit */
 static unsigned char __cr_on[__CR_NSITES + 1]; /* per site: 1 running here, 2 traced */
 static long __cr_jb[128] __attribute__((__aligned__(16)));
 static volatile int __cr_guard, __cr_cur = -1, __cr_in_run, __cr_efault;
@@ -373,7 +374,7 @@ static void __cr_on_signal(int sig, void *info, void *uctx) {
 
 __attribute__((__constructor__(101))) static void __cr_start(void) {
     long c = __cr_atol(__cr_getenv("CREPAIR_CANDIDATE"));
-    const char *p = __cr_getenv("CREPAIR_PARTITION"), *t = __cr_getenv("CREPAIR_TRACE");
+    const char *p = __cr_getenv("CREPAIR_PARTITION"), *t = __cr_getenv("CREPAIR_TRACE"), *n;
     int s;
     c = c >= __CR_OFFSET ? c - (long)__CR_OFFSET : -1;
     if (c >= 0 && c < __CR_NCAND) {
@@ -381,6 +382,8 @@ __attribute__((__constructor__(101))) static void __cr_start(void) {
         __cr_site = __cr_cand_site[c];
         __cr_on[__cr_site] |= 1;
         __cr_ppath = p && *p ? p : 0;
+        n = __cr_getenv("CREPAIR_STEPS");
+        if (n && *n) __cr_steps = __cr_atol(n);
     }
     if (t && *t && (!__CR_LINKED || __cr_cand >= 0)) {
         __cr_tpath = t;
@@ -395,6 +398,8 @@ static int __cr_enter(int s) {
     if (__cr_on[s] & 2) __cr_trace_add(s);
     if (s != __cr_site) return 0;
     if (!__cr_pstate) __cr_first();
+    /* out of steps: killed as at a time-out (the partition file holds the running candidate alone) */
+    if (__cr_steps >= 0 && __cr_steps-- == 0) __cr_raise(9);
     __cr_eok = 0;
     __cr_efault = 0;
     return 1;
