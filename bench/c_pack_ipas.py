@@ -14,6 +14,13 @@ under the sanitizers for the input to count).
 
 Writes ``bench/results/c-pack-ipas.json`` and ``.md`` (a table per lab and
 the totals: repaired, correct, evidence levels, median seconds).
+
+The whole benchmark runs as a suite, ``crepair bench c-pack-ipas``
+(``bench/suites/c-pack-ipas.yaml``: one batch job per submission,
+resumable, on Ray with ``--executor ray``); :func:`tables` is its printer
+(the same check and tables from the batch's records; the checks are kept
+in ``bench/results/c-pack-ipas.checks.json`` so that ``--report-only``
+does not redo them).
 """
 
 from __future__ import annotations
@@ -108,6 +115,49 @@ def run_one(sub: Path, timeout: float) -> dict:
                    changes=[(c["location"]["line"], c["original"], c["replacement"]) for c in first["changes"]])
         row["check"] = check(first_patched(sub, first), model, tests)
     return row
+
+
+def row_of(sub: Path, record: dict | None) -> dict:
+    """The row of one submission from its batch record (None: not run)."""
+    row = {"submission": os.path.relpath(sub.resolve(), BENCH.resolve())}
+    if record is None:
+        return {**row, "outcome": "not run", "seconds": 0.0}
+    row.update(exit=record.get("exit_code"), seconds=round(record.get("seconds") or 0.0, 2),
+               outcome=record.get("outcome") or "error")
+    repairs = record.get("repairs") or []
+    if repairs:
+        first = repairs[0]
+        row.update(evidence=first.get("evidence_level"), size=first["size"],
+                   changes=[(c["location"]["line"], c["original"], c["replacement"]) for c in first["changes"]])
+        row["patched"] = first_patched(sub, first)
+    return row
+
+
+def tables(suite: dict, batch_jobs: list, records: dict[str, dict], output: Path) -> list[str]:
+    """The report of ``crepair bench c-pack-ipas`` (the suite printer
+    interface of ``crepair.batch.bench``): each first repair checked as
+    :func:`check` does (cached in OUTPUT.checks.json by submission and
+    patched text), the rows in OUTPUT.json, a table per lab."""
+    import hashlib
+
+    cache_path = output.with_name(output.name + ".checks.json")
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    rows = []
+    for job in batch_jobs:
+        meta = dict(job.meta)
+        row = row_of(Path(job.program), records.get(job.id))
+        patched = row.pop("patched", None)
+        if patched is not None:
+            key = row["submission"] + " " + hashlib.sha1(patched.encode(errors="surrogateescape")).hexdigest()
+            if key not in cache:
+                cache[key] = check(patched, Path(meta["reference"]), Path(meta["tests"]))
+            row["check"] = cache[key]
+        rows.append(row)
+    cache_path.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
+    done = [r for r in rows if r["outcome"] != "not run"]
+    output.with_name(output.name + ".json").write_text(json.dumps({"timeout": suite.get("timeout"), "rows": rows},
+                                                                  indent=1) + "\n")
+    return [f"{len(done)} of {len(rows)} submissions run.", "", *(table(done) if done else [])]
 
 
 def first_patched(sub: Path, repair: dict) -> str:

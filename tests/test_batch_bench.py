@@ -98,6 +98,10 @@ def test_the_committed_suites_load():
     for name, n in (("tcas-mutation", 82), ("tcas-template", 41), ("must-pruning", 242)):
         _, jobs = load_suite(REPO / "bench" / "suites" / f"{name}.yaml")
         assert len(jobs) == n
+    if (REPO.parent / "shared" / "benchmarks" / "c-pack-ipas").is_dir():
+        _, jobs = load_suite(REPO / "bench" / "suites" / "c-pack-ipas.yaml")
+        assert len(jobs) == 1431 and len({dict(j.meta)["assignment"] for j in jobs}) == 25
+        assert jobs[0].args[-4:] == ("--compare", "exact", "--timeout", "60")
 
 
 PRINTER = """

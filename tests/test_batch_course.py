@@ -161,6 +161,23 @@ def test_a_course_manifest_is_one_repair_job_per_submission_tagged_with_its_assi
     assert [j.id for j in read_jobs(str(root / "jobs.jsonl"))] == ["a"]
 
 
+def test_a_benchmark_suite_over_a_course_folder_is_one_job_per_submission(tmp_path):
+    from crepair.batch.bench import load_suite
+
+    root = course(tmp_path / "course")
+    (root / "suites").mkdir()
+    (root / "suites" / "course.yaml").write_text("title: t\ncourse: ..\noptions: {compare: exact, timeout: 9}\n")
+    suite, jobs = load_suite(root / "suites" / "course.yaml")
+    assert [dict(j.meta)["submission"] for j in jobs] == [
+        "../incorrect/y1/lab1/diff/t1.c", "../incorrect/y1/lab1/diff/t2.c", "../incorrect/y1/lab1/max/s1.c",
+        "../incorrect/y1/lab1/max/s2.c", "../incorrect/y1/lab1/max/s3.c"]
+    assert [dict(j.meta)["assignment"] for j in jobs] == ["lab1/diff"] * 2 + ["lab1/max"] * 3
+    assert jobs[0].args[-4:] == ("--compare", "exact", "--timeout", "9")
+    (root / "suites" / "bad.yaml").write_text("title: t\ncourse: ..\noptions: [exact]\n")
+    with pytest.raises(BadInput, match="options"):
+        load_suite(root / "suites" / "bad.yaml")
+
+
 @pytest.mark.parametrize("change, message", [
     (("reference: reference_implementations/lab1/max.c", "reference: nothing.c"),
      r"assignment 1 \(lab1/max\): reference 'nothing.c': no such file"),

@@ -19,6 +19,13 @@ A suite is a YAML file (``bench/suites/NAME.yaml``)::
       published: {1: [1, 3], 2: [1, 3, 16]}
       source: AllRepair, FM'16, Table 2
 
+Instead of ``jobs``, a suite may name ``course: DIR`` (relative to the
+suite file): a folder shaped like C-Pack-IPAs, one job per submission
+against its assignment's model solution and tests
+(:func:`crepair.batch.course.course_manifest`, with the suite's
+``options``, e.g. ``{compare: exact, timeout: 60}``); the records' meta
+then has ``assignment`` and ``submission``.
+
 A suite may also name ``output: PATH`` (relative to the suite file, without
 extension: the tables go to PATH.md and the batch results to PATH.jsonl
 instead of ``--results``/NAME.*) and ``printer: FILE.py`` (relative to the
@@ -79,8 +86,15 @@ def load_suite(path: str | Path) -> tuple[dict, list[Job]]:
         suite = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise BadInput(f"{path}: cannot read the suite: {str(exc).splitlines()[0]}") from None
+    if isinstance(suite, dict) and isinstance(suite.get("course"), str):
+        from crepair.batch.course import course_jobs, course_manifest
+
+        options = suite.get("options") or {}
+        if not isinstance(options, dict):
+            raise BadInput(f"{path}: \"options\" is an object of option names to values")
+        return suite, course_jobs(course_manifest(path.parent / suite["course"], path.parent, options), path)
     if not isinstance(suite, dict) or not isinstance(suite.get("jobs"), list):
-        raise BadInput(f"{path}: a suite has a list of \"jobs\"")
+        raise BadInput(f"{path}: a suite has a list of \"jobs\" (or a \"course\" folder)")
     jobs: list[Job] = []
     for i, entry in enumerate(suite["jobs"], start=1):
         entry = dict(entry)
