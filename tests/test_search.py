@@ -64,7 +64,8 @@ def test_fig3_first_patch_is_the_least_cost_one_and_the_baseline_agrees():
     assert part_stats.ratio > base_stats.ratio
 
 
-def test_passing_classes_save_runs_of_later_tests_and_failing_tests_move_first():
+def _recorded_fig3() -> tuple[SearchSpace, list[str], list[tuple[str, str]], object]:
+    """Fig. 3's space, its conditions, the (condition, test) runs made so far and the evaluate that records them."""
     space = _space(FIG3)
     conds = [c.code for c in space.candidates]
     calls: list[tuple[str, str]] = []
@@ -74,6 +75,11 @@ def test_passing_classes_save_runs_of_later_tests_and_failing_tests_move_first()
         calls.append((conds[p], t))
         return inner(p, t, others)
 
+    return space, conds, calls, evaluate
+
+
+def test_passing_classes_save_runs_of_later_tests_and_failing_tests_move_first():
+    space, conds, calls, evaluate = _recorded_fig3()
     # test "u" (i = 3, expect 2): i % 2 == 1 (T F T) and i > 2 (T F F → 1) differ
     found, stats = explore(space, ["u", "t"], evaluate)
     assert [conds[p] for p in found] == ["i % 2 == 1"]
@@ -128,15 +134,7 @@ def test_a_counterexample_added_while_iterating_refutes_later_candidates():
     # CEGIS: with test "t" alone both i % 2 == 1 and i > 2 are plausible; once
     # the first is reported, test "u" (i = 3, on which i > 2 counts 1) is added:
     # the later candidate runs it first and is refuted, the one reported is not re-run
-    space = _space(FIG3)
-    conds = [c.code for c in space.candidates]
-    calls: list[tuple[str, str]] = []
-    inner = _fig3_run(space, conds, 4)
-
-    def evaluate(p, t, others):
-        calls.append((conds[p], t))
-        return inner(p, t, others)
-
+    space, conds, calls, evaluate = _recorded_fig3()
     run = Exploration(space, ["t"], evaluate)
     found = []
     for p in run:
@@ -149,10 +147,7 @@ def test_a_counterexample_added_while_iterating_refutes_later_candidates():
 
 
 def test_a_test_added_before_iterating_runs_first():
-    space = _space(FIG3)
-    conds = [c.code for c in space.candidates]
-    calls: list[str] = []
-    inner = _fig3_run(space, conds, 4)
-    run = Exploration(space, ["t"], lambda p, t, o: (calls.append(t), inner(p, t, o))[1])
+    space, conds, calls, evaluate = _recorded_fig3()
+    run = Exploration(space, ["t"], evaluate)
     run.add_test("u")
-    assert [conds[p] for p in run] == ["i % 2 == 1"] and calls[0] == "u"
+    assert [conds[p] for p in run] == ["i % 2 == 1"] and calls[0] == ("i >= 0", "u")
