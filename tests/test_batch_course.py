@@ -168,9 +168,11 @@ def test_a_benchmark_suite_over_a_course_folder_is_one_job_per_submission(tmp_pa
     (root / "suites").mkdir()
     (root / "suites" / "course.yaml").write_text("title: t\ncourse: ..\noptions: {compare: exact, timeout: 9}\n")
     suite, jobs = load_suite(root / "suites" / "course.yaml")
-    assert [dict(j.meta)["submission"] for j in jobs] == [
-        "../incorrect/y1/lab1/diff/t1.c", "../incorrect/y1/lab1/diff/t2.c", "../incorrect/y1/lab1/max/s1.c",
-        "../incorrect/y1/lab1/max/s2.c", "../incorrect/y1/lab1/max/s3.c"]
+    assert [j.id for j in jobs] == [  # relative to the course, wherever the suite is
+        "lab1/diff: incorrect/y1/lab1/diff/t1.c", "lab1/diff: incorrect/y1/lab1/diff/t2.c",
+        "lab1/max: incorrect/y1/lab1/max/s1.c", "lab1/max: incorrect/y1/lab1/max/s2.c",
+        "lab1/max: incorrect/y1/lab1/max/s3.c"]
+    assert jobs[0].program == str(root / "suites" / ".." / "incorrect/y1/lab1/diff/t1.c")
     assert [dict(j.meta)["assignment"] for j in jobs] == ["lab1/diff"] * 2 + ["lab1/max"] * 3
     assert jobs[0].args[-4:] == ("--compare", "exact", "--timeout", "9")
     (root / "suites" / "bad.yaml").write_text("title: t\ncourse: ..\noptions: [exact]\n")

@@ -92,7 +92,8 @@ def load_suite(path: str | Path) -> tuple[dict, list[Job]]:
         options = suite.get("options") or {}
         if not isinstance(options, dict):
             raise BadInput(f"{path}: \"options\" is an object of option names to values")
-        return suite, course_jobs(course_manifest(path.parent / suite["course"], path.parent, options), path)
+        root = path.parent / suite["course"]  # ids relative to the course folder: the same from any checkout
+        return suite, course_jobs(course_manifest(root, root, options), root / path.name)
     if not isinstance(suite, dict) or not isinstance(suite.get("jobs"), list):
         raise BadInput(f"{path}: a suite has a list of \"jobs\" (or a \"course\" folder)")
     jobs: list[Job] = []
