@@ -19,7 +19,8 @@ are checked cheapest first:
    against the reference (:func:`crepair.api.verify` with ``reference``).
 
 Each repair carries its evidence: :class:`~crepair.records.EquivalenceProof`
-or :class:`~crepair.records.PassesSuite` (never more than was checked);
+or :class:`~crepair.records.PassesSuite` (never more than was checked;
+:mod:`crepair.schemes.staged_verdicts` checks each plausible patch);
 repairs with a proof come first.  When no single change passes every
 test, the change that passes all but the counterexample tests is kept
 and the search runs again on the changed program (a repair of two
@@ -46,15 +47,14 @@ from crepair.schemes.staged_checks import CandidateChecks
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.schemes.staged_suite import generated_tests, given_tests
-from crepair.records import EquivalenceProof, PassesSuite, Repair, RepairOutcome, Scheme, StopReason
+from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
+from crepair.records import Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
 from crepair.testsuite.spec import load_tests
 from crepair.schemes.time_limit import Deadline
 
-PROOF_SECONDS = 10.0  # the most one bounded proof may take
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
-CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists
 DECOMPOSED_SHARE = 0.2  # share of the time limit a search with one failing test may take
 HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
@@ -100,11 +100,8 @@ class StagedRun:
         self._round_ends: float | None = None
         self._no_time_to_seed = False  # the bounded check that finds a test input was not run: no time left
         self._first_changes: tuple = ()
-        self._best_failures: int | None = None
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
         self._failing_given: list[str] = []  # the given tests the original fails
-        self._unprovable: bool | None = None  # runs of the reference go beyond the bound (None: not checked yet)
-        self._refuter: list[str] = []  # the test that refuted the last patch checked (none: it was not refuted)
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
@@ -127,6 +124,8 @@ class StagedRun:
             self.suite.add("counterexample", stdin, expected)
         self.stats.generated = len(generated)
         self.stats.counterexamples = len(seeded)
+        self.verdicts = PatchVerdicts(self.checks, self.suite, self.stats, options.unwind, reference.input_bound,
+                                      self.deadline)
         self._iter = self._run()
 
     def remaining(self) -> float | None:
@@ -163,9 +162,6 @@ class StagedRun:
         self._oracle.close()
         self._removal()
 
-    def _evidence(self, why: str) -> PassesSuite:
-        return PassesSuite(len(self.suite.given), len(self.suite.generated), len(self.suite.counterexamples), why)
-
     def _run(self) -> Iterator[Repair]:
         try:
             yield from self._rounds()
@@ -188,7 +184,7 @@ class StagedRun:
             best: tuple[int, int, Repair] | None = None
             ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
             self._round_ends = None
-            self._best_failures = None
+            self.verdicts.best_failures = None
             for n, (rep, status, failed) in enumerate(self._round_items(base, ids, round_)):
                 if status == "proved":
                     proved += 1
@@ -202,7 +198,7 @@ class StagedRun:
                     if self.options.max_repairs is not None and len(held) >= self.options.max_repairs:
                         # the proof of a cheaper-or-equal later candidate is as hard: look on a little, then stop
                         self._round_ends = min(self._round_ends or float("inf"), time.monotonic() + self._held_patience())
-                        if self._unprovable:  # no later candidate can be proved either
+                        if self.verdicts.unprovable:  # no later candidate can be proved either
                             break
                 elif best is None or (failed, n) < best[:2]:
                     best = (failed, n, rep)
@@ -366,9 +362,9 @@ class StagedRun:
                 rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)",
                                           diff=unified_diff(str(self.path), base, rep.patched),
                                           changes=named(rep.changes, str(self.path)))
-                status, evidence, failed = self._check(rep)
+                status, evidence, failed = self.verdicts.verdict(rep)
                 if status == "refuted" and ids is not None:
-                    self._add_counterexample(run, program)
+                    self.verdicts.guide(run, program, self.options.compare)
                 yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
                 if self._timed_out():
                     break
@@ -376,41 +372,3 @@ class StagedRun:
             self.stats.explored += run.stats.explored
             self.stats.executions += run.stats.executions
             run.close()
-
-    def _add_counterexample(self, run, program: Path) -> None:
-        """Counterexample-guided: the test that refuted the last patch (the
-        first of the suite it failed, or the bounded check's counterexample)
-        runs on every candidate ``run`` picks from now on, in its
-        meta-program, so that the candidates it refutes are never built."""
-        if self._refuter:
-            before = run.stats.added_tests
-            run.add_tests(load_tests(program, tests_dir=self.suite.folder, compare=self.options.compare), self._refuter)
-            self.stats.guided += run.stats.added_tests - before
-
-    def _check(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
-        """The status of a plausible patch (see :meth:`_search`), its
-        evidence and the number of tests it fails."""
-        failed = self.checks.failures(rep.patched, self.suite, self._best_failures)
-        self._refuter = self.checks.refuting[:1]
-        if failed:
-            if self._best_failures is None or failed < self._best_failures:
-                self._best_failures = failed
-            self.stats.refuted += 1
-            return "refuted", None, failed
-        left = self.remaining()
-        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
-        if budget < 0.5:
-            return "tests", self._evidence("no time left for the bounded check"), 0
-        if self._unprovable is None:
-            self._unprovable = self.checks.reference_cut_off(min(budget, SEED_SECONDS / 2))
-        if self._unprovable:
-            return "tests", self._evidence(f"runs of the reference go beyond unwinding bound {self.options.unwind}: "
-                                           "no change can be proved equivalent at this bound"), 0
-        proved, why = self.checks.prove(rep.patched, budget, self.suite)
-        if proved:
-            return "proved", EquivalenceProof(self.options.unwind, self.reference.input_bound, self._evidence("")), 0
-        if why is None:  # a counterexample test was added to the suite
-            self._refuter = self.suite.counterexamples[-1:]
-            self.stats.refuted += 1
-            return "refuted", None, 1
-        return "tests", self._evidence(why), 0

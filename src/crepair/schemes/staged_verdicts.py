@@ -1,0 +1,83 @@
+"""The verdict on one plausible patch of a staged run (:mod:`crepair.schemes.staged`):
+the whole suite first, then the bounded proof of equivalence with the
+reference, each refuting test handed back to the search
+(counterexample-guided).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crepair.records import EquivalenceProof, PassesSuite, Repair
+from crepair.schemes.staged_checks import CandidateChecks
+from crepair.schemes.time_limit import Deadline
+from crepair.testsuite.spec import Comparison, load_tests
+
+PROOF_SECONDS = 10.0  # the most one bounded proof may take
+CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
+REFERENCE_CHECK_SECONDS = 5.0  # the most the check whether the reference's own runs go beyond the bound may take
+
+
+class PatchVerdicts:
+    """Verdicts on plausible patches, with the run's ``checks`` (a
+    :class:`~crepair.schemes.staged_checks.CandidateChecks`), its ``suite``
+    and ``stats`` (counted here: refuted, guided), at unwinding bound
+    ``unwind`` and input bound ``input_bound``, within ``deadline``.
+
+    ``best_failures``: the fewest tests a refuted patch of the round failed
+    (None: none yet; the caller resets it per round); ``refuter``: the test
+    that refuted the last patch ([] when it was not refuted);
+    ``unprovable``: the reference's own runs go beyond the bound (None: not
+    checked yet)."""
+
+    def __init__(self, checks: CandidateChecks, suite, stats, unwind: int, input_bound: int, deadline: Deadline):
+        self.checks, self.suite, self.stats = checks, suite, stats
+        self.unwind, self.input_bound, self.deadline = unwind, input_bound, deadline
+        self.best_failures: int | None = None
+        self.refuter: list[str] = []
+        self.unprovable: bool | None = None
+
+    def evidence(self, why: str) -> PassesSuite:
+        """The evidence of a patch that passes the whole suite; ``why``: why it is not proved."""
+        return PassesSuite(len(self.suite.given), len(self.suite.generated), len(self.suite.counterexamples), why)
+
+    def verdict(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
+        """(status, evidence, tests failed) of the plausible patch ``rep``:
+        ``refuted`` (fails a test of the suite, or the bounded check's
+        counterexample, which joins the suite), ``tests`` (passes every
+        test, not proved: the evidence says why), ``proved``."""
+        failed = self.checks.failures(rep.patched, self.suite, self.best_failures)
+        self.refuter = self.checks.refuting[:1]
+        if failed:
+            if self.best_failures is None or failed < self.best_failures:
+                self.best_failures = failed
+            self.stats.refuted += 1
+            return "refuted", None, failed
+        left = self.deadline.left()
+        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
+        if budget < 0.5:
+            return "tests", self.evidence("no time left for the bounded check"), 0
+        if self.unprovable is None:
+            self.unprovable = self.checks.reference_cut_off(min(budget, REFERENCE_CHECK_SECONDS))
+        if self.unprovable:
+            return "tests", self.evidence(f"runs of the reference go beyond unwinding bound {self.unwind}: "
+                                          "no change can be proved equivalent at this bound"), 0
+        proved, why = self.checks.prove(rep.patched, budget, self.suite)
+        if proved:
+            return "proved", EquivalenceProof(self.unwind, self.input_bound, self.evidence("")), 0
+        if why is None:  # a counterexample test was added to the suite
+            self.refuter = self.suite.counterexamples[-1:]
+            self.stats.refuted += 1
+            return "refuted", None, 1
+        return "tests", self.evidence(why), 0
+
+    def guide(self, run, program: Path, compare: Comparison) -> None:
+        """Counterexample-guided: the test that refuted the last patch (the
+        first of the suite it failed, or the bounded check's counterexample)
+        runs on every candidate the test-driven ``run`` (searching the copy
+        ``program``) picks from now on, in its meta-program, so that the
+        candidates it refutes are never built."""
+        if self.refuter:
+            before = run.stats.added_tests
+            run.add_tests(load_tests(program, tests_dir=self.suite.folder, compare=compare), self.refuter)
+            self.stats.guided += run.stats.added_tests - before
