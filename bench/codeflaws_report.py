@@ -266,9 +266,13 @@ def report(bench, jobs: dict, meta: dict, final: bool) -> str:
     n = len(defects)
     fin = {k: sum(1 for r in defects.values() if done(r.get(k))) for k in RUNS}
     sel = {k: sum(1 for r in defects.values() if k in r) for k in RUNS}
-    out = header("Codeflaws: test-driven repair with and without test-equivalence partitioning (crepair)",
-                 meta, jobs, final) + [
+    staged = bool(meta.get("reference"))
+    title = ("Codeflaws: the staged run against the accepted program and the repair tests (crepair)" if staged else
+             "Codeflaws: test-driven repair with and without test-equivalence partitioning (crepair)")
+    out = header(title, meta, jobs, final) + [
         f"* Runs per defect: `crepair repair BUGGY.c --tests-dir DIR --timeout {meta.get('timeout', 0):g} --json`"
+        + (" `--reference ACCEPTED.c` (inputs generated from the repair tests, the accepted program's outputs "
+           "expected; the held-out tests are never given to crepair)" if staged else "")
         + (f" `--test-timeout {meta['test_timeout']}`" if meta.get("test_timeout") else "")
         + (" `--rank cost`" if meta.get("rank") == "cost" else "")
         + (f"; a sample of {meta['sample']} defects (`--sample`)" if meta.get("sample") else "")
