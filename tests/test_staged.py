@@ -117,6 +117,18 @@ def test_generated_inputs_keep_separators_and_lines_and_are_deterministic():
             assert int(new.split()[0]) == len(new.split()) - 1
 
 
+def test_generated_numbers_come_near_the_constants_the_programs_test():
+    from crepair.oracle.inputs import NEAR, int_constants
+
+    source = '#include <stdio.h>\n#define MAX 80 /* 7 */\nint main(void) { int x; char s[MAX]; scanf("%d", &x);\n' \
+             '  puts(x > 100 ? "big 3" : x > 0x10 ? "small" : "tiny"); return 0; }\n'
+    assert int_constants(source) == [80, 100]  # not in comments, strings, hexadecimal; 0 and 1 left out
+    given = [b"5\n", b"500\n"]
+    near = mutate_inputs(given, count=30, seed=0, constants=[100])
+    assert sum(abs(int(m) - 100) <= NEAR for m in near) >= 3  # the boundary x > 100 is tested
+    assert mutate_inputs(given, count=30, seed=0, constants=()) == mutate_inputs(given, count=30, seed=0)
+
+
 def _numbers(inputs):
     return [float(t) for data in inputs for t in data.split() if t.lstrip(b"-").replace(b".", b"").isdigit()]
 

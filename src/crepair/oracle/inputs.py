@@ -6,7 +6,10 @@ separators survive every mutation.  A mutant changes one token, two
 tokens, or every numeric token at once (e.g. all negative); numbers
 become neighbours, negations, zero, doublings, halvings and random values
 of the same magnitude; words get a character changed, dropped or
-doubled.  Mutants stay in the input classes the given inputs show: a
+doubled; with the integer constants of the programs (a fuzzer's
+dictionary), numbers also come near them, one at a time or all at once (the
+boundaries the programs test: ``i <= 50``).  Mutants stay in the input
+classes the given inputs show: a
 number's sign class (negative, zero, positive) is one that a given number
 at the same token index has (a count or a size that every test gives as
 positive stays positive; a mutant outside that domain tests what the task
@@ -125,13 +128,37 @@ def _resized(data: bytes, k: int, kind: str, rng: random.Random) -> bytes:
     return head + first + b"\n".join(lines[:last + 1] + added + lines[last + 1:])
 
 
-def _number(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
+def _number(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS,
+            constants: Sequence[int] = ()) -> bytes:
     v = int(token)
     magnitude = max(abs(v), 10)
     choices = [v + 1, v - 1, -v, 0, 1, 2 * v, v // 2, v + rng.randint(2, 10), v - rng.randint(2, 10),
                rng.randint(-magnitude, magnitude), rng.randint(-100, 100)]
+    if constants:
+        choices += [_near(constants, rng)] * 3
     new = rng.choice([c for c in choices if c != v and _sign(c) in signs] or [v + 1])
     return str(new).encode()
+
+
+def _near(constants: Sequence[int], rng: random.Random) -> int:
+    """A value at most ``NEAR`` from one of ``constants``: a boundary the program tests."""
+    return rng.choice(constants) + rng.randint(-NEAR, NEAR)
+
+
+NEAR = 3  # how far from a constant of the program a boundary value may be
+
+
+def int_constants(source: str, most: int = 16) -> list[int]:
+    """The distinct integer literals of the C text ``source`` (decimal,
+    outside comments and strings, not 0 or 1), in order of appearance, at
+    most ``most``: the boundaries a program compares its input with
+    (``i <= 50``), whose neighbours are the inputs most likely to tell a
+    patch from the reference (a fuzzer's dictionary of the program's
+    constants)."""
+    text = re.sub(r'/\*.*?\*/|//[^\n]*|"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', " ", source, flags=re.S)
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#include"))
+    found = [int(m) for m in re.findall(r"(?<![\w.])\d+(?![\w.])", text)]
+    return list(dict.fromkeys(v for v in found if v > 1))[:most]
 
 
 def _real(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
@@ -153,19 +180,20 @@ def _word(token: bytes, rng: random.Random) -> bytes:
     return token[:i] + bytes([rng.choice(letters)]) + token[i + 1:]
 
 
-def mutate_token(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -> bytes:
+def mutate_token(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS,
+                 constants: Sequence[int] = ()) -> bytes:
     """A neighbour of ``token``: a number stays a number of the same kind
     (integer or decimal) whose sign class is in ``signs`` (-1, 0, 1), a
-    word stays a word."""
+    word stays a word; an integer may also come near one of ``constants``."""
     if _INT.fullmatch(token):
-        return _number(token, rng, signs)
+        return _number(token, rng, signs, constants)
     if _FLOAT.fullmatch(token):
         return _real(token, rng, signs)
     return _word(token, rng)
 
 
 def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | None = None,
-            counts: dict[int, str] | None = None) -> bytes:
+            counts: dict[int, str] | None = None, constants: Sequence[int] = ()) -> bytes:
     parts = _split(data)
     tokens = list(range(1, len(parts), 2))
     if not tokens:
@@ -183,27 +211,33 @@ def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | 
         return ALL_SIGNS if signs is None else signs.get((i - 1) // 2, ALL_SIGNS)
 
     how = rng.random()
-    if how < 0.25 and len(numeric) > 1:  # every number at once: all negated, all negative, all random
-        mode = rng.randrange(3)
+    if how < 0.25 and len(numeric) > 1:  # every number at once: all negated, all negative, all random, all near
+        mode = rng.randrange(4 if constants else 3)  # ... a constant of the program
         for i in numeric:
-            if not _INT.fullmatch(parts[i]) or mode == 2 or -1 not in allowed(i):
-                parts[i] = mutate_token(parts[i], rng, allowed(i))
+            if mode == 3 and _INT.fullmatch(parts[i]):
+                near = _near(constants, rng)
+                parts[i] = str(near).encode() if _sign(near) in allowed(i) else parts[i]
+            elif not _INT.fullmatch(parts[i]) or mode == 2 or -1 not in allowed(i):
+                parts[i] = mutate_token(parts[i], rng, allowed(i), constants)
             elif mode == 0:
                 parts[i] = str(-int(parts[i])).encode()
             else:
                 parts[i] = str(-rng.randint(1, max(10, abs(int(parts[i])) * 2))).encode()
     else:
         for i in rng.sample(tokens, min(len(tokens), 1 if how < 0.7 else 2)):
-            parts[i] = mutate_token(parts[i], rng, allowed(i))
+            parts[i] = mutate_token(parts[i], rng, allowed(i), constants)
     return b"".join(parts)
 
 
-def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0) -> list[bytes]:
+def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0, constants: Sequence[int] = ()) -> list[bytes]:
     """Up to ``count`` distinct mutants of the standard inputs ``inputs``
     (none of which is returned again), deterministic for a ``seed``.
     Fewer come back when the inputs have few tokens.  A number keeps to
     the sign classes of the numbers at its token index in ``inputs``; a
-    count keeps counting its items (module docstring)."""
+    count keeps counting its items (module docstring).  ``constants``
+    (:func:`int_constants` of the reference): integers may also be set near
+    them, one at a time or all at once (without them, the mutants are
+    those of earlier versions)."""
     rng = random.Random(seed)
     signs, counts = _signs(inputs), _counts(inputs)
     seen = set(inputs)
@@ -212,7 +246,7 @@ def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0) -> list
     attempts = 0
     while pool and len(out) < count and attempts < 20 * count:
         attempts += 1
-        new = _mutant(rng.choice(pool), rng, signs, counts)
+        new = _mutant(rng.choice(pool), rng, signs, counts, constants)
         if new not in seen:
             seen.add(new)
             out.append(new)

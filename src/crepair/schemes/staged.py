@@ -117,7 +117,8 @@ class StagedRun:
             if seed is not None:
                 seeded.append(seed)
                 seeds.append(seed[0])
-        generated, self.stats.invalid = generated_tests(seeds, self._oracle, options.generated)
+        sources = (read_source(Path(reference.path)), self.original)
+        generated, self.stats.invalid = generated_tests(seeds, self._oracle, options.generated, sources)
         (self._tmp / "tests").mkdir()
         self.suite = write_suite(self._tmp / "tests", given, generated)
         for stdin, expected in seeded:

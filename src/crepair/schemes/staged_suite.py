@@ -10,7 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from crepair.oracle import ReferenceProgram, mutate_inputs
+from crepair.oracle.inputs import int_constants
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
+
+
+MOST_CONSTANTS = 16  # integer constants of the programs whose neighbours generated numbers may take
 
 
 def given_tests(path: Path, tests_dir: str | Path | None, oracle: ReferenceProgram, compare: Comparison,
@@ -34,12 +38,16 @@ def given_tests(path: Path, tests_dir: str | Path | None, oracle: ReferenceProgr
     return out
 
 
-def generated_tests(seeds: list[bytes], oracle: ReferenceProgram, count: int) -> tuple[list[tuple[bytes, bytes]], int]:
+def generated_tests(seeds: list[bytes], oracle: ReferenceProgram, count: int,
+                    sources: tuple[str, ...] = ()) -> tuple[list[tuple[bytes, bytes]], int]:
     """Up to ``count`` inputs mutated from the standard inputs ``seeds``
-    (deterministic), each with the reference's output, as (stdin, expected);
-    and how many mutants the reference rejected (undefined behaviour, a
-    time-out, an abnormal end)."""
-    inputs = list(mutate_inputs(seeds, count=count, seed=0))
+    (deterministic; numbers also near the integer constants of the C texts
+    ``sources``, the reference's and the program's: the boundaries they
+    test), each with the reference's output, as (stdin, expected); and how
+    many mutants the reference rejected (undefined behaviour, a time-out,
+    an abnormal end)."""
+    constants = list(dict.fromkeys(c for text in sources for c in int_constants(text)))[:MOST_CONSTANTS]
+    inputs = list(mutate_inputs(seeds, count=count, seed=0, constants=constants))
     kept, invalid = [], 0
     for stdin, expected in zip(inputs, oracle.expected_all(inputs)):
         if expected is None:
