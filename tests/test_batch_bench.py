@@ -82,6 +82,25 @@ def test_bench_runs_the_suite_and_writes_its_tables(tmp_path, capsys):
     assert "suites: tiny" in capsys.readouterr().err
 
 
+def test_an_invocation_is_recorded_before_its_jobs_run(tmp_path, monkeypatch):
+    # a bench killed by SIGTERM or SIGKILL never reaches its finally: its commit is on record all the same
+    import crepair.batch.run
+
+    d = suite_dir(tmp_path)
+    results = tmp_path / "results"
+    seen = []
+
+    def running(*args, **kwargs):
+        seen.append(json.loads((results / "tiny.runs.json").read_text()))
+
+    monkeypatch.setattr(crepair.batch.run, "run_batch", running)
+    assert main(["bench", "tiny", "--suites", str(d), "--results", str(results), "--jobs", "1"]) == 0
+    ((during,),) = seen
+    assert during["minutes"] is None and during["command"].startswith("crepair bench tiny")
+    (after,) = json.loads((results / "tiny.runs.json").read_text())  # the same entry, finished
+    assert after["minutes"] is not None and after["started"] == during["started"]
+
+
 def test_a_job_not_run_and_the_columns():
     assert cell(None, "outcome") == "not run" and cell(None, "wall") == ""
     record = {"outcome": "unknown", "seconds": 61.04, "repairs": [{"vacuous": True, "seconds": 1}],

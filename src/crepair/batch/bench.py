@@ -143,11 +143,13 @@ def read_runs(stem: Path) -> list[dict]:
     return runs if isinstance(runs, list) else []
 
 
-def add_run(stem: Path, run: dict) -> None:
-    """Append ``run`` to :func:`runs_path`."""
+def add_run(stem: Path, run: dict, *, replace_last: bool = False) -> None:
+    """Append ``run`` to :func:`runs_path` (``replace_last``: in place of
+    the last entry: the invocation recorded at its start, now finished)."""
     import json
 
-    runs = read_runs(stem) + [run]
+    runs = read_runs(stem)
+    runs = (runs[:-1] if replace_last and runs else runs) + [run]
     runs_path(stem).write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
 
 

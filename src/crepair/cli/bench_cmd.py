@@ -136,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             execute = lambda todo: process_pool(todo, limits, args.jobs, requests)  # noqa: E731
         display: list[BatchDisplay] = []
+        run = {"started": started, "commit": commit, "dirty": bool(dirty),
+               "command": shlex.join(["crepair", *args.argv]), "load": [load, load], "minutes": None, **_machine()}
+        add_run(stem, run)  # at once: an invocation killed (SIGTERM, SIGKILL) still names its commit
         try:
             chosen = [j for j in jobs if re.search(args.only, j.id)] if args.only else jobs
             run_batch(chosen, results, execute, resume=args.resume,
@@ -145,9 +148,8 @@ def run(args: argparse.Namespace) -> int:
         finally:  # an interrupted invocation made results too
             if display:
                 display[0].stop()
-            add_run(stem, {"started": started, "commit": commit, "dirty": bool(dirty),
-                           "command": shlex.join(["crepair", *args.argv]), "load": [load, os.getloadavg()[0]],
-                           "minutes": round((time.monotonic() - start) / 60, 1), **_machine()})
+            add_run(stem, {**run, "load": [load, os.getloadavg()[0]], "minutes": round((time.monotonic() - start) / 60, 1)},
+                    replace_last=True)
     records = {r["id"]: r for r in results.records()}
     done = sum(1 for j in jobs if j.id in records)
     wall = None if args.report_only else time.monotonic() - start
