@@ -25,6 +25,7 @@ watch before it loads the stages.
 from __future__ import annotations
 
 import _thread
+import gc
 import os
 import signal
 import threading
@@ -50,10 +51,13 @@ def stop_if_requested() -> None:
 
 
 def _unsafe(frame) -> bool:
-    """Whether ``frame`` or a caller runs z3's Python code or a finalizer."""
+    """Whether ``frame`` or a caller runs z3's Python code, a finalizer or
+    a garbage-collector callback (``gc.callbacks``, e.g. hypothesis's
+    timer: an exception there is printed and ignored)."""
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     while frame is not None:
         name = frame.f_globals.get("__name__") or ""
-        if name == "z3" or name.startswith("z3.") or frame.f_code.co_name == "__del__":
+        if name == "z3" or name.startswith("z3.") or frame.f_code.co_name == "__del__" or frame.f_code in callbacks:
             return True
         frame = frame.f_back
     return False

@@ -134,3 +134,24 @@ def test_ctrl_c_during_a_batch_keeps_whole_records(tmp_path):
     records = [json.loads(line) for line in text.splitlines()]
     # a job that finished before the signal is whole: bubblesort reads a[n] within the bound (violated)
     assert len(records) < 3 and all(r["outcome"] == "violated" and r["exit_code"] == 1 for r in records)
+
+
+def test_a_garbage_collector_callback_is_no_place_to_raise_the_interrupt():
+    # there KeyboardInterrupt is printed and ignored (seen from hypothesis's timer): the watcher asks again later
+    import gc
+
+    from crepair.interrupt import _unsafe
+
+    seen = []
+
+    def callback(phase, info):
+        if phase == "start":
+            seen.append(_unsafe(sys._getframe()))
+
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+    assert seen and all(seen)
+    assert not _unsafe(sys._getframe())
