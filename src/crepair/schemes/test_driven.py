@@ -14,9 +14,16 @@ The pipeline (Mechtaev, Gao, Tan, Roychoudhury, TOSEM'18, §4–§5):
    run time, and the runtime computes its value-based test-equivalence
    class on the fly (Algorithm 1);
 5. exploration with partitioning (Algorithm 3) or without (Algorithm 2);
+   a candidate that executes its site more than
+   :func:`~crepair.schemes.test_driven_options.step_limit` times in a test
+   (a loop it made endless) fails it at once, as at a time-out; a site
+   whose class computation timed out computes its later classes among
+   fewer candidates;
 6. every plausible patch (one change, in one file) is rebuilt normally and
    re-run on every test before it is reported (evidence
-   :class:`~crepair.records.PassesTests`).
+   :class:`~crepair.records.PassesTests`);
+7. a caller may add tests while iterating (:meth:`TestDrivenRun.add_tests`:
+   counterexample-guided, the staged run against a reference).
 
 A patch that passes every test is *plausible*, never "correct".
 """
