@@ -279,6 +279,38 @@ def test_a_test_that_refutes_a_patch_joins_the_search_and_the_reference_s_loop_r
     assert run.stats.proofs == 1  # the reference's own bound check, once: no candidate's proof is tried
 
 
+COUNT_A = r"""#include <stdio.h>
+#include <string.h>
+int main(void) {
+    char s[101];
+    int i, v = 0;
+    scanf("%100s", s);
+    for (i = 0; i < (int)strlen(s); i++)
+        if (s[i] == 'a')
+            v++;
+    printf("%d\n", v);
+    return 0;
+}
+"""
+
+
+def test_a_proof_for_words_shorter_than_the_tests_words_is_no_proof(tmp_path):
+    # the engine reads words of at most --input-bound characters: its proof says nothing of the tests' longer ones
+    (tmp_path / "ref.c").write_text(COUNT_A)
+    (tmp_path / "sub.c").write_text(COUNT_A.replace("s[i] == 'a'", "s[i] == 'b'"))
+    course_tests = {"a": ("abracadabraaaa\n", "8\n"), "b": ("bab\n", "1\n")}
+    (tmp_path / "tests").mkdir()
+    for name, (given, expected) in course_tests.items():
+        (tmp_path / "tests" / f"{name}.in").write_text(given)
+        (tmp_path / "tests" / f"{name}.out").write_text(expected)
+    proc = crepair("repair", "sub.c", "--reference", "ref.c", "--tests-dir", "tests", "--json", "--timeout", "120",
+                   cwd=tmp_path)
+    first = json.loads(proc.stdout)["repairs"][0]
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("s[i] == 'b'", "s[i] == 'a'")]
+    assert first["evidence_level"] == "tests"
+    assert "holds for words of up to 8 characters only" in first["evidence"]["text"]
+
+
 def test_the_teacher_s_case_is_repaired_with_a_proof(tmp_path):
     course(tmp_path)
     proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
