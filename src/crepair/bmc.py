@@ -350,11 +350,12 @@ def verify_program(
         if bound.too_small:
             return VerifyResult(program.path, entry, VerifyOutcome.UNKNOWN, bound, None, time.monotonic() - start,
                                 len(formula.locations), tuple(warnings), CUT_OFF.format(unwind), program.original)
-    verdict, model, reason = check_original(formula, limits)
-    if not proof_only:
+        verdict, model, reason = check_original(formula, limits)
+    else:
+        verdict, model, reason = check_original(formula, limits)
         bound = check_bound(formula, limits)
-    if verdict == Verdict.UNSAT and not proof_only:
-        bound = needed_bound(program, bound, entry, limits, checks)
+        if verdict == Verdict.UNSAT:
+            bound = needed_bound(program, bound, entry, limits, checks)
     cex = None
     outcome, undecided = VerifyOutcome.within(verdict, bound)
     if model is not None:

@@ -40,6 +40,11 @@ _INT = re.compile(rb"[+-]?\d+")
 _FLOAT = re.compile(rb"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
 
 
+def is_number(token: bytes) -> bool:
+    """Whether ``token`` is an integer or a decimal number (the tokens mutated as numbers)."""
+    return bool(_INT.fullmatch(token) or _FLOAT.fullmatch(token))
+
+
 def _split(data: bytes) -> list[bytes]:
     """``data`` as alternating [sep, token, sep, token, ..., sep] (odd indices are tokens)."""
     parts, last = [], 0
@@ -63,7 +68,7 @@ def _signs(inputs: Sequence[bytes]) -> dict[int, frozenset[int]]:
     out: dict[int, set[int]] = {}
     for data in inputs:
         for k, t in enumerate(_TOKEN.findall(data)):
-            if _INT.fullmatch(t) or _FLOAT.fullmatch(t):
+            if is_number(t):
                 out.setdefault(k, set()).add(_sign(float(t)))
     return {k: frozenset(v) for k, v in out.items()}
 
@@ -206,7 +211,7 @@ def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | 
     tokens = [i for i in tokens if (i - 1) // 2 not in counting]
     if not tokens:
         return data
-    numeric = [i for i in tokens if _INT.fullmatch(parts[i]) or _FLOAT.fullmatch(parts[i])]
+    numeric = [i for i in tokens if is_number(parts[i])]
     def allowed(i: int) -> frozenset[int]:  # parts index i is token (i - 1) // 2
         return ALL_SIGNS if signs is None else signs.get((i - 1) // 2, ALL_SIGNS)
 

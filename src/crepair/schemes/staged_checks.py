@@ -147,13 +147,11 @@ class CandidateChecks:
         if result is None:
             return False, ("bounded check unknown (time limit; stopped)" if self.unanswered
                            else "the bounded check could not take the program")
-        if result.bound.too_small:  # also UNKNOWN at once: a proof at this bound is out of reach
+        if result.bound.too_small:  # BOUND_TOO_SMALL, or UNKNOWN at once (proof_only): out of reach at this bound
             return False, f"runs go beyond unwinding bound {self.unwind}"
         if result.outcome == VerifyOutcome.UNKNOWN:
             return False, f"bounded check unknown ({result.reason or 'time limit'})"
-        if result.outcome == VerifyOutcome.VIOLATED:
-            return False, "the bounded check's counterexample does not reproduce when run"
-        return False, f"runs go beyond unwinding bound {self.unwind}"
+        return False, "the bounded check's counterexample does not reproduce when run"  # VIOLATED
 
     def test_of(self, result, text: str) -> tuple[bytes, bytes] | None:
         """The counterexample of the bounded check ``result`` as a test

@@ -6,15 +6,14 @@ reference, each refuting test handed back to the search
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from crepair.oracle.inputs import is_number
 from crepair.records import EquivalenceProof, PassesSuite, Repair
 from crepair.schemes.staged_checks import CandidateChecks
 from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison, load_tests
 
-_NUMBER = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
 REFERENCE_CHECK_SECONDS = 5.0  # the most the check whether the reference's own runs go beyond the bound may take
@@ -65,8 +64,7 @@ class PatchVerdicts:
             return "tests", self.evidence(f"runs of the reference go beyond unwinding bound {self.unwind}: "
                                           "no change can be proved equivalent at this bound"), 0
         proved, why = self.checks.prove(rep.patched, budget, self.suite)
-        longest = self.longest_word()
-        if proved and longest > self.input_bound:  # the proof's inputs are not the tests' inputs: no proof
+        if proved and (longest := self.longest_word()) > self.input_bound:  # the proof's inputs are not the tests'
             return "tests", self.evidence(f"bounded equivalence holds for words of up to {self.input_bound} "
                                           f"characters only, and the tests have words of {longest}"), 0
         if proved:
@@ -82,7 +80,7 @@ class PatchVerdicts:
         number: the bounded engine reads strings of at most the input bound
         (numbers are whole ``int`` values), so a proof says nothing of a
         longer one."""
-        words = (t for i in self.suite.ids for t in self.suite.stdin(i).split() if not _NUMBER.fullmatch(t))
+        words = (t for i in self.suite.ids for t in self.suite.stdin(i).split() if not is_number(t))
         return max(map(len, words), default=0)
 
     def guide(self, run, program: Path, compare: Comparison) -> None:

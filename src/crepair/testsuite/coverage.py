@@ -161,14 +161,12 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
             if plain.outcome != TestOutcome.TIMEOUT:
                 limit = max(timeout_ms, SLOWDOWN * plain.seconds * 1000)
             run = run_test(spec, test_id, ws, timeout_ms=ms(limit), counter=counter, grace_ms=GRACE_MS)
-            most = [0]
-            found, killed = executed_lines_by_file(gcov, _gcda_files(ws.root), sources, str(ws.gcov_flush_header),
-                                                   most)
+            found, killed, most = executed_lines_by_file(gcov, _gcda_files(ws.root), sources, str(ws.gcov_flush_header))
             outcome = plain.outcome
             exact = not killed and run.outcome == outcome != TestOutcome.TIMEOUT
             by_file = {n: found.get(n, frozenset()) for n in names} if len(names) > 1 else {}
             tests.append(TestCoverage(test_id, outcome, found.get(program, frozenset()), exact, by_file, plain.seconds,
-                                      most[0]))
+                                      most))
     seconds = built.seconds + covered.seconds
     covers = tuple(names) if len(names) > 1 else ()
     return Spectrum(program, tuple(tests), seconds, time.monotonic() - start, covers)
@@ -186,18 +184,19 @@ def executed_lines(gcov: str, gcda: list[Path], source: str, header: str = "") -
     non-zero count in the coverage data files ``gcda``, and whether the
     signal handler of the flush ``header`` ran.  Raises ``BadInput`` when
     gcov cannot read them."""
-    found, killed = executed_lines_by_file(gcov, gcda, {source: source}, header)
+    found, killed, _ = executed_lines_by_file(gcov, gcda, {source: source}, header)
     return found.get(source, frozenset()), killed
 
 
 def executed_lines_by_file(gcov: str, gcda: list[Path], sources: Mapping[str, str],
-                           header: str = "", most: list[int] | None = None) -> tuple[dict[str, frozenset[int]], bool]:
+                           header: str = "") -> tuple[dict[str, frozenset[int]], bool, int]:
     """:func:`executed_lines` of several files: ``sources`` maps real
     absolute paths to names; the result maps the name of each file with an
-    executed line to its lines.  ``most`` (a one-element list): raised to
-    the largest execution count of a line of those files."""
+    executed line to its lines; then whether the signal handler ran, and
+    the largest execution count of a line of those files (0: none ran)."""
     lines: dict[str, set[int]] = {}
     killed = False
+    most = 0
     header = os.path.realpath(header) if header else ""
     for data in gcda:
         proc = toolchain.run([gcov, "--json-format", "--stdout", data.name], cwd=data.parent)
@@ -214,9 +213,8 @@ def executed_lines_by_file(gcov: str, gcda: list[Path], sources: Mapping[str, st
                 if where in sources:
                     lines.setdefault(sources[where], set()).update(
                         line["line_number"] for line in entry["lines"] if line["count"] > 0)
-                    if most is not None:
-                        most[0] = max([most[0], *(line["count"] for line in entry["lines"])])
+                    most = max([most, *(line["count"] for line in entry["lines"])])
                 elif where == header:
                     killed |= any(f["execution_count"] > 0 for f in entry.get("functions", ())
                                   if f["name"] == "__crepair_gcov_on_signal")
-    return {name: frozenset(found) for name, found in lines.items()}, killed
+    return {name: frozenset(found) for name, found in lines.items()}, killed, most
