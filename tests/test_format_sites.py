@@ -5,6 +5,7 @@ wrong output formats under an exact comparison."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -327,14 +328,68 @@ int main(void) {
 def test_a_newline_is_inserted_before_each_statement_in_the_program_s_own_style(tmp_path, put, newline):
     program = load_program(write_c(tmp_path, ECHO.replace("PUT", put)), real_c=True)
     space = build_space(program)
-    inserted = [c for c in space.candidates if c.schema is Schema.OUTPUT]
+    inserted = [c for c in space.candidates if c.schema is Schema.OUTPUT and c.code == newline]
     sites = [space.sites[c.site] for c in inserted]
-    assert [s.text for s in sites] == [f"{put};", "return 0;"]
-    assert {c.code for c in inserted} == {newline}
+    guarded = f"if (c != ' ')\n            {put};"  # a compound statement in a loop body is a place too
+    assert [s.text for s in sites] == [guarded, f"{put};", "return 0;"]
     by_text = {s.text: c.replacement for s, c in zip(sites, inserted)}
     assert by_text["return 0;"] == f"{newline};\n    return 0;"
     assert by_text[f"{put};"] == f"{{ {newline}; {put}; }}"  # the only statement of a branch: braces
+    assert by_text[guarded] == f"{{ {newline}; {guarded} }}"  # the only statement of the loop: braces
     assert all(c.cost == 20 for c in inserted)  # tenths: a call and a constant
+
+
+CROSS = """\
+#include <stdio.h>
+int main(void) {
+    int n, l, c;
+    scanf("%d", &n);
+    for (l = 1; l <= n; l++) {
+        for (c = 1; c <= n; c++) {
+            if (c == l || c + l == n + 1)
+                printf("*");
+            else
+                printf("-");
+        }
+        printf("\\n");
+    }
+    return 0;
+}
+"""
+
+
+def test_a_separator_is_written_on_some_iterations_before_a_statement_in_a_loop(tmp_path):
+    space = build_space(load_program(write_c(tmp_path, CROSS), real_c=True))
+    outputs = [c for c in space.candidates if c.schema is Schema.OUTPUT]
+    outside = [c for c in outputs if space.sites[c.site].text == "return 0;"]
+    assert [c.code for c in outside] == ['printf("\\n")']  # not in a loop: a newline only
+    branch = next(s for s in space.sites if s.text.startswith("if (c == l"))
+    here = [c for c in outputs if c.site == branch.id]
+    calls = {(c.lhs, c.group) for c in here if c.lhs}
+    assert {call for call, _ in calls} == {'printf(" ")', 'printf("\\n")'}  # a space or a newline...
+    assert len({group for _, group in calls}) == 2  # ... each call its own group, compared by the guard's value
+    guarded = [c for c in here if c.lhs == 'printf(" ")']
+    assert all(c.replacement.startswith("if (") and 40 < c.cost <= 50 for c in guarded)  # a call and an atom
+    assert {c.variables for c in guarded} <= {("c",), ("l",), ("n",), ("c", "l"), ("c", "n"), ("l", "n")}
+    wanted = 'if (c > 1) printf(" ");\n            if (c == l'
+    assert wanted in {c.replacement[:len(wanted)] for c in guarded}
+
+
+def test_a_cross_without_separators_is_repaired_by_one_guarded_separator(tmp_path):
+    # C-Pack-IPAs lab03/ex03's shape: every test fails the same way, and the two format sites would need
+    # the same conditional edit; one separator written before the row's branch repairs it
+    model = CROSS.replace("if (c == l", 'if (c > 1) printf(" ");\n            if (c == l')
+    project(tmp_path, CROSS, {"t1": ("3\n", "* - *\n- * -\n* - *\n"),
+                              "t2": ("4\n", "* - - *\n- * * -\n- * * -\n* - - *\n")})
+    (tmp_path / "model.c").write_text(model)
+    repair = first_repair(crepair("repair", "prog.c", "--reference", "model.c", "--tests-dir", "tests", "--compare",
+                                  "exact", "--json", "--timeout", "120", cwd=tmp_path))
+    [change] = repair["changes"]
+    assert change["kind"] == "output" and change["original"].startswith("if (c == l")
+    [edit] = change["edits"]
+    assert edit["kind"] == "insert" and edit["old"] == ""
+    assert re.fullmatch(r'if \(c (> 1|>= 2|!= 1)\) printf\(" "\);\s+', edit["new"])
+    assert repair["evidence"]["kind"] in ("tests", "proof") and repair["evidence"]["generated"] > 0
 
 
 def test_no_newline_is_inserted_without_stdio(tmp_path):

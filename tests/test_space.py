@@ -81,7 +81,8 @@ def check_invariants(program, space):
         assert (c.param is not None) == ("__CR_PARAM" in c.code)
         if c.param is not None:  # f1x's condition parameter: 0..64, read from a table by the meta-program
             assert 0 <= c.param <= 64 and c.schema in (Schema.EXPRESSION, Schema.REFINEMENT, Schema.GUARD,
-                                                       Schema.FORMAT)  # a conditional format's atom
+                                                       Schema.FORMAT, Schema.OUTPUT)  # a conditional format's or
+            # a guarded separator's atom
             atom = re.search(r"(\w+ [<>=!]=? )__CR_PARAM", c.code)[1] + str(c.param)
             assert atom in c.replacement and re.search(rf"\b{re.escape(atom)}(?!\w)", c.replacement)
         if c.schema == Schema.EXPRESSION and "__cr_e" not in c.code:

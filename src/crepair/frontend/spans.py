@@ -225,6 +225,39 @@ class SpanIndex:
             raise InternalError(f"statement {type(node).__name__} at {node.coord} does not end in ';'")
         return first, last
 
+    def compound_extent(self, node: c_ast.Node) -> tuple[int, int]:
+        """First and last token index of a compound statement -- ``if``,
+        ``for``, ``while``, ``do``, ``switch`` or a ``{ ... }`` block -- the
+        last token being the ``;`` or ``}`` that ends it.  Raises
+        ``InternalError`` when the tokens do not match (a macro)."""
+        first = self._leaf(node)
+        match node:
+            case c_ast.Compound():
+                last = self._close(first, "{", "}")
+            case c_ast.If(iftrue=t, iffalse=f):
+                last = self._statement_end(f if f is not None else t)
+            case c_ast.For(stmt=s) | c_ast.While(stmt=s) | c_ast.Switch(stmt=s):
+                last = self._statement_end(s)
+            case c_ast.DoWhile(cond=c):
+                last = self.balanced_extent(c)[1] + 2  # the cond's ")" and ";"
+                if last >= len(self._tokens) or self._tokens[last].text != ";":
+                    raise InternalError(f"do statement at {node.coord} does not end in ';'")
+            case _:
+                raise InternalError(f"{type(node).__name__} at {node.coord} is not a compound statement")
+        return first, last
+
+    def _statement_end(self, node: c_ast.Node) -> int:
+        if isinstance(node, (c_ast.Compound, c_ast.If, c_ast.For, c_ast.While, c_ast.Switch, c_ast.DoWhile)):
+            return self.compound_extent(node)[1]
+        if isinstance(node, c_ast.EmptyStatement):
+            return self._leaf(node)
+        return self.statement_extent(node)[1]
+
+    def compound_span(self, node: c_ast.Node) -> Span:
+        """The original span of a compound statement (:meth:`compound_extent`)."""
+        first, last = self.compound_extent(node)
+        return self.make_span(self._tokens[first].start, self._tokens[last].end)
+
     def statement_span(self, node: c_ast.Node) -> Span:
         """The original span of a simple statement including its ``;``
         (see :meth:`statement_extent`)."""

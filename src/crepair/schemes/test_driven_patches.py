@@ -33,16 +33,18 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, pat
 def token_edit(before: str, after: str) -> tuple[int, int, str]:
     """The tokens that differ between two texts: ``(start, end, new)`` with
     ``before[start:end]`` replaced by ``new`` giving ``after``; tokens
-    common to both ends are left out."""
+    common to both ends are left out, the end ones first (so that text
+    inserted before a statement reads as an insertion: ``if (b) s`` is
+    ``if (b)`` added before ``s``, however ``s`` begins)."""
     from crepair.frontend.tokens import tokenize
 
     b, a = tokenize(before, skip_directives=False), tokenize(after, skip_directives=False)
-    i = 0
-    while i < min(len(a), len(b)) and a[i].text == b[i].text:
-        i += 1
     j = 0
-    while j < min(len(a), len(b)) - i and a[-1 - j].text == b[-1 - j].text:
+    while j < min(len(a), len(b)) and a[-1 - j].text == b[-1 - j].text:
         j += 1
+    i = 0
+    while i < min(len(a), len(b)) - j and a[i].text == b[i].text:
+        i += 1
     b_lo, b_hi = (b[i - 1].end if i else 0), (b[len(b) - j].start if j else len(before))
     a_lo, a_hi = (a[i - 1].end if i else 0), (a[len(a) - j].start if j else len(after))
     while b_lo < b_hi and a_lo < a_hi and before[b_lo] == after[a_lo] and before[b_lo].isspace():

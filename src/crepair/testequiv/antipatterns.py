@@ -61,7 +61,7 @@ from pycparser import c_ast
 from crepair.errors import UsageError
 from crepair.testequiv.candidates import Schema
 from crepair.testequiv.scope import VarKind
-from crepair.testequiv.sites import Place
+from crepair.testequiv.place import Place
 
 _EXITS = {"exit", "abort", "_Exit", "_exit", "quick_exit", "assert", "__assert_fail"}
 _OUTPUTS = {"printf", "puts", "putchar"}  # calls that only write output (A3 lets them be deleted)

@@ -34,7 +34,7 @@ class Schema(enum.Enum):
     ASSIGNMENT = "assignment"  # insert v = e; before a statement
     INITIALIZATION = "initialization"  # give an uninitialized local an initializer
     FORMAT = "format"  # a small edit of an output call's string literal (crepair's own; testequiv.formats)
-    OUTPUT = "output"  # insert a newline output call before a statement (crepair's own)
+    OUTPUT = "output"  # insert a newline (or, in a loop, a guarded separator) before a statement (crepair's own)
 
 
 class SiteKind(enum.Enum):
@@ -125,7 +125,13 @@ class Candidate:
     when not None, ``code`` reads the integer constant ``param`` (type
     ``int``) as :data:`PARAM`, so that the candidates that differ only in
     it share one body in the meta-program (``replacement`` spells it);
-    only at EXPR sites and in guards.
+    only at EXPR sites, in guards and in guarded output calls.
+
+    OUTPUT candidates: ``code`` is the output call (a newline or a space
+    written before the statement), or, when ``lhs`` holds the output call,
+    the atom that guards it (``if (code) lhs; s``: a separator written on
+    some iterations of a loop), compared by its value within the call's
+    group.
     """
 
     id: int

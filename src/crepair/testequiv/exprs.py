@@ -38,7 +38,7 @@ from crepair.frontend.parse import CProgram
 from crepair.testequiv.ctext import (BINARY, COMMA, PRIMARY, UNARY, char_text, constant_value, node_precedence,
                                    operand_context, place)
 from crepair.testequiv.scope import CType, TypeKind, Types, Var, decay
-from crepair.testequiv.sites import Place
+from crepair.testequiv.place import Place
 from crepair.testequiv.verbatim import Verbatim
 
 RELATIONAL = ("<", "<=", ">", ">=", "==", "!=")

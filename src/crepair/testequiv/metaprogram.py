@@ -291,6 +291,7 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
     if not cands:
         return f"{{ if (__builtin_expect(__cr_on[{s}], 0)) __cr_enter({s}); {inner} }}"
     cases = _cases(cands, lambda c: f"__CR_G(({c.code}))" if c.schema is Schema.GUARD
+                   else f"__CR_S(({c.code}), ({c.lhs}))" if c.schema is Schema.OUTPUT and c.lhs
                    else f"__CR_O(({c.code}))" if c.schema is Schema.OUTPUT
                    else f"__CR_A(({c.lhs}), ({c.code}))")
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")

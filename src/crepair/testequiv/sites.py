@@ -12,6 +12,8 @@ locations):
   ``fprintf(stdout, ...)`` and the text of ``puts`` (FORMAT sites,
   :mod:`crepair.testequiv.formats`);
 - STMT sites: expression statements, ``return``, ``break``, ``continue``;
+  in a loop body also ``if``, loop and ``switch`` statements, for an
+  output call written before them only (:attr:`Place.output_only`);
 - DECL sites: local integer variables declared without an initializer.
 
 Never sites: file-scope and ``static`` initializers, ``case`` labels, array
@@ -23,64 +25,20 @@ floating-point value, a macro expansion, a directive inside) are noted as
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-
 from pycparser import c_ast
 
 from crepair.errors import InternalError
 from crepair.frontend.parse import CProgram
-from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
-from crepair.testequiv.ctext import COMMA, constant_value, is_expression, operand_context
+from crepair.testequiv.ctext import constant_value, is_expression, operand_context
 from crepair.testequiv.effects import effects, side_effect_free
 from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
 from crepair.testequiv.membership import membership_constants
+from crepair.testequiv.place import Place
 from crepair.testequiv.scope import (
     CHAR, INT, USER_FILE, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
 )
 from crepair.testequiv.verbatim import Verbatim
-
-
-@dataclass(slots=True)
-class Place:
-    """A site before numbering.  ``node``: the expression (EXPR), the
-    statement (STMT; an expression statement's expression) or the Decl
-    (DECL).  ``scope``: the variables visible there by name.  ``block``:
-    text inserted before the statement needs braces (it is the only
-    statement of a branch or loop); ``dangling``: it is the then-branch of
-    an ``if`` with an ``else`` (a guard needs braces).  ``literal``: the
-    EXPR is an output call's string literal, a FORMAT site
-    (:mod:`crepair.testequiv.formats`), whose conversions consume
-    arguments of ``format_types`` (None: written as is, ``puts``).
-    What the anti-patterns (:mod:`crepair.testequiv.antipatterns`) read:
-    ``bound``: the EXPR is (inside) a loop condition or an array
-    subscript; ``alone``: the STMT is the only statement of its block or
-    branch; ``before_if``: the names the condition of the ``if`` right
-    after the STMT reads; ``loop_reads``: the names the conditions of the
-    loops around the STMT (or the FORMAT literal) read; ``members``: the spans (offsets, end
-    exclusive) of the constants inside the place of a membership test
-    ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``)."""
-
-    kind: SiteKind
-    node: c_ast.Node
-    span: Span
-    function: Function
-    type: CType
-    scope: dict[str, Var]
-    condition: bool = False
-    side_effect_free: bool = True
-    reads: tuple[str, ...] = ()
-    writes: tuple[str, ...] = ()
-    block: bool = False
-    dangling: bool = False
-    context: int = COMMA
-    literal: bool = False
-    format_types: tuple[CType, ...] | None = None
-    bound: bool = False
-    alone: bool = False
-    before_if: tuple[str, ...] = ()
-    loop_reads: tuple[str, ...] = ()
-    members: tuple[tuple[int, int], ...] = ()
 
 
 def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[str, str]]]:
@@ -181,15 +139,18 @@ class _Walker:
                 for d in decls:
                     self._decl(d)
             case c_ast.If(cond=c, iftrue=t, iffalse=f):
+                self._compound(node, parent, dangling)
                 self._condition(c, node)
                 self._stmt(t, node, dangling=f is not None)
                 self._stmt(f, node)
             case c_ast.While(cond=c, stmt=body) | c_ast.DoWhile(cond=c, stmt=body):
+                self._compound(node, parent, dangling)
                 self._bounded(lambda: self._condition(c, node))
                 self._loops.append(self._reads(c))
                 self._stmt(body, node)
                 self._loops.pop()
             case c_ast.For(init=i, cond=c, next=n, stmt=body):
+                self._compound(node, parent, dangling)
                 self._scopes.append({})
                 if isinstance(i, c_ast.DeclList):
                     self._stmt(i, node)
@@ -204,6 +165,7 @@ class _Walker:
                 self._loops.pop()
                 self._scopes.pop()
             case c_ast.Switch(cond=c, stmt=body):
+                self._compound(node, parent, dangling)
                 self._expr(c)
                 self._stmt(body, node)
             case c_ast.Case(expr=label, stmts=stmts):
@@ -275,6 +237,19 @@ class _Walker:
             reads=tuple(sorted(reads)), writes=tuple(sorted(writes)), block=block, dangling=dangling and block,
             alone=alone, before_if=self._next_if if isinstance(parent, c_ast.Compound) else (),
             loop_reads=tuple(sorted({n for names in self._loops for n in names})),
+        ))
+
+    def _compound(self, node: c_ast.Node, parent: c_ast.Node, dangling: bool) -> None:
+        """A compound statement in a loop body: a place where an output
+        call may be written before it (OUTPUT only; reads and writes
+        anything, as far as the dependency relation knows)."""
+        if not self._loops or self._verbatim.compound(node) is not None:
+            return
+        block = not isinstance(parent, _STATEMENT_PARENTS)
+        self.places.append(Place(
+            SiteKind.STMT, node, self._spans.compound_span(node), self._fn, VOID, self._visible(),
+            side_effect_free=False, reads=("*",), writes=("*",), block=block, dangling=dangling and block,
+            loop_reads=tuple(sorted({n for names in self._loops for n in names})), output_only=True,
         ))
 
     # -- expressions ------------------------------------------------------------

@@ -23,7 +23,12 @@ transformation schemas M of Fig. 10, adapted to C in §5:
   (``printf("\\n"); s`` when the program never calls ``putchar``), in a
   program that includes ``<stdio.h>`` (crepair's own, cost 2: a call and
   a constant): a missing final or row-ending newline, the most common
-  presentation error of students' programs.
+  presentation error of students' programs.  Inside a loop body, also a
+  space, and a space or newline written on some iterations only, ``if
+  (b) putchar(' '); s`` (``b`` an atom over a variable a loop condition
+  reads, cost 5: a separator between items, the next most common one),
+  compared by ``b``'s value; there the places are also the compound
+  statements (``if``, loops, ``switch``), for OUTPUT only.
 
 Atoms ``b`` are ``x op y``, ``x op c`` (``op`` relational, ``x``, ``y``
 visible integer variables, ``c`` a constant of the site or f1x's condition
@@ -65,20 +70,20 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from itertools import combinations
 from os.path import commonprefix
-from typing import NamedTuple
 
 from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
 from crepair.testequiv.antipatterns import AntiPattern, pruned
-from crepair.testequiv.candidates import PARAM, Candidate, Schema, SearchSpace, Site, SiteKind
+from crepair.testequiv.atoms import Atom, is_concrete, site_atoms
+from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
 from crepair.testequiv.formats import format_edits, separator_choices
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
-from crepair.testequiv.sites import Place, collect
+from crepair.testequiv.place import Place
+from crepair.testequiv.sites import collect
 from crepair.testequiv.scope import Types, Var, VarKind, decay
 from crepair.testequiv.verbatim import Verbatim
 
@@ -162,7 +167,7 @@ def build_space(
     candidates = []
     for j, d in enumerate(kept):
         read = _variables(d.code, places[d.place])
-        names[d.place].update(read, [d.lhs] if d.lhs else [])
+        names[d.place].update(read, [d.lhs] if d.lhs and d.schema is not Schema.OUTPUT else [])
         candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
                                     d.param))
     sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
@@ -223,7 +228,7 @@ class _Builder:
                 name = p.node.name
                 out.append(_Draft(tenths(INIT_COST), i, Schema.INITIALIZATION, "0", f"{name} = 0", 0, name))
             return out
-        atoms = _atoms(ints, ptrs[:o.max_pointers], consts, self._null, o.max_condition_parameter)
+        atoms = site_atoms(ints, ptrs[:o.max_pointers], consts, self._null, o.max_condition_parameter)
         if p.literal:
             return self._format(i, p, atoms) if Schema.FORMAT in schemas else out
         if p.kind == SiteKind.STMT:
@@ -240,7 +245,7 @@ class _Builder:
             out.extend(self._condition(i, p, atoms))
         return out
 
-    def _format(self, i: int, p: Place, atoms: list[_Atom]) -> list[_Draft]:
+    def _format(self, i: int, p: Place, atoms: list[Atom]) -> list[_Draft]:
         """FORMAT candidates: the literal's small edits, and in a loop the
         conditional formats ``(b) ? t : f`` (:func:`separator_choices`)
         whose atom ``b`` compares a variable a loop condition around it
@@ -252,13 +257,13 @@ class _Builder:
         for when_true, when_false in separator_choices(text) if p.loop_reads else ():
             group += 1  # one group per pair: its candidates yield one of two literals, compared by address
             for a in (a for a in atoms if a.left in p.loop_reads and a.right != self._null):
-                bonus = 0 if _concrete(a.right, self._null) else GOOD
+                bonus = 0 if is_concrete(a.right, self._null) else GOOD
                 out.append(_Draft(tenths(FORMAT_COST + ATOM_COST, bonus), i, Schema.FORMAT,
                                   f"({a.code}) ? {when_true} : {when_false}",
                                   f"({a.text}) ? {when_true} : {when_false}", group, param=a.param))
         return out
 
-    def _condition(self, i: int, p: Place, atoms: list[_Atom]) -> list[_Draft]:
+    def _condition(self, i: int, p: Place, atoms: list[Atom]) -> list[_Draft]:
         schemas = self._options.schemas
         text = self._original[p.span.start:p.span.end]
         context = self._mutator.root_context(p)
@@ -272,7 +277,7 @@ class _Builder:
         for a in atoms:
             if _flat(a.text) == flat:
                 continue
-            concrete = _concrete(a.right, self._null)
+            concrete = is_concrete(a.right, self._null)
             if Schema.EXPRESSION in schemas and p.side_effect_free:
                 cost = tenths(_distance(root, (a.left, a.op, a.right)), 0 if concrete else GOOD)
                 out.append(_Draft(cost, i, Schema.EXPRESSION, a.code, place(a.text, context, BINARY[a.op]),
@@ -289,11 +294,13 @@ class _Builder:
         schemas = self._options.schemas
         s = self._original[p.span.start:p.span.end]
         out: list[_Draft] = []
+        if p.output_only:
+            return self._output(i, p, s, atoms) if Schema.OUTPUT in schemas and self._newline is not None else out
         if Schema.GUARD in schemas:
             wrap = "{{ {} }}" if p.dangling else "{}"
             out.append(_Draft(tenths(DELETE_COST, GOOD), i, Schema.GUARD, "0", wrap.format(f"if (0) {s}")))
             for a in atoms:
-                bonus = 0 if _concrete(a.right, self._null) else GOOD
+                bonus = 0 if is_concrete(a.right, self._null) else GOOD
                 out.append(_Draft(tenths(GUARD_COST, bonus), i, Schema.GUARD, a.code,
                                   wrap.format(f"if ({a.text}) {s}"), param=a.param))
         if Schema.ASSIGNMENT in schemas:
@@ -308,11 +315,33 @@ class _Builder:
                 for e, cost in values:
                     out.append(_Draft(tenths(cost), i, Schema.ASSIGNMENT, e, wrap.format(f"{v} = {e}; {s}"), group, v))
         if Schema.OUTPUT in schemas and self._newline is not None:
-            line_start = self._original.rfind("\n", 0, p.span.start) + 1
-            indent = self._original[line_start:p.span.start]
-            text = (f"{{ {self._newline}; {s} }}" if p.block else f"{self._newline};\n{indent}{s}"
-                    if not indent.strip() else f"{self._newline}; {s}")
-            out.append(_Draft(tenths(OUTPUT_COST), i, Schema.OUTPUT, self._newline, text, OUTPUT_GROUP))
+            out += self._output(i, p, s, atoms)
+        return out
+
+    def _output(self, i: int, p: Place, s: str, atoms: list[Atom]) -> list[_Draft]:
+        """OUTPUT candidates before the statement ``s``: a newline; in a
+        loop also a space, and a space or newline written on some
+        iterations only, ``if (b) putchar(' '); s`` (``b`` an atom over a
+        variable a loop condition around reads: a separator between
+        items), compared by ``b``'s value within the group of its call."""
+        line_start = self._original.rfind("\n", 0, p.span.start) + 1
+        indent = self._original[line_start:p.span.start]
+
+        def before(call: str) -> str:
+            return (f"{{ {call} {s} }}" if p.block else f"{call}\n{indent}{s}" if not indent.strip()
+                    else f"{call} {s}")
+
+        out = [_Draft(tenths(OUTPUT_COST), i, Schema.OUTPUT, self._newline, before(f"{self._newline};"),
+                      OUTPUT_GROUP)]
+        if not p.loop_reads:
+            return out
+        space = self._newline.replace("\\n", " ")
+        out.append(_Draft(tenths(OUTPUT_COST), i, Schema.OUTPUT, space, before(f"{space};"), OUTPUT_GROUP + 1))
+        for group, call in enumerate((space, self._newline), start=OUTPUT_GROUP + 2):
+            for a in (a for a in atoms if a.left in p.loop_reads and a.right != self._null):
+                bonus = 0 if is_concrete(a.right, self._null) else GOOD
+                out.append(_Draft(tenths(OUTPUT_COST + ATOM_COST, bonus), i, Schema.OUTPUT, a.code,
+                                  before(f"if ({a.text}) {call};"), group, call, a.param))
         return out
 
     def _ranked(self, p: Place, keep, limit: int) -> list[Var]:
@@ -347,39 +376,6 @@ def _merge(*groups) -> tuple[tuple[int, str], ...]:
     return tuple(seen.items())
 
 
-class _Atom(NamedTuple):
-    """``left op right``; ``param``: f1x's condition parameter when
-    ``right`` spells it (the meta-program reads it from a table, so its
-    ``code`` names :data:`PARAM`)."""
-
-    left: str
-    op: str
-    right: str
-    param: int | None = None
-
-    @property
-    def text(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
-
-    @property
-    def code(self) -> str:
-        return self.text if self.param is None else f"{self.left} {self.op} {PARAM}"
-
-
-def _atoms(ints: list[Var], ptrs: list[Var], consts, null: str, max_parameter: int) -> list[_Atom]:
-    """The atoms: ``x op y``, ``x op c`` for the site's constants, ``x op
-    k`` for ``k`` in ``0..max_parameter`` (f1x's condition parameter, its
-    ``maxConditionParameter``) and pointer null checks."""
-    names = sorted(v.name for v in ints)
-    out = [_Atom(x, op, y) for x, y in combinations(names, 2) for op in RELATIONAL]
-    out += [_Atom(x, op, spelling) for x in names for _, spelling in consts for op in RELATIONAL]
-    spelled = {value for value, _ in consts}
-    out += [_Atom(x, op, str(k), k) for x in names for k in range(max_parameter + 1) if k not in spelled
-            for op in RELATIONAL]
-    out += [_Atom(p.name, op, null) for p in sorted(ptrs, key=lambda v: v.name) for op in ("==", "!=")]
-    return out
-
-
 def _flat(text: str) -> str:
     return "".join(text.split())
 
@@ -387,13 +383,6 @@ def _flat(text: str) -> str:
 def _is_predicate(node: c_ast.Node) -> bool:
     return (isinstance(node, c_ast.BinaryOp) and node.op in RELATIONAL) or (
         isinstance(node, c_ast.UnaryOp) and node.op == "!")
-
-
-def _concrete(operand: str, null: str) -> bool:
-    """Whether an atom's right operand is a constant or the null pointer:
-    f1x gives no preference to concretization (a constant where a variable
-    could be), so ``x op c`` costs 0.2 more than ``x op y``."""
-    return operand == null or not operand.isidentifier()
 
 
 def _root_parts(node: c_ast.Node, mutator: Mutator) -> tuple[str, str, str] | int:

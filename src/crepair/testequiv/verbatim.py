@@ -72,6 +72,15 @@ class Verbatim:
             return "no exact source span (a statement made by a macro?)"
         return self._bounded(first, last)
 
+    def compound(self, node: c_ast.Node) -> str | None:
+        """A compound statement (``if``, a loop, ``switch``) written by the
+        user, from its keyword to its last ``;`` or ``}``."""
+        try:
+            first, last = self._spans.compound_extent(node)
+        except (InternalError, IndexError):
+            return "no exact source span (a statement made by a macro?)"
+        return self._bounded(first, last)
+
     def _bounded(self, first: int, last: int) -> str | None:
         spans = self._spans
         head, tail = spans.token(first), spans.token(last)
