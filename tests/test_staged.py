@@ -171,6 +171,7 @@ def test_the_shape_of_wrong_outputs_names_the_part_of_the_space_searched_first()
     assert failure_shape([(b"1 2 3 \n", b"1 2 3\n"), (b"4\n", b"4\n")]) is Shape.PRESENTATION
     assert failure_shape([(b"Number: 6\n", b"6\n")]) is Shape.OUTPUT  # a prompt printed too many
     assert failure_shape([(b"6\n", b"max 6\n"), (b"1 2 3", b"1 3")]) is Shape.OUTPUT
+    assert failure_shape([(b"*-*\n-*-\n", b"* - *\n- * -\n")]) is Shape.PRESENTATION  # separators missing
     assert failure_shape([(b"6\n", b"7\n")]) is Shape.OTHER
     assert failure_shape([(b"6\n", b"6\n")]) is None
     assert output_lines('int x;\nprintf("%d", x);\n  putchar (10);\nscanf("%d", &x);\n') == {2, 3}

@@ -4,9 +4,10 @@ The staged run against a reference (:mod:`crepair.schemes.staged`)
 searches a small part of the space first when the original's wrong
 outputs point at the output statements:
 
-- PRESENTATION: every wrong output has the expected tokens (maximal runs
-  of non-white-space) and differs in white space only — a course judge's
-  "presentation error"; the output formats are searched first;
+- PRESENTATION: every wrong output has the expected characters but for
+  white space (``*-*`` for ``* - *``, ``1 2 \\n`` for ``1 2\\n``) — a course
+  judge's "presentation error"; the output formats and the output calls
+  inserted before statements are searched first;
 - OUTPUT: the wrong outputs differ from the expected ones by whole tokens
   printed too many or too few (a prompt, a debugging print, a missing
   label), never by a token printed differently; the sites on the lines of
@@ -38,7 +39,7 @@ def failure_shape(pairs: Iterable[tuple[bytes, bytes]]) -> Shape | None:
     wrong = [(got, want) for got, want in pairs if got != want]
     if not wrong:
         return None
-    if all(got.split() == want.split() for got, want in wrong):
+    if all(b"".join(got.split()) == b"".join(want.split()) for got, want in wrong):
         return Shape.PRESENTATION
     for got, want in wrong:
         ops = difflib.SequenceMatcher(None, got.split(), want.split(), autojunk=False).get_opcodes()

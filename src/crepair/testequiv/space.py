@@ -26,7 +26,8 @@ transformation schemas M of Fig. 10, adapted to C in §5:
   presentation error of students' programs.  Inside a loop body, also a
   space, and a space or newline written on some iterations only, ``if
   (b) putchar(' '); s`` (``b`` an atom over a variable a loop condition
-  reads, cost 5: a separator between items, the next most common one),
+  reads, with no parameter; cost 5: a separator between items, the next
+  most common one),
   compared by ``b``'s value; there the places are also the compound
   statements (``if``, loops, ``switch``), for OUTPUT only.
 
@@ -322,8 +323,10 @@ class _Builder:
         """OUTPUT candidates before the statement ``s``: a newline; in a
         loop also a space, and a space or newline written on some
         iterations only, ``if (b) putchar(' '); s`` (``b`` an atom over a
-        variable a loop condition around reads: a separator between
-        items), compared by ``b``'s value within the group of its call."""
+        variable a loop condition around reads and another variable or a
+        constant of the function, not f1x's parameter: a separator
+        between items is written from or up to a bound the loops know),
+        compared by ``b``'s value within the group of its call."""
         line_start = self._original.rfind("\n", 0, p.span.start) + 1
         indent = self._original[line_start:p.span.start]
 
@@ -338,10 +341,10 @@ class _Builder:
         space = self._newline.replace("\\n", " ")
         out.append(_Draft(tenths(OUTPUT_COST), i, Schema.OUTPUT, space, before(f"{space};"), OUTPUT_GROUP + 1))
         for group, call in enumerate((space, self._newline), start=OUTPUT_GROUP + 2):
-            for a in (a for a in atoms if a.left in p.loop_reads and a.right != self._null):
+            for a in (a for a in atoms if a.left in p.loop_reads and a.right != self._null and a.param is None):
                 bonus = 0 if is_concrete(a.right, self._null) else GOOD
                 out.append(_Draft(tenths(OUTPUT_COST + ATOM_COST, bonus), i, Schema.OUTPUT, a.code,
-                                  before(f"if ({a.text}) {call};"), group, call, a.param))
+                                  before(f"if ({a.text}) {call};"), group, call))
         return out
 
     def _ranked(self, p: Place, keep, limit: int) -> list[Var]:
