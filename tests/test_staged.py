@@ -430,3 +430,50 @@ def test_a_missing_program_is_one_bad_input_line(tmp_path):
     course(tmp_path)
     proc = crepair("repair", "nosuch.c", "--reference", "model.c", cwd=tmp_path)
     assert proc.returncode == 3 and proc.stderr == "crepair: error: cannot read nosuch.c: No such file or directory\n"
+
+
+# -- two presentation errors: no single change passes a test -------------------------------
+
+GRID = """\
+#include <stdio.h>
+int main(void) {
+    int n, i, j;
+    scanf("%d", &n);
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++)
+            printf("%d\\t", i + j + 1);
+        if (i != n - 1)
+            printf("\\n");
+    }
+    return 0;
+}
+"""
+
+
+def test_output_distance_counts_the_bytes_to_delete_and_insert():
+    from crepair.testsuite import output_distance
+
+    assert output_distance(b"1\t2\n", b"1\t2\n") == 0
+    assert output_distance(b"1\t2", b"1\t2\n") == 1  # a newline missing
+    assert output_distance(b"1\t2\t\n2\t3\t", b"1\t2\n2\t3\n") == 3  # two tabs too many, a newline missing
+
+
+def test_two_presentation_errors_every_test_sees_are_repaired_from_the_nearest_miss(tmp_path):
+    # a tab after every number (not between) and no final newline: every single change still fails every
+    # test; the change whose outputs come nearest the expected ones is kept and searched from
+    model = GRID.replace('printf("%d\\t", i + j + 1);', 'printf(j ? "\\t%d" : "%d", i + j + 1);').replace(
+        "        if (i != n - 1)\n", "")
+    rows = {k: "".join("\t".join(str(i + j + 1) for j in range(k)) + "\n" for i in range(k)) for k in (2, 3, 4)}
+    course(tmp_path, submission=GRID, tests={f"t{k}": (f"{k}\n", rows[k]) for k in rows})
+    (tmp_path / "model.c").write_text(model)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(proc.stdout)
+    [note] = [n for n in data["notes"] if "nearest the expected" in n]
+    assert "12 bytes to delete and insert on the given tests" in note  # 2+3+4 tabs, 3 newlines
+    repair = data["repairs"][0]
+    tab, newline = repair["changes"]
+    assert (tab["kind"], tab["original"]) == ("format", '"%d\\t"') and '"\\t%d"' in tab["replacement"]
+    assert newline["kind"] == "output" and newline["edits"][0]["new"].strip() == 'printf("\\n");'
+    assert repair["evidence"]["given"] == 3 and repair["evidence"]["generated"] > 0

@@ -24,7 +24,10 @@ or :class:`~crepair.records.PassesSuite` (never more than was checked;
 repairs with a proof come first.  When no single change passes every
 test, the change that passes all but the counterexample tests is kept
 and the search runs again on the changed program (a repair of two
-locations, each from the space).
+locations, each from the space); when no single change passes even one
+given test, the change whose outputs come nearest the expected ones is
+kept instead (:mod:`crepair.schemes.staged_partial`) — for a
+presentation error, within the formats and output calls first.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
+from crepair.schemes.staged_partial import nearest_fix
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.schemes.staged_suite import generated_tests, given_tests
@@ -102,6 +106,7 @@ class StagedRun:
         self._first_changes: tuple = ()
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
         self._failing_given: list[str] = []  # the given tests the original fails
+        self._nearest: list[tuple[int, Repair]] = []  # the round's searches' nearest misses (TestDrivenRun.nearest)
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
@@ -208,6 +213,8 @@ class StagedRun:
             if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) \
                     or self._ended():
                 break
+            if best is None and round_ < self.options.rounds and not self._timed_out():
+                best = self._partial_fix(base)
             if best is None or self._timed_out():
                 break
             base = best[2].patched  # two locations: search again from the patch that fails the fewest tests
@@ -224,6 +231,18 @@ class StagedRun:
             else:
                 self._finish(RepairOutcome.EXHAUSTED, StopReason.COMPLETE,
                              "no change in the search space passes every test and the reference's check")
+
+    def _partial_fix(self, base: str) -> tuple[int, int, Repair] | None:
+        """Round 2's start when no patch of ``base`` passed a given test:
+        the round's nearest miss (:mod:`~crepair.schemes.staged_partial`)."""
+        near, self._nearest = self._nearest, []
+        found = nearest_fix(near, base, self.checks, self.suite, self.options.compare, self._timed_out)
+        if found is None:
+            return None
+        before, after, rep = found
+        self.stats.notes.append(f"a second change is searched from the change whose outputs came nearest the "
+                                f"expected ones ({before} bytes to delete and insert on the given tests -> {after})")
+        return len(self._failing_given), 0, dataclasses.replace(rep, changes=named(rep.changes, str(self.path)))
 
     def _ended(self) -> bool:
         """The search ended the run before it began (no test input; no time left for one)."""
@@ -310,8 +329,31 @@ class StagedRun:
                 yield item
             if found or self._timed_out() or self.outcome == RepairOutcome.NO_FAILING_TEST:
                 return
+            if base == self.original:
+                for item in self._first_pair(ids):
+                    found = found or item[1] in ("proved", "tests")
+                    yield item
+                if found or self._timed_out():
+                    return
             self.stats.notes.append("no change at the output statements repairs the output: the whole space follows")
         yield from self._search(base, ids)
+
+    def _first_pair(self, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
+        """Two changes in the first stage's part of the space (no single
+        change passes a test): the first stage again, for a quarter of the
+        time limit, from its nearest miss (:meth:`_partial_fix`); its
+        patches as changes of the original."""
+        near = self._partial_fix(self.original)
+        if near is None:
+            return
+        first = near[2]
+        saved = self._round_ends
+        self._round_ends = min(saved or float("inf"), time.monotonic() + self._patience())
+        try:
+            for rep, status, failed in self._search(first.patched, ids, *self._first):
+                yield relative_to_original(rep, self.path, self.original, first.changes), status, failed
+        finally:
+            self._round_ends = saved
 
     def _search(self, base: str, ids: list[str] | None, schemas: frozenset[Schema] | None = None,
                 lines: frozenset[int] | None = None) -> Iterator[tuple[Repair, str, int]]:
@@ -360,7 +402,7 @@ class StagedRun:
         try:
             for rep in _until_round_ends(run):
                 self.stats.plausible += 1
-                rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)",
+                rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)", seconds=self.seconds,
                                           diff=unified_diff(str(self.path), base, rep.patched),
                                           changes=named(rep.changes, str(self.path)))
                 status, evidence, failed = self.verdicts.verdict(rep)
@@ -370,6 +412,9 @@ class StagedRun:
                 if self._timed_out():
                     break
         finally:
+            first = next((t for t in run.failing if t in self._failing_given), None)
+            if first is not None:
+                self._nearest += run.nearest(first)
             self.stats.explored += run.stats.explored
             self.stats.executions += run.stats.executions
             run.close()

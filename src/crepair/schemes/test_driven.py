@@ -30,6 +30,7 @@ A patch that passes every test is *plausible*, never "correct".
 
 from __future__ import annotations
 
+import bisect
 import copy
 import tempfile
 import time
@@ -64,6 +65,9 @@ _NOT_MADE = object()  # the probe before the first plausible patch
 # candidate's evaluation (at -O2 it folds away divisions whose value cannot
 # matter), and without warnings (candidates' code raises many)
 _META_CFLAGS = ("-O0", "-w")
+
+
+NEAREST = 16  # near misses kept per test (TestDrivenRun.nearest)
 
 
 class TestDrivenRun:
@@ -153,6 +157,7 @@ class TestDrivenRun:
         self.progress = None  # set to a callable to get the ExplorationStats after every test execution
         self._tests = [*self.failing, *self.passing]  # the tests every plausible patch passes (add_tests adds)
         self._exploration: Exploration | None = None
+        self.closest: dict[str, list[tuple[int, int]]] = {}  # per test: the NEAREST (output distance, candidate)
         self._iter = self._run()
 
     @property
@@ -191,6 +196,22 @@ class TestDrivenRun:
                 self.stats.added_tests += 1
                 if self._exploration is not None:
                     self._exploration.add_test(t)
+
+    def nearest(self, test: str) -> list[tuple[int, Repair]]:
+        """The (at most :data:`NEAREST`) explored candidates whose failing
+        outputs on ``test`` came nearest the expected one
+        (:func:`~crepair.testsuite.output_distance`), nearest first, as
+        (distance, its :class:`Repair`, evidence ``PassesTests(0, n)``: no
+        repair, a partial fix at most); candidates whose run did not end
+        normally are not among them."""
+        out = []
+        for distance, p in self.closest.get(test, ()):
+            part = self.linked.part(p)
+            cand = part.space.candidates[self.linked.local[p]]
+            patched = patched_text(part.program.original, part.space, cand)
+            out.append((distance, candidate_repair(part.program, part.space, cand, patched, self.seconds,
+                                                   PassesTests(0, len(self._tests)))))
+        return out
 
     def _run(self) -> Iterator[Repair]:
         if self._final is not None:
@@ -237,10 +258,10 @@ class TestDrivenRun:
             partition = Path(tmp) / "partition"
             executions = TestCounter()
 
-            def test(t: str, root, env=None, counter=executions):
+            def test(t: str, root, env=None, counter=executions, near=False):
                 """Run test ``t`` within the time left; raises ``_OutOfTime`` once the deadline passed."""
                 run = run_test(self.spec, t, root, timeout_ms=self.deadline.cap_ms(self.test_timeout), env=env,
-                               counter=counter)
+                               counter=counter, measure=near)
                 if self.deadline.passed():
                     raise _OutOfTime
                 return run
@@ -256,7 +277,13 @@ class TestDrivenRun:
                     run = test(t, ws, alone)
                     return run.passed, close({p}, deps)
                 write_partition(partition, linked.runtime_ids(others | {p}))
-                run = test(t, ws, run_environment(linked.runtime_id(p), partition=partition, steps=self._steps.get(t)))
+                run = test(t, ws, run_environment(linked.runtime_id(p), partition=partition, steps=self._steps.get(t)),
+                           near=True)
+                if run.distance is not None:
+                    near = self.closest.setdefault(t, [])
+                    if len(near) < NEAREST or run.distance < near[-1][0]:
+                        bisect.insort(near, (run.distance, p))
+                        del near[NEAREST:]
                 if run.outcome == TestOutcome.TIMEOUT:
                     # evaluating the others may be what took the time (a format site with thousands of
                     # candidates, each formatted at every execution): run p alone, and compute the site's

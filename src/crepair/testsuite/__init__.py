@@ -10,7 +10,7 @@ directory is only ever read.
 
 from crepair.testsuite.coverage import Spectrum, TestCoverage, collect_spectrum
 from crepair.testsuite.runner import (
-    DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, TestRun, run_test, run_tests,
+    DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, TestRun, output_distance, run_test, run_tests,
 )
 from crepair.testsuite.spec import (
     BuildKind, BuildRecipe, DriverTests, FolderTests, Invocation, TestSpec, load_tests, normalize_output,
@@ -20,5 +20,5 @@ from crepair.testsuite.workspace import BuildResult, Workspace
 __all__ = [
     "DEFAULT_TEST_TIMEOUT_MS", "BuildKind", "BuildRecipe", "BuildResult", "DriverTests", "FolderTests", "Invocation",
     "Spectrum", "TestCounter", "TestCoverage", "TestOutcome", "TestRun", "TestSpec", "Workspace", "collect_spectrum",
-    "load_tests", "normalize_output", "run_test", "run_tests",
+    "load_tests", "normalize_output", "output_distance", "run_test", "run_tests",
 ]

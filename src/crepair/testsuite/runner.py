@@ -15,6 +15,7 @@ the unknown outcome: the test neither passed nor failed in time.
 
 from __future__ import annotations
 
+import difflib
 import enum
 import os
 import select
@@ -47,12 +48,15 @@ class TestOutcome(enum.Enum):
 class TestRun:
     """One execution of ``test``: its ``outcome``, wall-clock ``seconds``,
     and ``exit_code`` (negative: killed by that signal; None: not started
-    or killed by crepair)."""
+    or killed by crepair); ``distance``: when asked for, the
+    :func:`output_distance` of a FAILing run's output that ended normally
+    from the expected output (None otherwise)."""
 
     test: str
     outcome: TestOutcome
     seconds: float
     exit_code: int | None
+    distance: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -86,6 +90,7 @@ def run_test(
     env: Mapping[str, str] | None = None,
     counter: TestCounter | None = None,
     grace_ms: int = 0,
+    measure: bool = False,
 ) -> TestRun:
     """Run test ``test_id`` of ``spec`` in the built project copy at
     ``root`` (a path, or a :class:`~crepair.testsuite.workspace.Workspace`).
@@ -95,7 +100,8 @@ def run_test(
     ``CREPAIR_*``); ``counter`` is incremented once; ``grace_ms``: on a
     time-out, time between SIGTERM and SIGKILL to the process group (0:
     SIGKILL at once; coverage runs give the program time to write its
-    counters).  A program that cannot be started FAILS.  Raises
+    counters); ``measure``: give a failing run's ``distance``.  A program
+    that cannot be started FAILS.  Raises
     ``KeyError`` for an id ``spec`` does not have (folder form).
     """
     inv = spec.invocation(test_id, root.root if isinstance(root, Workspace) else Path(root))
@@ -112,8 +118,20 @@ def run_test(
     elif code is None or code < 0 or output is None:
         outcome = TestOutcome.FAIL
     else:
-        outcome = TestOutcome.PASS if inv.compare.normalize(output) == inv.expected else TestOutcome.FAIL
+        got = inv.compare.normalize(output)
+        outcome = TestOutcome.PASS if got == inv.expected else TestOutcome.FAIL
+        if measure and outcome is TestOutcome.FAIL and code == 0:
+            return TestRun(test_id, outcome, seconds, code, output_distance(got, inv.expected))
     return TestRun(test_id, outcome, seconds, code)
+
+
+def output_distance(got: bytes, expected: bytes) -> int:
+    """The bytes to delete and insert to turn ``got`` into ``expected``
+    (``len(got) + len(expected) - 2 * matched``, the matched bytes those
+    of :class:`difflib.SequenceMatcher`'s blocks, no junk heuristic): 0 for
+    equal outputs, 1 for a missing newline."""
+    matcher = difflib.SequenceMatcher(None, got, expected, autojunk=False)
+    return len(got) + len(expected) - 2 * sum(b.size for b in matcher.get_matching_blocks())
 
 
 def run_tests(spec: TestSpec, root: str | os.PathLike | Workspace, ids: Iterable[str] | None = None, **options) -> dict[str, TestRun]:

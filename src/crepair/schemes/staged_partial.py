@@ -1,0 +1,57 @@
+"""A partial fix for round 2 of a staged run (:mod:`crepair.schemes.staged`)
+when no single change passes a given test.
+
+A fault at two places that every test sees (two presentation errors: a
+separator and a final newline) has no partial fix that passes a test, so
+f1x's way of composing changes (a patch that passes some tests, then a
+second search from it) never starts.  crepair's own measure instead: the
+bytes to delete and insert to turn a candidate's outputs into the
+expected ones (:func:`~crepair.testsuite.output_distance`).  The test-driven
+search keeps its nearest misses on a failing test
+(:meth:`~crepair.schemes.test_driven.TestDrivenRun.nearest`); the one
+nearest on all the given tests, if nearer than the program searched, is
+where round 2 starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from crepair.records import Repair
+from crepair.schemes.staged_checks import CandidateChecks
+from crepair.testsuite.runner import output_distance
+from crepair.testsuite.spec import Comparison
+
+
+def nearest_fix(near: list[tuple[int, Repair]], base: str, checks: CandidateChecks, suite, compare: Comparison,
+                timed_out: Callable[[], bool]) -> tuple[int, int, Repair] | None:
+    """Of the near misses ``near`` ((distance on one test, repair) pairs,
+    changes of ``base``), the one whose outputs on the given tests of
+    ``suite`` are nearest the expected ones, as (``base``'s distance, its
+    distance, the repair); None when none is nearer than ``base`` (or
+    ``base`` does not compile).  Each candidate is built and run once on
+    the given tests; stops early when ``timed_out()``."""
+    if not near:
+        return None
+    before = outputs_distance(base, checks, suite, compare)
+    if before is None:
+        return None
+    best: tuple[int, Repair] | None = None
+    for rep in dict((r.patched, r) for _, r in sorted(near, key=lambda n: n[0])).values():
+        after = outputs_distance(rep.patched, checks, suite, compare)
+        if after is not None and after < (before if best is None else best[0]):
+            best = (after, rep)
+        if timed_out():
+            break
+    return None if best is None else (before, *best)
+
+
+def outputs_distance(text: str, checks: CandidateChecks, suite, compare: Comparison) -> int | None:
+    """The bytes to delete and insert to turn the outputs of ``text`` on
+    the given tests of ``suite`` into the expected ones, summed (None: it
+    does not compile)."""
+    outputs = checks.outputs(text, [suite.stdin(t) for t in suite.given])
+    if outputs is None:
+        return None
+    norm = compare.normalize
+    return sum(output_distance(norm(got), norm(suite.expected(t))) for t, got in zip(suite.given, outputs))
