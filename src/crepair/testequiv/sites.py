@@ -25,6 +25,7 @@ floating-point value, a macro expansion, a directive inside) are noted as
 from __future__ import annotations
 
 from collections import Counter
+
 from pycparser import c_ast
 
 from crepair.errors import InternalError
