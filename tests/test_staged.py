@@ -477,3 +477,35 @@ def test_two_presentation_errors_every_test_sees_are_repaired_from_the_nearest_m
     assert (tab["kind"], tab["original"]) == ("format", '"%d\\t"') and '"\\t%d"' in tab["replacement"]
     assert newline["kind"] == "output" and newline["edits"][0]["new"].strip() == 'printf("\\n");'
     assert repair["evidence"]["given"] == 3 and repair["evidence"]["generated"] > 0
+
+
+def test_three_output_errors_are_repaired_one_nearest_miss_after_another(tmp_path):
+    # two prompts and a sentence around the value (C-Pack-IPAs lab02/ex08's shape): each change alone fails every
+    # test; each is the nearest miss of the search before it
+    sub = """\
+#include <stdio.h>
+int main(void) {
+    int n, i, x, sum = 0;
+    printf("How many numbers?\\n");
+    scanf("%d", &n);
+    printf("Type them\\n");
+    for (i = 0; i < n; i++) {
+        scanf("%d", &x);
+        sum += x;
+    }
+    printf("The sum is %d\\n", sum);
+    return 0;
+}
+"""
+    model = sub.replace('    printf("How many numbers?\\n");\n', "").replace('    printf("Type them\\n");\n', "") \
+        .replace("The sum is %d", "%d")
+    course(tmp_path, submission=sub, tests={"t0": ("2 3 4\n", "7\n"), "t1": ("3 1 1 1\n", "3\n")})
+    (tmp_path / "model.c").write_text(model)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    changes = json.loads(proc.stdout)["repairs"][0]["changes"]
+    assert sorted(c["kind"] for c in changes) == ["format", "guard", "guard"]
+    assert sorted(c["original"] for c in changes if c["kind"] == "guard") == [
+        'printf("How many numbers?\\n");', 'printf("Type them\\n");']
+    assert [c["replacement"] for c in changes if c["kind"] == "format"] == ['"%d\\n"']

@@ -43,11 +43,10 @@ from pathlib import Path
 from crepair.errors import UsageError
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, write_suite
-from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks
-from crepair.schemes.staged_partial import nearest_fix
+from crepair.schemes.staged_partial import first_stage, nearest_fix
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.schemes.staged_suite import generated_tests, given_tests
@@ -61,6 +60,7 @@ SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
 PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists
 DECOMPOSED_SHARE = 0.2  # share of the time limit a search with one failing test may take
+FIRST_STAGE_CHANGES = 3  # the most changes a repair made in the first stage's part of the space has
 HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
 
 
@@ -279,19 +279,6 @@ class StagedRun:
             return rep
         return relative_to_original(rep, self.path, self.original, self._first_changes)
 
-    def _first_stage(self) -> tuple[frozenset[Schema] | None, frozenset[int] | None] | None:
-        """The part of the space searched first, as (schemas, lines), from
-        the shape of the original's wrong outputs on the given tests
-        (:func:`~crepair.oracle.shape.failure_shape`): the formats and the
-        inserted newlines for a presentation error, the output lines for tokens printed too many
-        or too few; None: the whole space at once."""
-        given, norm = self.suite.given, self.options.compare.normalize
-        outputs = self.checks.outputs(self.original, [self.suite.stdin(t) for t in given]) if given else None
-        self._failing_given = [t for t, got in zip(given, outputs or ()) if not self.checks.same(got, self.suite.expected(t))]
-        shape = failure_shape((norm(got), norm(self.suite.expected(t))) for t, got in zip(given, outputs or ()))
-        return {Shape.PRESENTATION: (frozenset({Schema.FORMAT, Schema.OUTPUT}), None),
-                Shape.OUTPUT: (None, output_lines(self.original))}.get(shape)
-
     def _round_items(self, base: str, ids: list[str] | None, round_: int) -> Iterator[tuple[Repair, str, int]]:
         """:meth:`_stages` of the round; when round 1 finds no patch that
         passes the given tests, a fault may have several locations that
@@ -318,10 +305,11 @@ class StagedRun:
 
     def _stages(self, base: str, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
         """:meth:`_search` of the part of the space the original's wrong
-        outputs point at first (:meth:`_first_stage`), then of the whole
+        outputs point at first (:func:`first_stage`), then of the whole
         space (unless the first part ended the run)."""
         if self._first is None:
-            self._first = self._first_stage() or ()
+            self._failing_given, first = first_stage(self.original, self.checks, self.suite, self.options.compare)
+            self._first = first or ()
         if self._first and (self._first[1] is None or base == self.original):  # lines name the original's
             found = False
             for item in self._search(base, ids, *self._first):
@@ -339,21 +327,29 @@ class StagedRun:
         yield from self._search(base, ids)
 
     def _first_pair(self, ids: list[str] | None) -> Iterator[tuple[Repair, str, int]]:
-        """Two changes in the first stage's part of the space (no single
-        change passes a test): the first stage again, for a quarter of the
-        time limit, from its nearest miss (:meth:`_partial_fix`); its
-        patches as changes of the original."""
-        near = self._partial_fix(self.original)
-        if near is None:
-            return
-        first = near[2]
-        saved = self._round_ends
-        self._round_ends = min(saved or float("inf"), time.monotonic() + self._patience())
-        try:
-            for rep, status, failed in self._search(first.patched, ids, *self._first):
-                yield relative_to_original(rep, self.path, self.original, first.changes), status, failed
-        finally:
-            self._round_ends = saved
+        """Up to ``FIRST_STAGE_CHANGES`` changes in the first stage's part
+        of the space (no single change passes a test: a prompt at two
+        output calls, two separators): the first stage again, for a
+        quarter of the time limit, from its nearest miss
+        (:meth:`_partial_fix`), and so on from that search's; its patches
+        as changes of the original."""
+        text, first = self.original, ()
+        for _ in range(FIRST_STAGE_CHANGES - 1):
+            near = self._partial_fix(text)
+            if near is None or self._timed_out():
+                return
+            text, first = near[2].patched, relative_to_original(near[2], self.path, self.original, first).changes
+            saved = self._round_ends
+            self._round_ends = min(saved or float("inf"), time.monotonic() + self._patience())
+            found = False
+            try:
+                for rep, status, failed in self._search(text, ids, *self._first):
+                    found = found or status in ("proved", "tests")
+                    yield relative_to_original(rep, self.path, self.original, first), status, failed
+            finally:
+                self._round_ends = saved
+            if found:
+                return
 
     def _search(self, base: str, ids: list[str] | None, schemas: frozenset[Schema] | None = None,
                 lines: frozenset[int] | None = None) -> Iterator[tuple[Repair, str, int]]:

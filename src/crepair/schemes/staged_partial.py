@@ -1,5 +1,11 @@
-"""A partial fix for round 2 of a staged run (:mod:`crepair.schemes.staged`)
-when no single change passes a given test.
+"""Where a staged run's search (:mod:`crepair.schemes.staged`) starts: the
+part of the space searched first, and a partial fix to search from when no
+single change passes a given test.
+
+The first stage comes from the shape of the original's wrong outputs
+(:func:`~crepair.oracle.shape.failure_shape`): the formats and the output
+calls inserted before statements for a presentation error, the sites on
+the output lines for tokens printed too many or too few.
 
 A fault at two places that every test sees (two presentation errors: a
 separator and a final newline) has no partial fix that passes a test, so
@@ -17,10 +23,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.records import Repair
 from crepair.schemes.staged_checks import CandidateChecks
+from crepair.testequiv.candidates import Schema
 from crepair.testsuite.runner import output_distance
 from crepair.testsuite.spec import Comparison
+
+
+def first_stage(original: str, checks: CandidateChecks, suite, compare: Comparison) -> tuple[
+        list[str], tuple[frozenset[Schema] | None, frozenset[int] | None] | None]:
+    """(the given tests of ``suite`` that ``original`` fails, the part of
+    the space searched first as (schemas, lines)): (FORMAT and OUTPUT,
+    every line) for a presentation error, (every schema, the output
+    lines) for tokens printed too many or too few, None: the whole space
+    at once."""
+    given, norm = suite.given, compare.normalize
+    outputs = checks.outputs(original, [suite.stdin(t) for t in given]) if given else None
+    pairs = list(zip(given, outputs or ()))
+    failing = [t for t, got in pairs if not checks.same(got, suite.expected(t))]
+    shape = failure_shape((norm(got), norm(suite.expected(t))) for t, got in pairs)
+    return failing, {Shape.PRESENTATION: (frozenset({Schema.FORMAT, Schema.OUTPUT}), None),
+                     Shape.OUTPUT: (None, output_lines(original))}.get(shape)
 
 
 def nearest_fix(near: list[tuple[int, Repair]], base: str, checks: CandidateChecks, suite, compare: Comparison,
