@@ -146,6 +146,8 @@ def test_the_json_of_verify_names_the_solver_asked_for_and_the_one_that_decided(
     assert main(["verify", str(path), "--unwind", "1", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert (data["solver"], data["decided_by"]) == ("z3", "z3")
+    assert main(["verify", str(path), "--unwind", "1", "--solver", "bitwuzla"]) == 1
+    assert "s (decided by bitwuzla)" in capsys.readouterr().out
     assert main(["verify", str(path), "--solver", "cvc5"]) == 2
     assert "invalid choice: 'cvc5'" in capsys.readouterr().err
 

@@ -79,7 +79,8 @@ def render_verify(result: VerifyResult, original: str) -> str:
     out.extend(_bound_warning(result.bound))
     for w in result.warnings:
         out.append(f"warning: {w}")
-    out.append(f"time: {result.seconds:.2f} s")
+    decided = f" (decided by {result.solver})" if result.backend != "z3" and result.solver else ""
+    out.append(f"time: {result.seconds:.2f} s{decided}")
     return "\n".join(out)
 
 
@@ -360,7 +361,8 @@ def render_spectrum(result: SpectrumResult) -> str:
         where = f"{result.path}:{r.line}"
         out.append(f"{rank:>5}  {where:<{width}}  {spectrum_score(r.score):>7}  {r.executed_by_failing:>4}  "
                    f"{r.executed_by_passing:>4}  {_source_line(result.original, r.line)}")
-    out.append(f"time: {result.seconds:.2f} s")
+    decided = f" (decided by {result.solver})" if result.backend != "z3" and result.solver else ""
+    out.append(f"time: {result.seconds:.2f} s{decided}")
     return "\n".join(out)
 
 
