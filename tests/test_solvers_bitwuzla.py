@@ -211,8 +211,13 @@ def test_opposite_answers_raise():
     sat.add(x * x == 49)
     unsat = smt_solver(Limits())
     unsat.add(x != x)
+
+    def late_unsat():  # Bitwuzla answers first (its answer cancels nothing: this "z3" does not stop)
+        time.sleep(1.0)
+        return unsat._solver.check()
+
     with pytest.raises(portfolio.SolverDisagreement, match="z3 answers unsat, Bitwuzla sat"):
-        portfolio.decide(sat._solver, lambda: unsat._solver.check(), 10.0)
+        portfolio.decide(sat._solver, late_unsat, 10.0)
 
 
 def test_a_cancelled_bitwuzla_run_is_unknown():
@@ -252,3 +257,9 @@ def test_checks_under_assumptions_stay_with_z3():
     solver.add(smt.Implies(p, x * x == 50))
     assert solver.check([p]) == Verdict.UNSAT and solver.decided_by == "z3"
     assert [str(c) for c in solver.core()] == ["p"]
+
+
+def test_the_examples_of_the_bitwuzla_module():
+    import doctest
+
+    assert doctest.testmod(bzla).failed == 0

@@ -18,6 +18,7 @@ from z3.
 >>> x = z3.BitVec("x", 8)
 >>> run = BitwuzlaRun(smt2_text([x * x == 49, z3.ULT(x, 100)]), seconds=10.0)
 >>> run.start(); run.join()
+True
 >>> run.verdict.value, model_of(run.values).eval(x)
 ('sat', 7)
 """
@@ -34,6 +35,8 @@ import z3
 from crepair import interrupt
 from crepair.solver.smt import Verdict
 
+#: seconds a cancelled check may take to stop before it is left to run out
+STOP_GRACE = 1.0
 _FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv application (0-based)
 
 
@@ -79,6 +82,7 @@ _VERDICTS = {bitwuzla.Result.SAT: Verdict.SAT, bitwuzla.Result.UNSAT: Verdict.UN
 class BitwuzlaRun:
     """One satisfiability check of the SMT-LIB 2 ``text`` by Bitwuzla, in
     a thread of its own (``with`` block or :meth:`start`/:meth:`join`).
+    Read the answer only once :attr:`done` is set.
 
     ``seconds``: the time limit (None: none); ``seed``: Bitwuzla's random
     seed; ``on_decided``: called from the thread once the answer is SAT or
@@ -112,16 +116,23 @@ class BitwuzlaRun:
         """Stop the check (it answers UNKNOWN, reason "cancelled") unless decided."""
         self._cancel.set()
 
-    def join(self) -> None:
-        self._thread.join()
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the check to end (at most ``timeout`` seconds; None: no
+        limit); whether it has ended."""
+        self._thread.join(timeout)
+        return self.done.is_set()
 
     def __enter__(self) -> "BitwuzlaRun":
         self.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        """Cancel the check and wait :data:`STOP_GRACE` seconds at most:
+        Bitwuzla does not ask its terminator everywhere (e.g. while it
+        parses), and a run that goes on is left to its own time limit
+        (its answer is then never read: :attr:`done` is not set)."""
         self.cancel()
-        self.join()
+        self.join(STOP_GRACE)
 
     def _stop(self) -> bool:
         """Bitwuzla's terminator: called often while it solves."""

@@ -18,6 +18,7 @@ unsat core dropped, and z3 checks again, a few times at most.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -90,17 +91,17 @@ def decide(solver: z3.Solver, z3_check: Callable[[], z3.CheckSatResult], seconds
     gate = _Gate(solver.ctx)
     run = bzla.BitwuzlaRun(bzla.smt2_text(assertions), seconds, seed, gate.interrupt if with_z3 else None)
     mine, why = Verdict.UNKNOWN, ""
-    with run:  # leaving it cancels and joins Bitwuzla's thread, also on Ctrl-C
+    end = None if seconds is None else time.monotonic() + seconds + bzla.STOP_GRACE
+    with run:  # leaving it cancels Bitwuzla's check and joins its thread, also on Ctrl-C
         if with_z3:
             with gate:
                 mine = _verdict(z3_check())
             why = solver.reason_unknown() if mine == Verdict.UNKNOWN else ""
-            if mine != Verdict.UNKNOWN:
-                run.cancel()
-        while not run.done.wait(0.1):
-            pass
+        while mine == Verdict.UNKNOWN and not run.done.wait(0.1):
+            if end is not None and time.monotonic() > end:
+                break
     interrupt.stop_if_requested()
-    theirs = run.verdict
+    theirs = run.verdict if run.done.is_set() else Verdict.UNKNOWN  # one that did not stop in time: no answer
     if Verdict.UNKNOWN not in (mine, theirs) and mine != theirs:
         raise SolverDisagreement(f"z3 answers {mine.value}, Bitwuzla {theirs.value}, on the same formula")
     if mine != Verdict.UNKNOWN:
