@@ -181,6 +181,17 @@ def test_the_portfolio_model_reads_as_z3_models_do():
         assert {**{i: default for i in range(32)}, **entries}[17] == 7
 
 
+def test_the_portfolio_does_not_wait_for_a_z3_that_does_not_stop(monkeypatch):
+    """z3 may ignore an interrupt (bit-blasting a large formula): its copy
+    runs in a context of its own, and Bitwuzla's answer is taken at once."""
+    monkeypatch.setattr(portfolio, "_verdict", lambda result: time.sleep(20) or Verdict.UNKNOWN)
+    solver = smt_solver(Limits.after(30, backend=Backend.PORTFOLIO))
+    _sqrt2(solver)
+    start = time.monotonic()
+    assert solver.check() == Verdict.UNSAT and solver.decided_by == "bitwuzla"
+    assert time.monotonic() - start < 10
+
+
 def test_a_nan_pattern_bitwuzla_chose_is_completed_by_z3():
     """z3 and Bitwuzla may give a NaN different bit patterns (SMT-LIB
     leaves it open): the model stays a model of the z3 formula."""
@@ -205,19 +216,15 @@ def test_a_tiny_time_limit_on_a_hard_problem_is_unknown(backend):
     assert solver.decided_by == "" and "timeout" in solver.reason_unknown
 
 
-def test_opposite_answers_raise():
+def test_opposite_answers_raise(monkeypatch):
+    """A z3 that answers UNSAT a little after Bitwuzla's SAT (within the
+    grace the loser gets to stop): the portfolio raises, never picks one."""
     x = smt.BitVec("x", 8)
-    sat = smt_solver(Limits())
-    sat.add(x * x == 49)
-    unsat = smt_solver(Limits())
-    unsat.add(x != x)
-
-    def late_unsat():  # Bitwuzla answers first (its answer cancels nothing: this "z3" does not stop)
-        time.sleep(1.0)
-        return unsat._solver.check()
-
+    solver = smt_solver(Limits.after(10, backend=Backend.PORTFOLIO))
+    solver.add(x * x == 49)
+    monkeypatch.setattr(portfolio, "_verdict", lambda result: time.sleep(0.3) or Verdict.UNSAT)
     with pytest.raises(portfolio.SolverDisagreement, match="z3 answers unsat, Bitwuzla sat"):
-        portfolio.decide(sat._solver, late_unsat, 10.0)
+        solver.check()
 
 
 def test_a_cancelled_bitwuzla_run_is_unknown():
