@@ -72,6 +72,9 @@ def problems(suites: list[str]) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+HARD_STOP = "did not stop at the time limit"  # the command line's last resort (crepair.cli._hard_stop): unknown
+
+
 def run(arguments: list[str], solver: str, timeout: float) -> dict:
     """One ``crepair verify`` process: outcome, decided_by, reason, wall seconds."""
     cmd = [sys.executable, "-m", "crepair", "verify", *arguments, "--timeout", str(timeout), "--json",
@@ -95,6 +98,8 @@ def run(arguments: list[str], solver: str, timeout: float) -> dict:
 
 
 def verdict_cell(r: dict) -> str:
+    if r["outcome"] == "error" and HARD_STOP in r.get("reason", ""):
+        return "unknown (hard stop)"
     by = f" ({r['decided_by']})" if r.get("decided_by") and r["outcome"] in DECIDED else ""
     return f"{r['outcome']}{by}"
 
@@ -108,55 +113,80 @@ def load() -> str:
     return f"{os.getloadavg()[0]:.2f}"
 
 
+def render(rows: list[dict], solvers: list[str]) -> tuple[list[str], int]:
+    """The per-problem table and the summary of ``rows`` (the JSON's), and the number of disagreements."""
+    head = ["suite", "problem"] + [c for s in solvers for c in (f"{s} verdict", f"{s} s")] + ["agree"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    bad = 0
+    for row in rows:
+        results = row["results"]
+        differ = disagreement(results)
+        bad += differ
+        cells = [row["suite"], row["problem"]]
+        for s in solvers:
+            r = results.get(s)
+            cells += [verdict_cell(r), f"{r['wall']:.1f}"] if r else ["not run", "—"]
+        lines.append("| " + " | ".join(cells + ["**NO**" if differ else "yes"]) + " |")
+    lines += ["", "| suite | solver | decided | median wall (s) | total wall (s) |", "|---|---|---|---|---|"]
+    for suite in dict.fromkeys(r["suite"] for r in rows):
+        for s in solvers:
+            rs = [r["results"][s] for r in rows if r["suite"] == suite and s in r["results"]]
+            if not rs:
+                continue
+            walls = [r["wall"] for r in rs]
+            decided = sum(r["outcome"] in DECIDED for r in rs)
+            lines.append(f"| {suite} | {s} | {decided}/{len(rs)} | {statistics.median(walls):.1f} | {sum(walls):.0f} |")
+    return lines, bad
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--suites", default="codeflaws,tcas,loops")
     ap.add_argument("--solvers", default="z3,bitwuzla,portfolio")
     ap.add_argument("--timeout", type=float, default=60.0, help="--timeout of each run, seconds (default: 60)")
     ap.add_argument("--output", type=Path, help="also write the markdown report here (and the raw data as .json)")
+    ap.add_argument("--update", action="store_true",
+                    help="merge into the runs stored in the --output JSON (these solvers' results replace theirs)")
     args = ap.parse_args()
     solvers = args.solvers.split(",")
     started, load_start = time.time(), load()
-    rows, data, bad = [], [], 0
-    head = ["suite", "problem"] + [c for s in solvers for c in (f"{s} verdict", f"{s} s")] + ["agree"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    print(lines[0], flush=True)
+    stored = {"invocations": [], "rows": []}
+    if args.update and args.output and args.output.with_suffix(".json").exists():
+        stored = json.loads(args.output.with_suffix(".json").read_text())
+        if isinstance(stored, list):  # the first invocation's format: the rows alone
+            stored = {"invocations": [], "rows": stored}
+    by_key = {(r["suite"], r["problem"]): r for r in stored["rows"]}
     for suite, name, arguments in problems(args.suites.split(",")):
-        results = {s: run(arguments, s, args.timeout) for s in solvers}
-        differ = disagreement(results)
-        bad += differ
-        cells = [suite, name] + [c for s in solvers for c in (verdict_cell(results[s]), f"{results[s]['wall']:.1f}")]
-        cells.append("**NO**" if differ else "yes")
-        lines.append("| " + " | ".join(cells) + " |")
-        print(lines[-1], flush=True)
-        data.append({"suite": suite, "problem": name, "results": results})
-        rows.append((suite, results))
-    summary = ["| suite | solver | decided | median wall (s) | total wall (s) |", "|---|---|---|---|---|"]
-    for suite in dict.fromkeys(s for s, _ in rows):
+        row = by_key.setdefault((suite, name), {"suite": suite, "problem": name, "results": {}})
         for s in solvers:
-            rs = [r[s] for su, r in rows if su == suite]
-            walls = [r["wall"] for r in rs]
-            decided = sum(r["outcome"] in DECIDED for r in rs)
-            summary.append(f"| {suite} | {s} | {decided}/{len(rs)} | {statistics.median(walls):.1f} | {sum(walls):.0f} |")
-    text = "\n".join(lines + ["", *summary])
-    print("\n".join(summary))
+            row["results"][s] = run(arguments, s, args.timeout)
+        cells = [f"{s}: {verdict_cell(row['results'][s])} {row['results'][s]['wall']:.1f} s" for s in solvers]
+        print(f"{suite} {name}: " + "; ".join(cells), flush=True)
+    rows = list(by_key.values())
+    every = list(dict.fromkeys(["z3", "bitwuzla", "portfolio"] + solvers))
+    lines, bad = render(rows, [s for s in every if any(s in r["results"] for r in rows)])
+    print("\n".join(lines))
+    stored["rows"] = rows
+    stored["invocations"].append({
+        "command": f"python bench/solvers.py {' '.join(sys.argv[1:])}", "commit": _commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        "minutes": round((time.time() - started) / 60, 1), "load": [load_start, load()]})
     if args.output:
-        meta = [
-            "# crepair verify with z3, Bitwuzla and the portfolio", "",
-            f"* Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}; wall time "
-            f"{(time.time() - started) / 60:.1f} min",
-            f"* crepair commit: {_commit()}",
-            f"* Machine: nproc {os.cpu_count()}; Python {sys.version.split()[0]}; {_versions()}",
-            f"* Load average (1 min) at the start: {load_start}, at the end: {load()} (other work ran beside; "
-            "one run at a time; the portfolio runs both solvers at once, on both cores)",
-            f"* Command: `python bench/solvers.py {' '.join(sys.argv[1:])}`; each run "
-            f"`crepair verify ... --timeout {args.timeout:g} --json --solver S` in a fresh process; seconds are "
-            "its wall time (start-up included); *(name)* after a verdict: the solver that decided the "
-            "violation check",
-            f"* Disagreements between decided verdicts: {bad}", "",
-        ]
-        args.output.write_text("\n".join(meta) + text + "\n", encoding="utf-8")
-        args.output.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        meta = ["# crepair verify with z3, Bitwuzla and the portfolio", "",
+                f"* Machine: nproc {os.cpu_count()}; Python {sys.version.split()[0]}; {_versions()}",
+                "* Invocations (one run at a time; other work ran beside on the 2 cores; the portfolio runs "
+                "both solvers at once):"]
+        for inv in stored["invocations"]:
+            meta.append(f"  * {inv['date']}, commit {inv['commit'][:12]}: `{inv['command']}` "
+                        f"({inv['minutes']} min; load average (1 min) at the start {inv['load'][0]}, "
+                        f"at the end {inv['load'][1]})")
+        meta += [f"* Each run: `crepair verify ... --timeout {args.timeout:g} --json --solver S` in a fresh "
+                 "process; seconds are its wall time (start-up included); *(name)* after a verdict: the solver "
+                 "that decided the violation check; *hard stop*: the command line's last resort 1 s past "
+                 "--timeout (z3 did not stop), an unknown",
+                 f"* Disagreements between decided verdicts: {bad}", ""]
+        args.output.write_text("\n".join(meta + lines) + "\n", encoding="utf-8")
+        args.output.with_suffix(".json").write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
     return 1 if bad else 0
 
 
