@@ -361,8 +361,7 @@ def render_spectrum(result: SpectrumResult) -> str:
         where = f"{result.path}:{r.line}"
         out.append(f"{rank:>5}  {where:<{width}}  {spectrum_score(r.score):>7}  {r.executed_by_failing:>4}  "
                    f"{r.executed_by_passing:>4}  {_source_line(result.original, r.line)}")
-    decided = f" (decided by {result.solver})" if result.backend != "z3" and result.solver else ""
-    out.append(f"time: {result.seconds:.2f} s{decided}")
+    out.append(f"time: {result.seconds:.2f} s")
     return "\n".join(out)
 
 

@@ -187,7 +187,7 @@ class SmtSolver:
     counts no z3 units, so a run with a ``ledger`` and a check under
     assumptions, which may ask for a core, go to z3 alone); after a check,
     ``decided_by`` names the solver that decided it ("z3", "bitwuzla"; ""
-    when UNKNOWN).  ``rlimit`` bounds z3 only.
+    when UNKNOWN).  ``rlimit`` bounds z3's checks here, not its copy in the portfolio.
     """
 
     def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None,
