@@ -23,7 +23,7 @@ in the table and makes the script exit 1.
 Usage (from the repository root)::
 
     python bench/solvers.py [--suites codeflaws,tcas,loops] [--solvers z3,bitwuzla,portfolio]
-                            [--timeout 60] [--output bench/results/solvers.md]
+                            [--timeout 60] [--output bench/results/solvers.md] [--update | --render]
 """
 
 from __future__ import annotations
@@ -147,7 +147,10 @@ def main() -> int:
     ap.add_argument("--output", type=Path, help="also write the markdown report here (and the raw data as .json)")
     ap.add_argument("--update", action="store_true",
                     help="merge into the runs stored in the --output JSON (these solvers' results replace theirs)")
+    ap.add_argument("--render", action="store_true", help="run nothing: rewrite --output from its stored JSON")
     args = ap.parse_args()
+    if args.render:
+        args.update, args.suites = True, ""
     solvers = args.solvers.split(",")
     started, load_start = time.time(), load()
     stored = {"invocations": [], "rows": []}
@@ -167,10 +170,11 @@ def main() -> int:
     lines, bad = render(rows, [s for s in every if any(s in r["results"] for r in rows)])
     print("\n".join(lines))
     stored["rows"] = rows
-    stored["invocations"].append({
-        "command": f"python bench/solvers.py {' '.join(sys.argv[1:])}", "commit": _commit(),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-        "minutes": round((time.time() - started) / 60, 1), "load": [load_start, load()]})
+    if not args.render:
+        stored["invocations"].append({
+            "command": f"python bench/solvers.py {' '.join(sys.argv[1:])}", "commit": _commit(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+            "minutes": round((time.time() - started) / 60, 1), "load": [load_start, load()]})
     if args.output:
         meta = ["# crepair verify with z3, Bitwuzla and the portfolio", "",
                 f"* Machine: nproc {os.cpu_count()}; Python {sys.version.split()[0]}; {_versions()}",
@@ -179,7 +183,7 @@ def main() -> int:
         for inv in stored["invocations"]:
             meta.append(f"  * {inv['date']}, commit {inv['commit'][:12]}: `{inv['command']}` "
                         f"({inv['minutes']} min; load average (1 min) at the start {inv['load'][0]}, "
-                        f"at the end {inv['load'][1]})")
+                        f"at the end {inv['load'][1]}){inv.get('note', '')}")
         meta += [f"* Each run: `crepair verify ... --timeout {args.timeout:g} --json --solver S` in a fresh "
                  "process; seconds are its wall time (start-up included); *(name)* after a verdict: the solver "
                  "that decided the violation check; *hard stop*: the command line's last resort 1 s past "

@@ -36,7 +36,7 @@ from crepair import interrupt
 from crepair.solver.smt import Verdict
 
 #: seconds a cancelled check may take to stop before it is left to run out
-STOP_GRACE = 1.0
+STOP_GRACE = 0.5
 _FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv application (0-based)
 
 

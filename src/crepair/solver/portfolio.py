@@ -34,6 +34,9 @@ from crepair.errors import InternalError
 from crepair.solver import bzla
 from crepair.solver.smt import WATCHDOG_GRACE, Verdict
 
+#: seconds past the time limit the caller waits for an answer (then both get bzla.STOP_GRACE to stop): the
+#: command line's hard stop comes 1 s past --timeout
+WAIT_GRACE = 0.25
 #: rounds of z3's completion of a Bitwuzla model that z3's evaluation rejects
 COMPLETION_ROUNDS = 4
 
@@ -127,7 +130,7 @@ def decide(solver: z3.Solver, z3_check: Callable[[], z3.CheckSatResult], seconds
     run = bzla.BitwuzlaRun(bzla.smt2_text(assertions), seconds, seed, lambda: _first(z3run, wake))
     if with_z3:
         z3run = _Z3Run(solver, seconds, seed, lambda: _first(run, wake))
-    end = None if seconds is None else time.monotonic() + seconds + WATCHDOG_GRACE + bzla.STOP_GRACE
+    end = None if seconds is None else time.monotonic() + seconds + WAIT_GRACE
     run.start()
     if z3run is not None:
         z3run.start()
