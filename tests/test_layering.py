@@ -9,7 +9,7 @@ imported, and every import anywhere in it (also inside functions and
 * ``crepair.batch`` does not import ``crepair.cli`` (a worker calls the
   API, the CLI only composes);
 * ``crepair.report`` reads records only (:data:`REPORT_READS`);
-* only ``crepair.solver`` imports z3 and PySAT;
+* only ``crepair.solver`` imports z3, Bitwuzla and PySAT;
 * only ``crepair.toolchain`` starts processes (imports ``subprocess`` or
   ``pexpect``, calls ``os.system`` and the like): the debug shell's gdb
   driver and its Graphviz drawing too;
@@ -114,13 +114,13 @@ def test_report_reads_records_only():
     assert _violations("crepair.report", bad) == []
 
 
-def test_only_the_solver_package_imports_z3_and_pysat():
+def test_only_the_solver_package_imports_z3_bitwuzla_and_pysat():
     out = []
     for name, (path, tree) in MODULES.items():
         if _within(name, "crepair.solver"):
             continue
         out += [f"{path.relative_to(SRC)}:{line}: imports {m}" for line, m in _imports(name, path, tree)
-                if m.split(".")[0] in ("z3", "pysat")]
+                if m.split(".")[0] in ("z3", "pysat", "bitwuzla")]
     assert out == []
 
 

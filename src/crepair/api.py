@@ -32,7 +32,7 @@ from crepair.records import BoundReport
 from crepair.schemes.run import ProgressFn, RepairRun
 from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import component_kinds
-from crepair.solver import Limits, smt_solver
+from crepair.solver import Backend, Limits, smt_solver
 from crepair.solver.smt import Verdict
 from crepair.api_concrete import (  # noqa: F401 (re-exported)
     localize_gradient, localize_tests, repair_heap, repair_reference, repair_tests,
@@ -42,14 +42,15 @@ if TYPE_CHECKING:
     from crepair.specification import Specification
 
 
-def _limits(timeout: float | None, rlimit: int | None = None, started: float | None = None) -> Limits:
+def _limits(timeout: float | None, rlimit: int | None = None, started: float | None = None,
+            backend: Backend = Backend.Z3) -> Limits:
     """The limits of a verify or localize call (``timeout`` 0 or None: none;
     ``started``: the ``time.monotonic()`` instant it counts from, None: now)."""
     if timeout == 0:
         timeout = None
     positive_seconds("--timeout", timeout)
     at_least("rlimit", rlimit, 1)
-    return Limits.after(timeout, rlimit, started=started)
+    return Limits.after(timeout, rlimit, started=started, backend=backend)
 
 
 def _load(path: str | Path, entry: str, reference: ReferenceOptions | None):
@@ -81,6 +82,7 @@ def verify(
     assume: tuple[str, ...] | list[str] = (),
     input_bound: int | None = None,
     proof_only: bool = False,
+    solver: Backend | str = Backend.Z3,
 ) -> VerifyResult:
     """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
@@ -99,10 +101,13 @@ def verify(
     the bound cuts off runs (``result.bound`` names the loop).  With
     ``proof_only`` the bound is checked first, and one that cuts off runs
     gives UNKNOWN at once (for callers that only want a proof).
+    ``solver``: the SMT solver that decides the checks, z3, Bitwuzla, or
+    both at once (``"portfolio"``, the first decided answer wins);
+    ``result.solver`` names the one that decided.
     Source: Clarke, Kroening, Lerda, TACAS'04; AllRepair FM'16, Sect. 3.1.
     """
     at_least("--unwind", unwind, 0)
-    limits = _limits(timeout, rlimit, started)
+    limits = _limits(timeout, rlimit, started, _enum(Backend, solver, "solver"))
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
     program, run_entry = _load(path, entry, ref)
     result = verify_program(program, unwind=unwind, entry=run_entry, limits=limits, checks=checks,

@@ -143,7 +143,8 @@ class Counterexample:
 class VerifyResult:
     """Outcome of :func:`verify`; ``seconds`` is wall-clock time;
     ``reason`` says why an UNKNOWN outcome is unknown; ``original`` is the
-    text of the file checked (spans index it)."""
+    text of the file checked (spans index it); ``backend`` the SMT solver
+    asked for, ``solver`` the one whose answer the outcome is."""
 
     path: str
     entry: str
@@ -155,6 +156,8 @@ class VerifyResult:
     warnings: tuple[str, ...] = field(default=())
     reason: str = ""
     original: str = field(default="", repr=False)  # the file's text (crepair.frontend.source)
+    backend: str = "z3"  # the SMT solver asked for (crepair.solver.Backend's value)
+    solver: str = ""  # the one that decided the violation check ("z3", "bitwuzla"; "": none did)
 
 
 def _array_value(model: smt.Model, inp, signed: bool) -> "list[int] | ArrayValue":
@@ -301,18 +304,36 @@ def bound_search(
     return high, low
 
 
-def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:
+@dataclass(frozen=True, slots=True)
+class ViolationCheck:
+    """The answer of :func:`check_violation`: ``model`` when SAT,
+    ``reason`` when UNKNOWN, ``solver`` the SMT solver that decided ("z3",
+    "bitwuzla"; "" when UNKNOWN)."""
+
+    verdict: Verdict
+    model: smt.Model | None = None
+    reason: str = ""
+    solver: str = ""
+
+
+def check_violation(formula: ProgramFormula, limits: Limits) -> ViolationCheck:
     """Does the original program (alternative 0 everywhere) violate the
-    specification of ``formula``?  Returns the verdict, the counterexample
-    model when SAT, and the solver's reason when UNKNOWN (also when the
-    deadline has passed: no check is then started)."""
+    specification of ``formula``?  Checked by ``limits.backend``; UNKNOWN
+    (reason "timeout") without a check once the deadline has passed."""
     if limits.expired():
-        return Verdict.UNKNOWN, None, "timeout"
+        return ViolationCheck(Verdict.UNKNOWN, None, "timeout")
     solver = smt_solver(limits)
     solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
     verdict = solver.check()
     model = solver.model() if verdict == Verdict.SAT else None
-    return verdict, model, solver.reason_unknown
+    return ViolationCheck(verdict, model, solver.reason_unknown if verdict == Verdict.UNKNOWN else "", solver.decided_by)
+
+
+def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:
+    """:func:`check_violation` as (verdict, counterexample model when SAT,
+    the solver's reason when UNKNOWN)."""
+    check = check_violation(formula, limits)
+    return check.verdict, check.model, check.reason
 
 
 def verify_program(
@@ -345,22 +366,25 @@ def verify_program(
     if not any(a.kind in (Violation.ASSERTION, Violation.NOT_EQUIVALENT) for a in formula.assertions):
         checked = " (only the checks of undefined behaviour are verified)" if formula.assertions else ""
         warnings.append(f"the program has no assertion reachable from the entry function{checked}")
+    backend = limits.backend.value
     if proof_only:
         bound = check_bound(formula, limits)
         if bound.too_small:
             return VerifyResult(program.path, entry, VerifyOutcome.UNKNOWN, bound, None, time.monotonic() - start,
-                                len(formula.locations), tuple(warnings), CUT_OFF.format(unwind), program.original)
-        verdict, model, reason = check_original(formula, limits)
+                                len(formula.locations), tuple(warnings), CUT_OFF.format(unwind), program.original,
+                                backend)
+        check = check_violation(formula, limits)
     else:
-        verdict, model, reason = check_original(formula, limits)
+        check = check_violation(formula, limits)
         bound = check_bound(formula, limits)
-        if verdict == Verdict.UNSAT:
+        if check.verdict == Verdict.UNSAT:
             bound = needed_bound(program, bound, entry, limits, checks)
     cex = None
-    outcome, undecided = VerifyOutcome.within(verdict, bound)
-    if model is not None:
-        cex = counterexample_of(formula, model)
+    outcome, undecided = VerifyOutcome.within(check.verdict, bound)
+    if check.model is not None:
+        cex = counterexample_of(formula, check.model)
     return VerifyResult(
         program.path, entry, outcome, bound, cex, time.monotonic() - start, len(formula.locations),
-        tuple(warnings), (undecided or reason) if outcome == VerifyOutcome.UNKNOWN else "", program.original,
+        tuple(warnings), (undecided or check.reason) if outcome == VerifyOutcome.UNKNOWN else "", program.original,
+        backend, check.solver,
     )

@@ -93,6 +93,23 @@ def test_ctrl_c_during_verify(tmp_path):
     assert run.stdout == ""
 
 
+@pytest.mark.parametrize("solver", ["bitwuzla", "portfolio"])
+def test_ctrl_c_during_verify_with_bitwuzla(tmp_path, solver):
+    """The signal lands while Bitwuzla (in a thread of its own) and z3 look
+    for two 32-bit factors of a 64-bit product: both stop."""
+    (tmp_path / "factor.c").write_text(
+        "int main(void) {\n"
+        "    unsigned long x = nondet_ulong(), y = nondet_ulong();\n"
+        "    __CPROVER_assume(x > 1 && y > 1 && x < (1UL << 33) && y < (1UL << 33));\n"
+        "    assert(x * y != 18446743979220271189UL);\n"
+        "    return 0;\n"
+        "}\n")
+    run = interrupt(["verify", "factor.c", "--unwind", "1", "--timeout", "60", "--solver", solver], tmp_path,
+                    after=1.5)
+    assert_interrupted(run)
+    assert run.stdout == ""
+
+
 @pytest.mark.parametrize("after", [0.5, 3.0])
 def test_ctrl_c_during_repair_with_apply_writes_nothing(evalpoly, after):
     before = evalpoly.read_bytes()

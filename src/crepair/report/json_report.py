@@ -73,6 +73,8 @@ def verify_json(result: VerifyResult) -> str:
         "counterexample": counterexample_dict(result.counterexample),
         "seconds": round(result.seconds, 3),
         "warnings": list(result.warnings),
+        "solver": result.backend,
+        "decided_by": result.solver or None,
     }
     return json.dumps(data, indent=2)
 

@@ -79,7 +79,8 @@ def render_verify(result: VerifyResult, original: str) -> str:
     out.extend(_bound_warning(result.bound))
     for w in result.warnings:
         out.append(f"warning: {w}")
-    out.append(f"time: {result.seconds:.2f} s")
+    decided = f" (decided by {result.solver})" if result.backend != "z3" and result.solver else ""
+    out.append(f"time: {result.seconds:.2f} s{decided}")
     return "\n".join(out)
 
 

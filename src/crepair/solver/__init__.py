@@ -1,6 +1,7 @@
-"""The one package that talks to z3 and PySAT (STYLE.md, convention 4).
+"""The one package that talks to z3, Bitwuzla and PySAT (STYLE.md, convention 4).
 
-``smt`` is the term factory and the SMT-solver wrapper; ``sat`` holds the
+``smt`` is the term factory and the SMT-solver wrapper; ``bzla`` and
+``portfolio`` let Bitwuzla decide its checks, alone or racing z3; ``sat`` holds the
 SAT solver with cardinality constraints (MiniCard) used by AllRepair and
 the hitting-set enumerator.  Every solver outside this package comes from
 the factories below, which apply a run's :class:`Limits` (deadline,
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from crepair.solver.optimizer import Optimizer
-from crepair.solver.smt import SmtSolver, Verdict
+from crepair.solver.smt import Backend, SmtSolver, Verdict
 
 if TYPE_CHECKING:  # PySAT is imported on first use: verification needs no SAT solver
     from crepair.solver.sat import CardinalitySolver
@@ -65,29 +66,31 @@ class Limits:
     (deterministic; None: none; tests use it to force UNKNOWN); ``seed``:
     the solvers' random seed; ``ledger``: the run's budget of z3 resource
     units (reproducible runs, :meth:`after`; None: none), after which
-    checks answer UNKNOWN and :meth:`expired` is true.
+    checks answer UNKNOWN and :meth:`expired` is true; ``backend``: the
+    SMT solver that decides checks without assumptions (:class:`Backend`).
     """
 
     deadline: float | None = None
     rlimit: int | None = None
     seed: int = 0
     ledger: Ledger | None = None
+    backend: Backend = Backend.Z3
 
     @staticmethod
     def after(seconds: float | None, rlimit: int | None = None, reproducible: bool = False,
-              started: float | None = None) -> "Limits":
+              started: float | None = None, backend: Backend = Backend.Z3) -> "Limits":
         """Limits with a deadline ``seconds`` from now, or from the
         ``time.monotonic()`` instant ``started`` (None: no limit).  With
         ``reproducible``, the limit is counted in z3 resource units instead
         (``seconds`` × :data:`UNITS_PER_SECOND`), and the deadline, a
         safety net, is :data:`WALL_CLOCK_SAFETY` times as far."""
         if seconds is None:
-            return Limits(None, rlimit)
+            return Limits(None, rlimit, backend=backend)
         start = time.monotonic() if started is None else started
         if reproducible:
             return Limits(start + WALL_CLOCK_SAFETY * seconds, rlimit,
-                          ledger=Ledger(int(seconds * UNITS_PER_SECOND)))
-        return Limits(start + seconds, rlimit)
+                          ledger=Ledger(int(seconds * UNITS_PER_SECOND)), backend=backend)
+        return Limits(start + seconds, rlimit, backend=backend)
 
     def seconds_left(self) -> float | None:
         """Seconds until the deadline, at least a millisecond (None: none)."""
@@ -110,14 +113,14 @@ class Limits:
         if self.deadline is not None:
             deadline = min(deadline, self.deadline)
         ledger = Ledger(int(seconds * UNITS_PER_SECOND), self.ledger) if reproducible else None
-        return Limits(deadline, self.rlimit, self.seed, ledger)
+        return Limits(deadline, self.rlimit, self.seed, ledger, self.backend)
 
 
 def smt_solver(limits: Limits) -> SmtSolver:
     """A fresh incremental SMT solver under ``limits`` (its time limit is
     the time left until the deadline)."""
     return SmtSolver(timeout=limits.seconds_left(), seed=limits.seed, rlimit=limits.rlimit, ledger=limits.ledger,
-                     deadline=limits.deadline)
+                     deadline=limits.deadline, backend=limits.backend)
 
 
 def optimizer_solver(limits: Limits) -> Optimizer:
@@ -134,5 +137,5 @@ def cardinality_solver(
     return CardinalitySolver([list(c) for c in clauses], [list(g) for g in exactly_one], list(changed), k)
 
 
-__all__ = ["UNITS_PER_SECOND", "WALL_CLOCK_SAFETY", "Ledger", "Limits", "Optimizer", "SmtSolver", "Verdict", "cardinality_solver",
+__all__ = ["UNITS_PER_SECOND", "WALL_CLOCK_SAFETY", "Backend", "Ledger", "Limits", "Optimizer", "SmtSolver", "Verdict", "cardinality_solver",
            "optimizer_solver", "smt_solver"]

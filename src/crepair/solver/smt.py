@@ -104,6 +104,14 @@ class Verdict(enum.Enum):
     UNKNOWN = "unknown"
 
 
+class Backend(enum.Enum):
+    """The SMT solver that decides a check (``crepair verify --solver``)."""
+
+    Z3 = "z3"
+    BITWUZLA = "bitwuzla"  # z3 still answers checks under assumptions and in reproducible runs
+    PORTFOLIO = "portfolio"  # z3 and Bitwuzla at once, the first decided answer wins
+
+
 class Model:
     """A satisfying assignment; evaluates terms to Python ints/bools."""
 
@@ -174,12 +182,20 @@ class SmtSolver:
     with what it spends (reason ``SPENT`` once it is empty).  ``deadline``:
     a ``time.monotonic()`` instant (None: none); each check's time limit is
     at most the time left until it, and past it a check answers UNKNOWN
-    (reason ``"timeout"``) without starting z3.
+    (reason ``"timeout"``) without starting z3.  ``backend``: who decides a
+    check without assumptions (:mod:`crepair.solver.portfolio`; Bitwuzla
+    counts no z3 units, so a run with a ``ledger`` and a check under
+    assumptions, which may ask for a core, go to z3 alone); after a check,
+    ``decided_by`` names the solver that decided it ("z3", "bitwuzla"; ""
+    when UNKNOWN).  ``rlimit`` bounds z3's checks here, not its copy in the portfolio.
     """
 
     def __init__(self, timeout: float | None = None, seed: int = 0, rlimit: int | None = None,
-                 ledger: "Ledger | None" = None, deadline: float | None = None):
+                 ledger: "Ledger | None" = None, deadline: float | None = None, backend: Backend = Backend.Z3):
         self._deadline = deadline
+        self.backend = backend
+        self.decided_by = ""
+        self._found: z3.ModelRef | None = None  # the model of the last SAT check, when Bitwuzla decided it
         self._solver = z3.SolverFor("QF_ABV")
         self._solver.set("random_seed", seed)
         self.rlimit = rlimit
@@ -266,29 +282,49 @@ class SmtSolver:
                 self._solver.set("timeout", max(1, int(left * 1000)))
             elif self._timeout is not None:
                 self._solver.set("timeout", max(1, int(self._timeout * 1000)))
+        self.decided_by, self._found = "", None
+        if self.backend is not Backend.Z3 and not assumptions and self._ledger is None:
+            return self._decide(limit)
+        result = self._z3(assumptions, limit)
+        interrupt.stop_if_requested()  # Ctrl-C stopped this check: the run stops, no UNKNOWN
+        if self._ledger is not None:
+            self._ledger.spend(self.resources - before)
+        if result == z3.sat:
+            self.decided_by = "z3"
+            return Verdict.SAT
+        if result == z3.unsat:
+            self.decided_by = "z3"
+            return Verdict.UNSAT
+        spent = self._ledger is not None and self._ledger.left() <= 0
+        self.reason_unknown = SPENT if spent else (self._solver.reason_unknown() or "unknown")
+        return Verdict.UNKNOWN
+
+    def _z3(self, assumptions: Sequence[z3.ExprRef], limit: float | None) -> z3.CheckSatResult:
+        """z3's check, interrupted by a watchdog :data:`WATCHDOG_GRACE`
+        seconds after ``limit`` (seconds; None: no watchdog)."""
         watchdog = None
         if limit is not None:
             watchdog = threading.Timer(limit + WATCHDOG_GRACE, self._solver.ctx.interrupt)
             watchdog.daemon = True
             watchdog.start()
         try:
-            result = self._solver.check(*assumptions)
+            return self._solver.check(*assumptions)
         finally:
             if watchdog is not None:
                 watchdog.cancel()
-        interrupt.stop_if_requested()  # Ctrl-C stopped this check: the run stops, no UNKNOWN
-        if self._ledger is not None:
-            self._ledger.spend(self.resources - before)
-        if result == z3.sat:
-            return Verdict.SAT
-        if result == z3.unsat:
-            return Verdict.UNSAT
-        spent = self._ledger is not None and self._ledger.left() <= 0
-        self.reason_unknown = SPENT if spent else (self._solver.reason_unknown() or "unknown")
-        return Verdict.UNKNOWN
+
+    def _decide(self, limit: float | None) -> Verdict:
+        """The check by Bitwuzla, or the portfolio (:attr:`backend`)."""
+        from crepair.solver import portfolio
+
+        decision = portfolio.decide(self._solver, lambda: self._z3((), limit), limit, self._seed,
+                                    with_z3=self.backend is Backend.PORTFOLIO)
+        self.decided_by, self._found = decision.solver, decision.model
+        self.reason_unknown = decision.reason
+        return decision.verdict
 
     def model(self) -> Model:
-        return Model(self._solver.model())
+        return Model(self._found if self._found is not None else self._solver.model())
 
     def core(self) -> list[z3.ExprRef]:
         return list(self._solver.unsat_core())

@@ -1,0 +1,207 @@
+"""Bitwuzla as a second SMT back end, beside z3 (Niemetz & Preiner,
+"Bitwuzla", CAV'23).
+
+The encoder's terms stay z3 terms.  A check hands the solver's assertions
+to Bitwuzla as SMT-LIB 2 text: z3 prints them (:func:`smt2_text`) and
+Bitwuzla's own parser reads them into its term manager.  z3's
+``fp.to_ieee_bv`` (floating point to its bit pattern), which SMT-LIB lacks,
+becomes a fresh bit-vector constant ``v`` with ``((_ to_fp e s) v) = x``:
+``v`` is then any pattern of ``x`` (any NaN pattern for a NaN, as z3 leaves
+open too).  The check runs in a thread (:class:`BitwuzlaRun`; Bitwuzla
+releases the GIL while it solves) that a deadline, a cancel or Ctrl-C
+(:func:`crepair.interrupt.requested`) stops with UNKNOWN.  On SAT the values
+of the declared constants are read back as SMT-LIB text, and
+:func:`model_of` turns them into a z3 model, so counterexamples are read as
+from z3.
+
+>>> import z3
+>>> x = z3.BitVec("x", 8)
+>>> run = BitwuzlaRun(smt2_text([x * x == 49, z3.ULT(x, 100)]), seconds=10.0)
+>>> run.start(); run.join()
+True
+>>> run.verdict.value, model_of(run.values).eval(x)
+('sat', 7)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import bitwuzla
+import z3
+
+from crepair import interrupt
+from crepair.solver.smt import Verdict
+
+#: seconds a cancelled check may take to stop before it is left to run out
+STOP_GRACE = 0.5
+_FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv application (0-based)
+
+
+def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
+    """``assertions`` with every ``fp.to_ieee_bv(x)`` replaced by a fresh
+    constant ``v`` and ``fpBVToFP(v) == x`` added: equisatisfiable, and
+    every model of the result is one of ``assertions``."""
+    apps: dict[int, z3.ExprRef] = {}
+    seen: set[int] = set()
+    stack = list(assertions)
+    while stack:
+        t = stack.pop()
+        key = t.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
+        if z3.is_app_of(t, z3.Z3_OP_FPA_TO_IEEE_BV):
+            apps[key] = t
+        stack.extend(t.children())
+    pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, (_, app) in enumerate(sorted(apps.items()))]
+    defs = [z3.fpBVToFP(v, app.arg(0).sort()) == app.arg(0) for app, v in pairs]
+    return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
+
+
+def smt2_text(assertions: Sequence[z3.BoolRef]) -> str:
+    """The SMT-LIB 2 script (declarations and assertions, shared subterms
+    as ``let``s, no ``check-sat``) of ``assertions``, in the SMT-LIB
+    theories Bitwuzla reads."""
+    solver = z3.Solver()
+    solver.add(*assertions)
+    text = solver.to_smt2()
+    if "fp.to_ieee_bv" in text:
+        solver = z3.Solver()
+        solver.add(*_without_to_ieee_bv(assertions))
+        text = solver.to_smt2()
+    return text.replace("(check-sat)", "")
+
+
+#: Bitwuzla's answers as verdicts
+_VERDICTS = {bitwuzla.Result.SAT: Verdict.SAT, bitwuzla.Result.UNSAT: Verdict.UNSAT}
+
+
+class BitwuzlaRun:
+    """One satisfiability check of the SMT-LIB 2 ``text`` by Bitwuzla, in
+    a thread of its own (``with`` block or :meth:`start`/:meth:`join`).
+    Read the answer only once :attr:`done` is set.
+
+    ``seconds``: the time limit (None: none); ``seed``: Bitwuzla's random
+    seed; ``on_decided``: called from the thread once the answer is SAT or
+    UNSAT (the portfolio interrupts z3 with it).  After :meth:`join`:
+    ``verdict``; ``reason`` when UNKNOWN ("timeout", "interrupted",
+    "cancelled" or Bitwuzla's error, e.g. a symbol its parser does not
+    know); ``unreadable``: Bitwuzla's parser rejected ``text``; ``values`` when SAT: (name, SMT-LIB sort, SMT-LIB value) of each
+    declared constant, in declaration order; ``seconds`` spent.  Nothing
+    here raises: Bitwuzla's errors become UNKNOWN with their text.
+    """
+
+    def __init__(self, text: str, seconds: float | None = None, seed: int = 0,
+                 on_decided: Callable[[], None] | None = None):
+        self._text = text
+        self._end = None if seconds is None else time.monotonic() + seconds
+        self._seed = seed
+        self._on_decided = on_decided
+        self._cancel = threading.Event()
+        self.done = threading.Event()
+        self.verdict = Verdict.UNKNOWN
+        self.reason = "not run"
+        self.values: list[tuple[str, str, str]] = []
+        self.unreadable = False
+        self.seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="crepair-bitwuzla", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        """Stop the check (it answers UNKNOWN, reason "cancelled") unless decided."""
+        self._cancel.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the check to end (at most ``timeout`` seconds; None: no
+        limit); whether it has ended."""
+        self._thread.join(timeout)
+        return self.done.is_set()
+
+    def __enter__(self) -> "BitwuzlaRun":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Cancel the check and wait :data:`STOP_GRACE` seconds at most:
+        Bitwuzla does not ask its terminator everywhere (e.g. while it
+        parses), and a run that goes on is left to its own time limit
+        (its answer is then never read: :attr:`done` is not set)."""
+        self.cancel()
+        self.join(STOP_GRACE)
+
+    def _stop(self) -> bool:
+        """Bitwuzla's terminator: called often while it solves."""
+        return (self._cancel.is_set() or interrupt.requested()
+                or (self._end is not None and time.monotonic() >= self._end))
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        try:
+            options = bitwuzla.Options()
+            options.set(bitwuzla.Option.PRODUCE_MODELS, True)
+            options.set(bitwuzla.Option.SEED, self._seed)
+            if self._end is not None:  # a second guard, where the terminator is not asked
+                options.set(bitwuzla.Option.TIME_LIMIT_PER, max(1, int((self._end - start) * 1000) + 100))
+            parser = bitwuzla.Parser(bitwuzla.TermManager(), options)
+            self.unreadable = True
+            parser.parse(self._text, True, False)
+            self.unreadable = False
+            solver = parser.bitwuzla()
+            solver.configure_terminator(self._stop)
+            self.verdict = _VERDICTS.get(solver.check_sat(), Verdict.UNKNOWN)
+            if self.verdict == Verdict.SAT:
+                self.values = [(f.symbol(), str(f.sort()), str(solver.get_value(f)))
+                               for f in parser.get_declared_funs()]
+            self.reason = "" if self.verdict != Verdict.UNKNOWN else self._why()
+        except Exception as exc:  # a parse error, or memory: unknown, with the reason
+            self.verdict, self.reason = Verdict.UNKNOWN, f"bitwuzla: {exc}"
+        finally:
+            self.seconds = time.monotonic() - start
+            self.done.set()
+        if self.verdict != Verdict.UNKNOWN and self._on_decided is not None:
+            self._on_decided()
+
+    def _why(self) -> str:
+        if interrupt.requested():
+            return "interrupted"
+        return "cancelled" if self._cancel.is_set() else "timeout"
+
+
+def equalities(values: Sequence[tuple[str, str, str]]) -> list[z3.BoolRef]:
+    """``name == value`` for each (name, sort, value) of
+    :attr:`BitwuzlaRun.values`, as z3 terms over the constants of the
+    checked formula (z3 knows a constant by its name and sort), except the
+    constants :func:`smt2_text` made."""
+    kept = [(_quoted(n), s, v) for n, s, v in values if not n.strip("|").startswith("crepair!ieee!")]
+    if not kept:
+        return []
+    script = "".join(f"(declare-fun {n} () {s})" for n, s, _ in kept)
+    script += "".join(f"(assert (= {n} {v}))" for n, _, v in kept)
+    return list(z3.parse_smt2_string(script))
+
+
+def _quoted(name: str) -> str:
+    """An SMT-LIB symbol as Bitwuzla's ``symbol()`` gives it (quoted only
+    when it must be), quoted."""
+    return name if name.startswith("|") else f"|{name}|"
+
+
+def model_of(values: Sequence[tuple[str, str, str]]) -> z3.ModelRef:
+    """The z3 model giving each constant of ``values`` (see
+    :attr:`BitwuzlaRun.values`) its value; constants not in it are free."""
+    model = z3.Model()
+    for eq in equalities(values):
+        model.update_value(eq.arg(0), eq.arg(1))
+    return model
+
+
+def satisfies(model: z3.ModelRef, assertions: Sequence[z3.BoolRef]) -> bool:
+    """Whether z3's evaluation of every assertion in ``model`` is true (a
+    value SMT-LIB leaves open, e.g. which NaN ``fp.to_ieee_bv`` gives, may
+    make Bitwuzla's model fail it)."""
+    return all(z3.is_true(model.eval(a, model_completion=True)) for a in assertions)
