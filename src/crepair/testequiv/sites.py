@@ -35,6 +35,7 @@ from crepair.testequiv.ctext import COMMA, constant_value, is_expression, operan
 from crepair.testequiv.effects import effects, side_effect_free
 from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
 from crepair.testequiv.membership import membership_constants
+from crepair.testequiv.roles import Roles, annotate
 from crepair.testequiv.scope import (
     CHAR, INT, USER_FILE, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
 )
@@ -59,7 +60,8 @@ class Place:
     after the STMT reads; ``loop_reads``: the names the conditions of the
     loops around the STMT (or the FORMAT literal) read; ``members``: the spans (offsets, end
     exclusive) of the constants inside the place of a membership test
-    ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``)."""
+    ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``); ``roles``:
+    what else the rules read (:mod:`crepair.testequiv.roles`)."""
 
     kind: SiteKind
     node: c_ast.Node
@@ -81,6 +83,7 @@ class Place:
     before_if: tuple[str, ...] = ()
     loop_reads: tuple[str, ...] = ()
     members: tuple[tuple[int, int], ...] = ()
+    roles: Roles = Roles()
 
 
 def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[str, str]]]:
@@ -98,6 +101,7 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
                 walker.note(ext, "file-scope initializer (not a site)")
     for p in walker.places:
         p.members = tuple(m for m in walker.members if p.span.start <= m[0] and m[1] <= p.span.end)
+    annotate(program, walker.places)
     return walker.places, walker.notes
 
 
