@@ -310,3 +310,99 @@ def test_a_debug_print_alone_in_a_loop_may_be_deleted(tmp_path):
     kept, _ = replacements(tmp_path, source)
     assert ('printf("%d ", a[i]);', 'if (0) printf("%d ", a[i]);') in kept
     assert ("s += a[i];", "if (0) s += a[i];") not in kept
+
+
+ROLES = """\
+int g(int a, int b, int c, int n) {
+    int s, m, t, i;
+    if (a > b)
+        m = a;
+    else
+        m = b;
+    t = a + 1;
+    if (a == b || a == c || b == c)
+        return 0;
+    s = 0;
+    for (i = 2; i < n; i++)
+        s += i;
+    return s + m + t;
+}
+"""
+START = """\
+int a[10];
+int h(int n) {
+    int k, s = 5;
+    for (k = 0; k < n; k++)
+        s += a[k];
+    return s;
+}
+"""
+UNASSIGNED = """\
+int u(int n) {
+    int j, s = n * 2;
+    if (s > n)
+        s = s - 1;
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("rule, source, site, replacement", [
+    (AntiPattern.CONSTANT_CONDITION, ROLES, "a > b", "a > 1"),  # 451-A's shape
+    (AntiPattern.SELF_READ, ROLES, "b", "m"),  # m = b -> m = m: a deletion in disguise
+    (AntiPattern.SELF_READ, ROLES, "a + 1", "a + t"),  # t = a + 1 -> t = a + t: the stale value
+    (AntiPattern.UNIFORM_CHAIN, ROLES, "a == c", "a > c"),  # 143-A's shape
+    (AntiPattern.LOOP_START, ROLES, "2", "0"),  # skips back two iterations
+    (AntiPattern.LOOP_START, START, "0", "-1"),  # a[-1]
+    (AntiPattern.UNASSIGNED_READ, UNASSIGNED, "s > n", "s > j"),  # j is never assigned
+])
+def test_crepair_rules_of_issue_29_leave_out_their_candidates_only_when_on(tmp_path, rule, source, site, replacement):
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert (site, replacement) in everything
+    default, space = replacements(tmp_path, source)
+    assert (site, replacement) not in default
+    alone, _ = replacements(tmp_path, source, SpaceOptions(anti_patterns=frozenset({rule})))
+    assert (site, replacement) not in alone
+    assert dict(space.pruned)[rule.value] > 0
+
+
+def test_crepair_rules_of_issue_29_keep_the_ordinary_fixes(tmp_path):
+    kept, _ = replacements(tmp_path, ROLES)
+    for pair in [("a > b", "a < b"), ("a > b", "a >= b"), ("a > b", "a > c"), ("b", "a"), ("b", "b + 1"),
+                 ("a + 1", "a - 1"), ("a == c", "b == c"), ("2", "1"), ("2", "3"), ("2", "n"), ("i < n", "i <= n")]:
+        assert pair in kept, pair
+    kept, _ = replacements(tmp_path, START)
+    assert ("0", "1") in kept and ("5", "0") in kept  # a start moves by one; other initializers are free
+    kept, _ = replacements(tmp_path, UNASSIGNED)
+    assert ("s > n", "s >= n") in kept and ("s > n", "s > s") not in kept
+
+
+def test_a_two_comparison_chain_is_no_list_of_cases(tmp_path):
+    source = """\
+        int f(int a, int b, int c) { return a < b && b < c; }
+    """
+    kept, _ = replacements(tmp_path, source)
+    assert ("a < b", "a <= b") in kept
+
+
+def test_a_local_read_before_its_first_assignment_is_unassigned(tmp_path):
+    """C8 at Codeflaws 451-A's shape: ``if (a > b) s = a; else s = b;``:
+    ``s`` is not yet assigned in the condition; after it, or in a loop
+    that assigns it, it may be read."""
+    source = """\
+        int f(int a, int b, int n) {
+            int s, k, i;
+            if (a > b) s = a; else s = b;
+            k = 0;
+            for (i = 0; i < n; i++) {
+                if (a > k) a--;
+                k = a;
+            }
+            return s % 2 == 0 && k > 1;
+        }
+    """
+    default, space = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("a > b", "s > b") in everything and ("a > b", "s > b") not in default
+    assert ("a > k", "a > s") in default  # s is assigned above the loop
+    assert dict(space.pruned)["C8"] > 0

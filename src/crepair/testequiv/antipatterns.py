@@ -52,9 +52,10 @@ paper is not in the project's folder).  crepair adds two rules of its own
 - LOOP_START: the constant that starts a ``for`` counter moves by one at
   most, and not below zero (``i = 0`` -> ``i = 3`` skips iterations the
   tests happen not to need; ``i = -1`` indexes before an array);
-- UNASSIGNED_READ: no candidate reads a local that the function never
-  assigns, initializes or passes by address (its value is indeterminate,
-  a constant of the test machine: ``... || j <= 18``).
+- UNASSIGNED_READ: no candidate reads a local not yet assigned where it
+  runs (never assigned, initialized or passed by address before it, nor
+  in a loop around it): its value is indeterminate, a constant of the
+  test machine (``... || j <= 18``; ``if (a > b) s = a`` -> ``if (s > b)``).
 
 The rules C4–C8 read the roles of :mod:`crepair.testequiv.roles`.
 
@@ -282,8 +283,8 @@ def loop_start(p: Place, d: Draft, original: str) -> bool:
 
 
 def unassigned_read(p: Place, d: Draft, original: str) -> bool:
-    """crepair's C8: a candidate reads a local nothing assigns (that the
-    site does not already read)."""
+    """crepair's C8: a candidate reads a local not yet assigned at the
+    site (that the site does not already read)."""
     if not p.roles.unassigned:
         return False
     before = set(tokens(original[p.span.start:p.span.end]))

@@ -12,9 +12,10 @@ One pass over each function of the user's file finds:
 - the operators of *uniform comparison chains*: three or more
   comparisons, all with one relational operator, joined by ``&&``/``||``
   (``b == a || b == c || c == d``: a list of cases; C6);
-- the function's local scalars that are never assigned, initialized,
-  incremented or have their address taken (their value is
-  indeterminate; C8).
+- the function's local scalars that are not yet assigned at the place:
+  declared without initializer and never assigned, incremented or
+  passed by address before it in the text, nor anywhere in a loop
+  around it (their value is indeterminate there; C8).
 
 >>> Roles().assigned
 ''
@@ -42,7 +43,7 @@ class Roles:
     counter when the place is that constant (None: not one); ``chains``,
     the spans (0-based offsets, end exclusive) of the operators of the
     uniform comparison chains inside the place; ``unassigned``, the
-    function's locals that nothing assigns."""
+    locals not yet assigned there."""
 
     assigned: str = ""
     start: int | None = None
@@ -57,12 +58,14 @@ class _Facts(c_ast.NodeVisitor):
         self.starts: dict[int, int] = {}  # id(constant) -> its value, for loop counters' start
         self.chains: list[tuple[int, int]] = []
         self.locals: set[str] = set()  # scalar locals declared without an initializer
-        self.written: set[str] = set()
+        self.initialized: set[str] = set()
+        self.writes: dict[str, list[int]] = {}  # variable -> the offsets where it is assigned
+        self.loops: list[tuple[int, int]] = []
         self._inside: set[int] = set()  # && / || nodes already read as part of a chain
 
     def visit_Decl(self, node: c_ast.Decl) -> None:
         if node.name and node.init is not None:
-            self.written.add(node.name)
+            self.initialized.add(node.name)
             if not isinstance(node.init, c_ast.InitList):
                 self.assigned[id(node.init)] = node.name
         elif node.name and isinstance(node.type, c_ast.TypeDecl) and not set(node.storage or []) & {"static", "extern"}:
@@ -70,19 +73,42 @@ class _Facts(c_ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assignment(self, node: c_ast.Assignment) -> None:
-        base = _base(node.lvalue)
-        if base:
-            self.written.add(base)
+        self._write(node, node.lvalue)
         if node.op == "=" and isinstance(node.lvalue, c_ast.ID):
             self.assigned[id(node.rvalue)] = node.lvalue.name
         self.generic_visit(node)
 
     def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
         if node.op in ("++", "--", "p++", "p--", "&"):
-            base = _base(node.expr)
-            if base:
-                self.written.add(base)
+            self._write(node, node.expr)
         self.generic_visit(node)
+
+    def _write(self, node: c_ast.Node, lvalue: c_ast.Node) -> None:
+        base = _base(lvalue)
+        if base:
+            self.writes.setdefault(base, []).append(self._start(node))
+
+    def _start(self, node: c_ast.Node) -> int:
+        try:
+            return self._spans.span(node).start
+        except (InternalError, IndexError):  # inside a macro's expansion: as if at the start
+            return -1
+
+    def _loop(self, node: c_ast.Node) -> None:
+        try:
+            span = self._spans.statement_span(node)
+            self.loops.append((span.start, span.end))
+        except (InternalError, IndexError):
+            pass
+        self.generic_visit(node)
+
+    visit_While = visit_DoWhile = _loop
+
+    def unassigned(self, start: int) -> frozenset[str]:
+        """The locals not yet assigned at offset ``start``."""
+        around = [(a, b) for a, b in self.loops if a <= start < b]
+        return frozenset(v for v in self.locals - self.initialized
+                         if not any(w < start or any(a <= w < b for a, b in around) for w in self.writes.get(v, ())))
 
     def visit_For(self, node: c_ast.For) -> None:
         inits = node.init.exprs if isinstance(node.init, c_ast.ExprList) else \
@@ -92,7 +118,7 @@ class _Facts(c_ast.NodeVisitor):
                 init.init if isinstance(init, c_ast.Decl) else None
             if value is not None and constant_value(value) is not None:
                 self.starts[id(value)] = constant_value(value)
-        self.generic_visit(node)
+        self._loop(node)
 
     def visit_BinaryOp(self, node: c_ast.BinaryOp) -> None:
         if node.op in ("&&", "||") and id(node) not in self._inside:
@@ -136,4 +162,4 @@ def annotate(program: CProgram, places: list) -> None:
             continue
         chains = tuple(c for c in f.chains if p.span.start <= c[0] and c[1] <= p.span.end)
         p.roles = Roles(f.assigned.get(id(p.node), ""), f.starts.get(id(p.node)), chains,
-                        frozenset(f.locals - f.written))
+                        f.unassigned(p.span.start))
