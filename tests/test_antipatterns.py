@@ -406,3 +406,45 @@ def test_a_local_read_before_its_first_assignment_is_unassigned(tmp_path):
     assert ("a > b", "s > b") in everything and ("a > b", "s > b") not in default
     assert ("a > k", "a > s") in default  # s is assigned above the loop
     assert dict(space.pruned)["C8"] > 0
+
+
+def test_a_loop_s_subscript_made_loop_invariant_is_left_out(tmp_path):
+    """C9 at Codeflaws 413-A's shape: ``a[i]`` -> ``a[m]`` in the loop
+    ``for (i = 0; i < m; i++)`` reads one element (one past the end);
+    another variable the loop assigns may replace the counter."""
+    source = """\
+        int a[100];
+        int f(int m, int lo) {
+            int i, k = 0, c = 0;
+            for (i = 0; i < m; i++) {
+                if (a[i] < lo)
+                    c++;
+                k = k + 2;
+            }
+            return c + k;
+        }
+    """
+    default, space = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("i", "m") in everything and ("i", "m") not in default
+    assert ("i", "k") in default and ("i", "i + 1") in default
+    assert dict(space.pruned)["C9"] > 0
+
+
+def test_a_named_constant_counts_as_a_value_not_a_literal(tmp_path):
+    """C1 at Codeflaws 133-A's shape: ``i < LEN`` -> ``i < 1`` (the loop
+    runs once) is left out; ``i < LEN - 1`` stays."""
+    source = """\
+        #define LEN 4
+        int a[LEN];
+        int f(void) {
+            int i, s = 0;
+            for (i = 0; i < LEN; i++)
+                s += a[i];
+            return s;
+        }
+    """
+    default, _ = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("i < LEN", "i < 1") in everything and ("i < LEN", "i < 1") not in default
+    assert ("i < LEN", "i < LEN - 1") in default

@@ -55,7 +55,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                         "reading a parameter of main that main never reads: argc, C4 a compared variable -> constant in "
                         "any condition, C5 an assignment's value made to read its own variable, C6 one operator "
                         "of a uniform comparison chain changed, C7 a for counter's start moved by more than one "
-                        "or below zero, C8 reading a local not yet assigned); "
+                        "or below zero, C8 reading a local not yet assigned, C9 a loop's subscript or condition made "
+                        "loop-invariant); "
                         "default: all")
     g.add_argument("--rank", choices=["distance", "cost"], default="distance",
                    help="order of the plausible patches: distance (default: least semantic distance from the "

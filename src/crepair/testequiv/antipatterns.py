@@ -55,9 +55,16 @@ paper is not in the project's folder).  crepair adds two rules of its own
 - UNASSIGNED_READ: no candidate reads a local not yet assigned where it
   runs (never assigned, initialized or passed by address before it, nor
   in a loop around it): its value is indeterminate, a constant of the
-  test machine (``... || j <= 18``; ``if (a > b) s = a`` -> ``if (s > b)``).
+  test machine (``... || j <= 18``; ``if (a > b) s = a`` -> ``if (s > b)``);
+- LOOP_INVARIANT: in a loop, no variable the loop assigns in a subscript
+  or loop condition replaced by variables it does not assign
+  (``for (i = 0; i < m; i++) ... a[i]`` -> ``a[m]``: C1 with a variable
+  that is constant in the loop).
 
-The rules C4–C8 read the roles of :mod:`crepair.testequiv.roles`.
+C1 and C4 count a named constant (a macro, an enumerator) or a call like a
+variable: ``i < LEN`` -> ``i < 1`` is left out, ``i < LEN - 1`` kept.
+
+The rules C4–C9 read the roles of :mod:`crepair.testequiv.roles`.
 
 Each rule is a function ``(place, draft, original) -> bool`` (True:
 remove); :func:`pruned` applies the chosen ones.
@@ -105,6 +112,7 @@ class AntiPattern(enum.Enum):
     UNIFORM_CHAIN = "C6"
     LOOP_START = "C7"
     UNASSIGNED_READ = "C8"
+    LOOP_INVARIANT = "C9"
 
     @property
     def label(self) -> str:
@@ -126,6 +134,7 @@ _LABELS = {
     AntiPattern.UNIFORM_CHAIN: "crepair: anti-change one operator of a uniform chain",
     AntiPattern.LOOP_START: "crepair: anti-skip loop iterations",
     AntiPattern.UNASSIGNED_READ: "crepair: anti-read unassigned local",
+    AntiPattern.LOOP_INVARIANT: "crepair: anti-make loop access invariant",
 }
 
 
@@ -215,7 +224,12 @@ def _made_constant(p: Place, d: Draft, original: str) -> bool:
         return False
     if sum(t in _RELATIONAL for t in old) != sum(t in _RELATIONAL for t in new):
         return False
-    return any(t in p.scope for t in old) and not any(t in p.scope for t in new)
+    return any(_valued(t, p) for t in old) and not any(_valued(t, p) for t in new)
+
+
+def _valued(token: str, p: Place) -> bool:
+    """A variable, a named constant or a function's name: a value that is not a literal."""
+    return token in p.scope or (bool(_IDENT.match(token)) and token != "sizeof")
 
 
 def member_constant(p: Place, d: Draft, original: str) -> bool:
@@ -291,6 +305,16 @@ def unassigned_read(p: Place, d: Draft, original: str) -> bool:
     return any(t in p.roles.unassigned and t not in before for t in tokens(d.code))
 
 
+def loop_invariant(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C9: a subscript or loop condition's variable that a loop
+    around it assigns replaced by variables it does not assign."""
+    vary = p.roles.varying
+    if not p.bound or not vary or d.schema is not Schema.EXPRESSION:
+        return False
+    old, new = changed(original[p.span.start:p.span.end], d.replacement)
+    return any(t in vary for t in old) and not any(t in vary for t in new) and any(t in p.scope for t in new)
+
+
 RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.EXIT_NODE: exit_node,
     AntiPattern.CONTROL_STATEMENT: control_statement,
@@ -306,6 +330,7 @@ RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.UNIFORM_CHAIN: uniform_chain,
     AntiPattern.LOOP_START: loop_start,
     AntiPattern.UNASSIGNED_READ: unassigned_read,
+    AntiPattern.LOOP_INVARIANT: loop_invariant,
 }
 
 

@@ -12,6 +12,8 @@ One pass over each function of the user's file finds:
 - the operators of *uniform comparison chains*: three or more
   comparisons, all with one relational operator, joined by ``&&``/``||``
   (``b == a || b == c || c == d``: a list of cases; C6);
+- the variables assigned inside a loop around the place (C9: a subscript
+  or loop condition made to read none of them is loop-invariant);
 - the function's local scalars that are not yet assigned at the place:
   declared without initializer and never assigned, incremented or
   passed by address before it in the text, nor anywhere in a loop
@@ -43,12 +45,14 @@ class Roles:
     counter when the place is that constant (None: not one); ``chains``,
     the spans (0-based offsets, end exclusive) of the operators of the
     uniform comparison chains inside the place; ``unassigned``, the
-    locals not yet assigned there."""
+    locals not yet assigned there; ``varying``, the variables assigned in
+    a loop around it."""
 
     assigned: str = ""
     start: int | None = None
     chains: tuple[tuple[int, int], ...] = ()
     unassigned: frozenset[str] = frozenset()
+    varying: frozenset[str] = frozenset()
 
 
 class _Facts(c_ast.NodeVisitor):
@@ -95,14 +99,26 @@ class _Facts(c_ast.NodeVisitor):
             return -1
 
     def _loop(self, node: c_ast.Node) -> None:
-        try:
-            span = self._spans.statement_span(node)
-            self.loops.append((span.start, span.end))
-        except (InternalError, IndexError):
-            pass
+        """Record the loop's extent: from its first to its last name or
+        constant (what a place or a write inside it lies between)."""
+        starts, ends = [], []
+        for leaf in _leaves(node):
+            try:
+                span = self._spans.span(leaf)
+            except (InternalError, IndexError):  # inside a macro's expansion
+                continue
+            starts.append(span.start)
+            ends.append(span.end)
+        if starts:
+            self.loops.append((min(starts), max(ends)))
         self.generic_visit(node)
 
     visit_While = visit_DoWhile = _loop
+
+    def varying(self, start: int) -> frozenset[str]:
+        """The variables assigned in a loop around offset ``start``."""
+        around = [(a, b) for a, b in self.loops if a <= start < b]
+        return frozenset(v for v, ws in self.writes.items() if any(a <= w < b for w in ws for a, b in around))
 
     def unassigned(self, start: int) -> frozenset[str]:
         """The locals not yet assigned at offset ``start``."""
@@ -140,6 +156,15 @@ class _Facts(c_ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _leaves(node: c_ast.Node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (c_ast.ID, c_ast.Constant)):
+            yield n
+        stack.extend(c for _, c in n.children())
+
+
 def _base(node: c_ast.Node) -> str:
     """The variable an lvalue (``x``, ``x[i]``, ``x.f``) belongs to."""
     while isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
@@ -162,4 +187,4 @@ def annotate(program: CProgram, places: list) -> None:
             continue
         chains = tuple(c for c in f.chains if p.span.start <= c[0] and c[1] <= p.span.end)
         p.roles = Roles(f.assigned.get(id(p.node), ""), f.starts.get(id(p.node)), chains,
-                        f.unassigned(p.span.start))
+                        f.unassigned(p.span.start), f.varying(p.span.start))
