@@ -448,3 +448,30 @@ def test_a_named_constant_counts_as_a_value_not_a_literal(tmp_path):
     everything, _ = replacements(tmp_path, source, NONE)
     assert ("i < LEN", "i < 1") in everything and ("i < LEN", "i < 1") not in default
     assert ("i < LEN", "i < LEN - 1") in default
+
+
+def test_an_added_condition_counting_loop_iterations_is_left_out(tmp_path):
+    """C10 at Codeflaws 109-D's, 41-C's and 4-B's shapes: a refinement of
+    a loop condition ``i < n - 1 && i < 1``, a guard ``if (i != 9)``
+    count the tests' iterations; a first iteration's exception
+    ``if (i > 0)`` stays."""
+    source = """\
+        int a[100];
+        int f(int n) {
+            int i, s = 0;
+            for (i = 0; i < n - 1; i++)
+                if (a[i] > a[i + 1])
+                    break;
+            for (i = 0; i < n; i++) {
+                s += a[i];
+            }
+            return s + i;
+        }
+    """
+    default, space = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    for pair in [("i < n - 1", "i < n - 1 && i < 1"), ("s += a[i];", "if (i != 9) s += a[i];")]:
+        assert pair in everything and pair not in default, pair
+    for pair in [("s += a[i];", "if (i > 0) s += a[i];"), ("s += a[i];", "if (i != n) s += a[i];")]:
+        assert pair in default, pair
+    assert dict(space.pruned)["C10"] > 0

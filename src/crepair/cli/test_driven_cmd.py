@@ -56,7 +56,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                         "any condition, C5 an assignment's value made to read its own variable, C6 one operator "
                         "of a uniform comparison chain changed, C7 a for counter's start moved by more than one "
                         "or below zero, C8 reading a local not yet assigned, C9 a loop's subscript or condition made "
-                        "loop-invariant); "
+                        "loop-invariant, C10 an added condition comparing a loop variable with a literal other than 0 "
+                        "and 1); "
                         "default: all")
     g.add_argument("--rank", choices=["distance", "cost"], default="distance",
                    help="order of the plausible patches: distance (default: least semantic distance from the "

@@ -59,7 +59,13 @@ paper is not in the project's folder).  crepair adds two rules of its own
 - LOOP_INVARIANT: in a loop, no variable the loop assigns in a subscript
   or loop condition replaced by variables it does not assign
   (``for (i = 0; i < m; i++) ... a[i]`` -> ``a[m]``: C1 with a variable
-  that is constant in the loop).
+  that is constant in the loop);
+- ITERATION_CONSTANT: no added condition (a refinement's or a guard's
+  atom) compares a variable a loop around it assigns with a literal other
+  than 0 and 1, nor with any literal in the loop's own condition
+  (``i < n - 1 && i < 1``, ``... && i < 27``, ``if (i != 9) s``: how many
+  iterations the tests' inputs have; ``if (i > 0)``, a first iteration's
+  exception, stays).
 
 C1 and C4 count a named constant (a macro, an enumerator) or a call like a
 variable: ``i < LEN`` -> ``i < 1`` is left out, ``i < LEN - 1`` kept.
@@ -113,6 +119,7 @@ class AntiPattern(enum.Enum):
     LOOP_START = "C7"
     UNASSIGNED_READ = "C8"
     LOOP_INVARIANT = "C9"
+    ITERATION_CONSTANT = "C10"
 
     @property
     def label(self) -> str:
@@ -135,6 +142,7 @@ _LABELS = {
     AntiPattern.LOOP_START: "crepair: anti-skip loop iterations",
     AntiPattern.UNASSIGNED_READ: "crepair: anti-read unassigned local",
     AntiPattern.LOOP_INVARIANT: "crepair: anti-make loop access invariant",
+    AntiPattern.ITERATION_CONSTANT: "crepair: anti-count loop iterations by constant",
 }
 
 
@@ -315,6 +323,24 @@ def loop_invariant(p: Place, d: Draft, original: str) -> bool:
     return any(t in vary for t in old) and not any(t in vary for t in new) and any(t in p.scope for t in new)
 
 
+def iteration_constant(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C10: an added atom ``v op k``, ``v`` assigned in a loop
+    around the place, ``k`` a literal (not 0 or 1, unless in a loop's
+    own condition)."""
+    if d.schema not in (Schema.REFINEMENT, Schema.GUARD) or d.code == "0" or not p.roles.varying:
+        return False
+    toks = tokens(d.replacement)
+    if d.schema is Schema.GUARD:
+        atom = toks[toks.index("if") + 2:][:3] if "if" in toks else ()
+    else:
+        while toks and toks[-1] == ")":
+            toks = toks[:-1]
+        atom = toks[-3:]
+    if len(atom) != 3 or atom[1] not in _RELATIONAL or atom[0] not in p.roles.varying or not atom[2][:1].isdigit():
+        return False
+    return (p.bound and p.condition) or atom[2] not in ("0", "1")
+
+
 RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.EXIT_NODE: exit_node,
     AntiPattern.CONTROL_STATEMENT: control_statement,
@@ -331,6 +357,7 @@ RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.LOOP_START: loop_start,
     AntiPattern.UNASSIGNED_READ: unassigned_read,
     AntiPattern.LOOP_INVARIANT: loop_invariant,
+    AntiPattern.ITERATION_CONSTANT: iteration_constant,
 }
 
 
