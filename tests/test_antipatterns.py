@@ -310,3 +310,168 @@ def test_a_debug_print_alone_in_a_loop_may_be_deleted(tmp_path):
     kept, _ = replacements(tmp_path, source)
     assert ('printf("%d ", a[i]);', 'if (0) printf("%d ", a[i]);') in kept
     assert ("s += a[i];", "if (0) s += a[i];") not in kept
+
+
+ROLES = """\
+int g(int a, int b, int c, int n) {
+    int s, m, t, i;
+    if (a > b)
+        m = a;
+    else
+        m = b;
+    t = a + 1;
+    if (a == b || a == c || b == c)
+        return 0;
+    s = 0;
+    for (i = 2; i < n; i++)
+        s += i;
+    return s + m + t;
+}
+"""
+START = """\
+int a[10];
+int h(int n) {
+    int k, s = 5;
+    for (k = 0; k < n; k++)
+        s += a[k];
+    return s;
+}
+"""
+UNASSIGNED = """\
+int u(int n) {
+    int j, s = n * 2;
+    if (s > n)
+        s = s - 1;
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("rule, source, site, replacement", [
+    (AntiPattern.CONSTANT_CONDITION, ROLES, "a > b", "a > 1"),  # 451-A's shape
+    (AntiPattern.SELF_READ, ROLES, "b", "m"),  # m = b -> m = m: a deletion in disguise
+    (AntiPattern.SELF_READ, ROLES, "a + 1", "a + t"),  # t = a + 1 -> t = a + t: the stale value
+    (AntiPattern.UNIFORM_CHAIN, ROLES, "a == c", "a > c"),  # 143-A's shape
+    (AntiPattern.LOOP_START, ROLES, "2", "0"),  # skips back two iterations
+    (AntiPattern.LOOP_START, START, "0", "-1"),  # a[-1]
+    (AntiPattern.UNASSIGNED_READ, UNASSIGNED, "s > n", "s > j"),  # j is never assigned
+])
+def test_crepair_rules_of_issue_29_leave_out_their_candidates_only_when_on(tmp_path, rule, source, site, replacement):
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert (site, replacement) in everything
+    default, space = replacements(tmp_path, source)
+    assert (site, replacement) not in default
+    alone, _ = replacements(tmp_path, source, SpaceOptions(anti_patterns=frozenset({rule})))
+    assert (site, replacement) not in alone
+    assert dict(space.pruned)[rule.value] > 0
+
+
+def test_crepair_rules_of_issue_29_keep_the_ordinary_fixes(tmp_path):
+    kept, _ = replacements(tmp_path, ROLES)
+    for pair in [("a > b", "a < b"), ("a > b", "a >= b"), ("a > b", "a > c"), ("b", "a"), ("b", "b + 1"),
+                 ("a + 1", "a - 1"), ("a == c", "b == c"), ("2", "1"), ("2", "3"), ("2", "n"), ("i < n", "i <= n")]:
+        assert pair in kept, pair
+    kept, _ = replacements(tmp_path, START)
+    assert ("0", "1") in kept and ("5", "0") in kept  # a start moves by one; other initializers are free
+    kept, _ = replacements(tmp_path, UNASSIGNED)
+    assert ("s > n", "s >= n") in kept and ("s > n", "s > s") not in kept
+
+
+def test_a_two_comparison_chain_is_no_list_of_cases(tmp_path):
+    source = """\
+        int f(int a, int b, int c) { return a < b && b < c; }
+    """
+    kept, _ = replacements(tmp_path, source)
+    assert ("a < b", "a <= b") in kept
+
+
+def test_a_local_read_before_its_first_assignment_is_unassigned(tmp_path):
+    """C8 at Codeflaws 451-A's shape: ``if (a > b) s = a; else s = b;``:
+    ``s`` is not yet assigned in the condition; after it, or in a loop
+    that assigns it, it may be read."""
+    source = """\
+        int f(int a, int b, int n) {
+            int s, k, i;
+            if (a > b) s = a; else s = b;
+            k = 0;
+            for (i = 0; i < n; i++) {
+                if (a > k) a--;
+                k = a;
+            }
+            return s % 2 == 0 && k > 1;
+        }
+    """
+    default, space = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("a > b", "s > b") in everything and ("a > b", "s > b") not in default
+    assert ("a > k", "a > s") in default  # s is assigned above the loop
+    assert dict(space.pruned)["C8"] > 0
+
+
+def test_a_loop_s_subscript_made_loop_invariant_is_left_out(tmp_path):
+    """C9 at Codeflaws 413-A's shape: ``a[i]`` -> ``a[m]`` in the loop
+    ``for (i = 0; i < m; i++)`` reads one element (one past the end);
+    another variable the loop assigns may replace the counter."""
+    source = """\
+        int a[100];
+        int f(int m, int lo) {
+            int i, k = 0, c = 0;
+            for (i = 0; i < m; i++) {
+                if (a[i] < lo)
+                    c++;
+                k = k + 2;
+            }
+            return c + k;
+        }
+    """
+    default, space = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("i", "m") in everything and ("i", "m") not in default
+    assert ("i", "k") in default and ("i", "i + 1") in default
+    assert dict(space.pruned)["C9"] > 0
+
+
+def test_a_named_constant_counts_as_a_value_not_a_literal(tmp_path):
+    """C1 at Codeflaws 133-A's shape: ``i < LEN`` -> ``i < 1`` (the loop
+    runs once) is left out; ``i < LEN - 1`` stays."""
+    source = """\
+        #define LEN 4
+        int a[LEN];
+        int f(void) {
+            int i, s = 0;
+            for (i = 0; i < LEN; i++)
+                s += a[i];
+            return s;
+        }
+    """
+    default, _ = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    assert ("i < LEN", "i < 1") in everything and ("i < LEN", "i < 1") not in default
+    assert ("i < LEN", "i < LEN - 1") in default
+
+
+def test_an_added_condition_counting_loop_iterations_is_left_out(tmp_path):
+    """C10 at Codeflaws 109-D's, 41-C's and 4-B's shapes: a refinement of
+    a loop condition ``i < n - 1 && i < 1``, a guard ``if (i != 9)``
+    count the tests' iterations; a first iteration's exception
+    ``if (i > 0)`` stays."""
+    source = """\
+        int a[100];
+        int f(int n) {
+            int i, s = 0;
+            for (i = 0; i < n - 1; i++)
+                if (a[i] > a[i + 1])
+                    break;
+            for (i = 0; i < n; i++) {
+                s += a[i];
+            }
+            return s + i;
+        }
+    """
+    default, space = replacements(tmp_path, source)
+    everything, _ = replacements(tmp_path, source, NONE)
+    for pair in [("i < n - 1", "i < n - 1 && i < 1"), ("s += a[i];", "if (i != 9) s += a[i];")]:
+        assert pair in everything and pair not in default, pair
+    for pair in [("s += a[i];", "if (i > 0) s += a[i];"), ("s += a[i];", "if (i != n) s += a[i];")]:
+        assert pair in default, pair
+    assert dict(space.pruned)["C10"] > 0

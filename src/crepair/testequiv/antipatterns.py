@@ -39,7 +39,38 @@ paper is not in the project's folder).  crepair adds two rules of its own
 - UNUSED_MAIN_PARAMETER: no candidate reads (or assigns) a parameter of
   ``main`` that ``main`` never reads (``int main(int argc, char *argv[])`` of a program
   that reads standard input: ``argc`` is 1 in every test, a constant in
-  disguise; Codeflaws 109-D's first patch put it for a loop variable).
+  disguise; Codeflaws 109-D's first patch put it for a loop variable);
+- CONSTANT_CONDITION: C1 in the condition of an ``if``, ``?:`` or an
+  operand of ``&&``/``||``: no variable of a comparison replaced by a
+  constant (``i >= n - 1`` -> ``1 >= n - 1``, ``a > b`` -> ``a > 1``);
+- SELF_READ: the value of ``v = e`` (or ``T v = e``) that does not read
+  ``v`` is not made to read it (``m = n`` -> ``m = m``, a deletion in
+  disguise; ``t = b + 1`` -> ``t = b + t``, the stale value);
+- UNIFORM_CHAIN: in a chain of three or more comparisons with one
+  relational operator (``b == a || b == c || c == d``, a list of cases) no
+  comparison's operator changed (``b == c`` -> ``b > c``);
+- LOOP_START: the constant that starts a ``for`` counter moves by one at
+  most, and not below zero (``i = 0`` -> ``i = 3`` skips iterations the
+  tests happen not to need; ``i = -1`` indexes before an array);
+- UNASSIGNED_READ: no candidate reads a local not yet assigned where it
+  runs (never assigned, initialized or passed by address before it, nor
+  in a loop around it): its value is indeterminate, a constant of the
+  test machine (``... || j <= 18``; ``if (a > b) s = a`` -> ``if (s > b)``);
+- LOOP_INVARIANT: in a loop, no variable the loop assigns in a subscript
+  or loop condition replaced by variables it does not assign
+  (``for (i = 0; i < m; i++) ... a[i]`` -> ``a[m]``: C1 with a variable
+  that is constant in the loop);
+- ITERATION_CONSTANT: no added condition (a refinement's or a guard's
+  atom) compares a variable a loop around it assigns with a literal other
+  than 0 and 1, nor with any literal in the loop's own condition
+  (``i < n - 1 && i < 1``, ``... && i < 27``, ``if (i != 9) s``: how many
+  iterations the tests' inputs have; ``if (i > 0)``, a first iteration's
+  exception, stays).
+
+C1 and C4 count a named constant (a macro, an enumerator) or a call like a
+variable: ``i < LEN`` -> ``i < 1`` is left out, ``i < LEN - 1`` kept.
+
+The rules C4–C9 read the roles of :mod:`crepair.testequiv.roles`.
 
 Each rule is a function ``(place, draft, original) -> bool`` (True:
 remove); :func:`pruned` applies the chosen ones.
@@ -51,7 +82,6 @@ remove); :func:`pruned` applies the chosen ones.
 from __future__ import annotations
 
 import enum
-import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Protocol
@@ -60,8 +90,10 @@ from pycparser import c_ast
 
 from crepair.errors import UsageError
 from crepair.testequiv.candidates import Schema
+from crepair.testequiv.roles import Roles
 from crepair.testequiv.scope import VarKind
 from crepair.testequiv.place import Place
+from crepair.testequiv.textdiff import changed, common, flat, parts, tokens
 
 _EXITS = {"exit", "abort", "_Exit", "_exit", "quick_exit", "assert", "__assert_fail"}
 _OUTPUTS = {"printf", "puts", "putchar"}  # calls that only write output (A3 lets them be deleted)
@@ -81,6 +113,13 @@ class AntiPattern(enum.Enum):
     CONSTANT_BOUND = "C1"
     MEMBER_CONSTANT = "C2"
     UNUSED_MAIN_PARAMETER = "C3"
+    CONSTANT_CONDITION = "C4"
+    SELF_READ = "C5"
+    UNIFORM_CHAIN = "C6"
+    LOOP_START = "C7"
+    UNASSIGNED_READ = "C8"
+    LOOP_INVARIANT = "C9"
+    ITERATION_CONSTANT = "C10"
 
     @property
     def label(self) -> str:
@@ -97,6 +136,13 @@ _LABELS = {
     AntiPattern.CONSTANT_BOUND: "crepair: anti-replace bound by constant",
     AntiPattern.MEMBER_CONSTANT: "crepair: anti-change membership constant",
     AntiPattern.UNUSED_MAIN_PARAMETER: "crepair: anti-read unused main parameter",
+    AntiPattern.CONSTANT_CONDITION: "crepair: anti-replace compared variable by constant",
+    AntiPattern.SELF_READ: "crepair: anti-read the assigned variable",
+    AntiPattern.UNIFORM_CHAIN: "crepair: anti-change one operator of a uniform chain",
+    AntiPattern.LOOP_START: "crepair: anti-skip loop iterations",
+    AntiPattern.UNASSIGNED_READ: "crepair: anti-read unassigned local",
+    AntiPattern.LOOP_INVARIANT: "crepair: anti-make loop access invariant",
+    AntiPattern.ITERATION_CONSTANT: "crepair: anti-count loop iterations by constant",
 }
 
 
@@ -159,25 +205,39 @@ def trivial_condition(p: Place, d: Draft, original: str) -> bool:
     variables or ``x op c``, never trivial: only other changes are read."""
     if not p.condition or d.schema is not Schema.EXPRESSION or d.param is not None:
         return False
-    known = set(map(_flat, _parts(original[p.span.start:p.span.end])))
-    return any(_flat(part) not in known and _trivial(part, p) for part in _parts(d.replacement))
+    known = set(map(flat, parts(original[p.span.start:p.span.end])))
+    return any(flat(part) not in known and _trivial(part, p) for part in parts(d.replacement))
 
 
 def constant_bound(p: Place, d: Draft, original: str) -> bool:
     """crepair's C1: a variable of a loop condition or array subscript
     replaced by a constant, or made constant by an operator that discards
     it (``i % 1``, ``i * 0``, ``i & 0``)."""
-    if not p.bound or d.schema is not Schema.EXPRESSION:
+    return p.bound and _made_constant(p, d, original)
+
+
+def constant_condition(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C4: C1 in any other condition."""
+    return p.condition and _made_constant(p, d, original)
+
+
+def _made_constant(p: Place, d: Draft, original: str) -> bool:
+    if d.schema is not Schema.EXPRESSION:
         return False
     before = original[p.span.start:p.span.end]
     if len(_ANNIHILATE.findall(d.replacement)) > len(_ANNIHILATE.findall(before)):
         return True
-    old, new = _changed(before, d.replacement)
+    old, new = changed(before, d.replacement)
     if any(t in _LOGICAL for t in old + new):
         return False
     if sum(t in _RELATIONAL for t in old) != sum(t in _RELATIONAL for t in new):
         return False
-    return any(t in p.scope for t in old) and not any(t in p.scope for t in new)
+    return any(_valued(t, p) for t in old) and not any(_valued(t, p) for t in new)
+
+
+def _valued(token: str, p: Place) -> bool:
+    """A variable, a named constant or a function's name: a value that is not a literal."""
+    return token in p.scope or (bool(_IDENT.match(token)) and token != "sizeof")
 
 
 def member_constant(p: Place, d: Draft, original: str) -> bool:
@@ -185,11 +245,11 @@ def member_constant(p: Place, d: Draft, original: str) -> bool:
     if not p.members or d.schema is not Schema.EXPRESSION:
         return False
     old_text = original[p.span.start:p.span.end]
-    old, new = _changed(old_text, d.replacement)
+    old, new = changed(old_text, d.replacement)
     if not old or not new or any(_IDENT.match(t) for t in old + new):
         return False
-    a = len(_common(old_text, d.replacement))
-    b = len(_common(old_text[a:][::-1], d.replacement[a:][::-1]))
+    a = len(common(old_text, d.replacement))
+    b = len(common(old_text[a:][::-1], d.replacement[a:][::-1]))
     start, end = p.span.start + a, p.span.end - b
     return any(m0 <= start and end <= m1 for m0, m1 in p.members)
 
@@ -204,8 +264,81 @@ def unused_main_parameter(p: Place, d: Draft, original: str) -> bool:
               if v.kind is VarKind.PARAM and not p.function.uses.get(name)}
     if not unused:
         return False
-    before = set(_tokens(original[p.span.start:p.span.end]))
-    return getattr(d, "lhs", "") in unused or any(t in unused and t not in before for t in _tokens(d.code))
+    before = set(tokens(original[p.span.start:p.span.end]))
+    return getattr(d, "lhs", "") in unused or any(t in unused and t not in before for t in tokens(d.code))
+
+
+def self_read(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C5: the value of ``v = e`` made to read ``v``."""
+    v = p.roles.assigned
+    if not v or d.schema is not Schema.EXPRESSION:
+        return False
+    return v not in tokens(original[p.span.start:p.span.end]) and v in tokens(d.replacement)
+
+
+def uniform_chain(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C6: the operator of one comparison of a uniform chain changed."""
+    if not p.roles.chains or d.schema is not Schema.EXPRESSION:
+        return False
+    before = original[p.span.start:p.span.end]
+    old, new = changed(before, d.replacement)
+    if len(old) != 1 or len(new) != 1 or old[0] not in _RELATIONAL or new[0] not in _RELATIONAL:
+        return False
+    a = len(common(before, d.replacement))
+    b = len(common(before[a:][::-1], d.replacement[a:][::-1]))
+    start, end = p.span.start + a, p.span.end - b
+    return any(c0 <= start and end <= c1 for c0, c1 in p.roles.chains)
+
+
+def loop_start(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C7: a ``for`` counter's starting constant moved by more
+    than one, or below zero (a variable may replace it)."""
+    c = p.roles.start
+    if c is None or d.schema is not Schema.EXPRESSION:
+        return False
+    text = "".join(d.replacement.split()).strip("()")
+    try:
+        value = int(text, 0)
+    except ValueError:
+        return False
+    return abs(value - c) > 1 or value < 0 <= c
+
+
+def unassigned_read(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C8: a candidate reads a local not yet assigned at the
+    site (that the site does not already read)."""
+    if not p.roles.unassigned:
+        return False
+    before = set(tokens(original[p.span.start:p.span.end]))
+    return any(t in p.roles.unassigned and t not in before for t in tokens(d.code))
+
+
+def loop_invariant(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C9: a subscript or loop condition's variable that a loop
+    around it assigns replaced by variables it does not assign."""
+    vary = p.roles.varying
+    if not p.bound or not vary or d.schema is not Schema.EXPRESSION:
+        return False
+    old, new = changed(original[p.span.start:p.span.end], d.replacement)
+    return any(t in vary for t in old) and not any(t in vary for t in new) and any(t in p.scope for t in new)
+
+
+def iteration_constant(p: Place, d: Draft, original: str) -> bool:
+    """crepair's C10: an added atom ``v op k``, ``v`` assigned in a loop
+    around the place, ``k`` a literal (not 0 or 1, unless in a loop's
+    own condition)."""
+    if d.schema not in (Schema.REFINEMENT, Schema.GUARD) or d.code == "0" or not p.roles.varying:
+        return False
+    toks = tokens(d.replacement)
+    if d.schema is Schema.GUARD:
+        atom = toks[toks.index("if") + 2:][:3] if "if" in toks else ()
+    else:
+        while toks and toks[-1] == ")":
+            toks = toks[:-1]
+        atom = toks[-3:]
+    if len(atom) != 3 or atom[1] not in _RELATIONAL or atom[0] not in p.roles.varying or not atom[2][:1].isdigit():
+        return False
+    return (p.bound and p.condition) or atom[2] not in ("0", "1")
 
 
 RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
@@ -218,6 +351,13 @@ RULES: dict[AntiPattern, Callable[[Place, Draft, str], bool]] = {
     AntiPattern.CONSTANT_BOUND: constant_bound,
     AntiPattern.MEMBER_CONSTANT: member_constant,
     AntiPattern.UNUSED_MAIN_PARAMETER: unused_main_parameter,
+    AntiPattern.CONSTANT_CONDITION: constant_condition,
+    AntiPattern.SELF_READ: self_read,
+    AntiPattern.UNIFORM_CHAIN: uniform_chain,
+    AntiPattern.LOOP_START: loop_start,
+    AntiPattern.UNASSIGNED_READ: unassigned_read,
+    AntiPattern.LOOP_INVARIANT: loop_invariant,
+    AntiPattern.ITERATION_CONSTANT: iteration_constant,
 }
 
 
@@ -250,7 +390,7 @@ def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: f
     for d in drafts:
         p = places[place_of(d)]
         relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members)) \
-            or p.function.name == "main"  # C3 reads any candidate of main
+            or p.function.name == "main" or p.roles != _NO_ROLES  # C3 reads any candidate of main
         hit = next((r for r in chosen if RULES[r](p, d, original)), None) if relevant else None
         if hit is None:
             kept.append(d)
@@ -259,87 +399,17 @@ def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: f
     return kept, counts
 
 
+_NO_ROLES = Roles()
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 _ANNIHILATE = re.compile(r"(?:%\s*\(?\s*1|(?:\*|(?<!&)&)\s*\(?\s*0)(?![\w.])|(?<![\w.])0\s*\)?\s*(?:\*|&(?!&))")
 
 
-_TOKEN = re.compile(r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][-+]|[\w.])*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'"""
-                    r"|->|\+\+|--|<<=|>>=|<=|>=|==|!=|&&|\|\||<<|>>|[-+*/%&|^]=|\S")
-
-
-@functools.lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[str, ...]:
-    """The C tokens of an expression's text (candidates hold no comments
-    or directives)."""
-    return tuple(_TOKEN.findall(text))
-
-
-def _changed(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The tokens of ``before`` and ``after`` between their common
-    leading and trailing tokens."""
-    a, b = _tokens(before), _tokens(after)
-    i = 0
-    while i < min(len(a), len(b)) and a[i] == b[i]:
-        i += 1
-    j = 0
-    while j < min(len(a), len(b)) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
-        j += 1
-    return a[i:len(a) - j], b[i:len(b) - j]
-
-
-def _common(x: str, y: str) -> str:
-    n = 0
-    while n < min(len(x), len(y)) and x[n] == y[n]:
-        n += 1
-    return x[:n]
-
-
-@functools.lru_cache(maxsize=65536)
-def _flat(text: str) -> str:
-    text = "".join(text.split())
-    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
-        text = text[1:-1]
-    return text
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-@functools.lru_cache(maxsize=65536)
-def _parts(text: str) -> tuple[str, ...]:
-    """The operands of the top-level ``&&``/``||`` chain of ``text``
-    (parentheses around it removed)."""
-    text = _flat(text) if text else ""
-    if not text:
-        return ()
-    parts, depth, start, k = [], 0, 0, 0
-    while k < len(text):
-        ch = text[k]
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif depth == 0 and text[k:k + 2] in ("&&", "||"):
-            parts.append(text[start:k])
-            start = k + 2
-            k += 1
-        k += 1
-    parts.append(text[start:])
-    return tuple(parts)
-
-
 def _trivial(part: str, p: Place) -> bool:
-    tokens = _tokens(part)
-    if not any(t in p.scope for t in tokens):
+    words = tokens(part)
+    if not any(t in p.scope for t in words):
         return True
     for op in _RELATIONAL:
-        for k, t in enumerate(tokens):
-            if t == op and tokens[:k] == tokens[k + 1:]:
+        for k, t in enumerate(words):
+            if t == op and words[:k] == words[k + 1:]:
                 return True
     return False

@@ -12,6 +12,7 @@ from pycparser import c_ast
 from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import COMMA
+from crepair.testequiv.roles import Roles
 from crepair.testequiv.scope import CType, Function, Var
 
 
@@ -33,7 +34,8 @@ class Place:
     after the STMT reads; ``loop_reads``: the names the conditions of the
     loops around the STMT (or the FORMAT literal) read; ``members``: the spans (offsets, end
     exclusive) of the constants inside the place of a membership test
-    ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``).
+    ``x == c1 || x == c2 ...`` (or ``x != c1 && x != c2 ...``); ``roles``:
+    what else the rules read (:mod:`crepair.testequiv.roles`).
     ``output_only``: a compound statement (``if``, a loop, ``switch``) in
     a loop body, a STMT place for OUTPUT candidates only (an output call
     written before it)."""
@@ -58,4 +60,5 @@ class Place:
     before_if: tuple[str, ...] = ()
     loop_reads: tuple[str, ...] = ()
     members: tuple[tuple[int, int], ...] = ()
+    roles: Roles = Roles()
     output_only: bool = False

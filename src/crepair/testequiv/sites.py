@@ -36,6 +36,7 @@ from crepair.testequiv.effects import effects, side_effect_free
 from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
 from crepair.testequiv.membership import membership_constants
 from crepair.testequiv.place import Place
+from crepair.testequiv.roles import annotate
 from crepair.testequiv.scope import (
     CHAR, INT, USER_FILE, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
 )
@@ -57,6 +58,7 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
                 walker.note(ext, "file-scope initializer (not a site)")
     for p in walker.places:
         p.members = tuple(m for m in walker.members if p.span.start <= m[0] and m[1] <= p.span.end)
+    annotate(program, walker.places)
     return walker.places, walker.notes
 
 
