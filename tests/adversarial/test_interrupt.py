@@ -48,8 +48,11 @@ def interrupt(args: list[str], cwd: Path, after: float, started=None) -> subproc
     after z3 is loaded (and after ``started(stdout_so_far)`` holds, when
     given: then stdout is read line by line), and return the finished run."""
     env = {**os.environ, "PYTHONPATH": SRC, "PYTHONHASHSEED": "0"}
+    # as from a shell's foreground: SIGINT at its default, whatever the test process inherited (an ignored
+    # SIGINT is inherited across exec, and crepair rightly installs nothing then: a background job)
     proc = subprocess.Popen([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     out = ""
     try:
         end = time.monotonic() + 60
