@@ -34,6 +34,7 @@ import z3
 
 from crepair import interrupt
 from crepair.solver.smt import Verdict
+from crepair.solver.terms import subterms
 
 #: seconds a cancelled check may take to stop before it is left to run out
 STOP_GRACE = 0.5
@@ -44,18 +45,7 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     """``assertions`` with every ``fp.to_ieee_bv(x)`` replaced by a fresh
     constant ``v`` and ``fpBVToFP(v) == x`` added: equisatisfiable, and
     every model of the result is one of ``assertions``."""
-    apps: dict[int, z3.ExprRef] = {}
-    seen: set[int] = set()
-    stack = list(assertions)
-    while stack:
-        t = stack.pop()
-        key = t.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        if z3.is_app_of(t, z3.Z3_OP_FPA_TO_IEEE_BV):
-            apps[key] = t
-        stack.extend(t.children())
+    apps = {t.get_id(): t for t in subterms(assertions) if z3.is_app_of(t, z3.Z3_OP_FPA_TO_IEEE_BV)}
     pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, (_, app) in enumerate(sorted(apps.items()))]
     defs = [z3.fpBVToFP(v, app.arg(0).sort()) == app.arg(0) for app, v in pairs]
     return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]

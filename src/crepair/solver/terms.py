@@ -4,7 +4,7 @@ definition elimination and cardinality (re-exported by
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import z3
@@ -61,9 +61,9 @@ def shape(term: z3.ExprRef) -> tuple[str, tuple[z3.ExprRef, ...]]:
     return _SHAPES.get(term.decl().kind(), "app"), tuple(term.children())
 
 
-def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
-    """The uninterpreted constants occurring in ``terms`` (deterministic order)."""
-    found: dict[str, z3.ExprRef] = {}
+def subterms(terms: Iterable[z3.ExprRef]) -> Iterator[z3.ExprRef]:
+    """Every distinct subterm of ``terms`` (``terms`` included), each once,
+    shared subterms of the DAG too (depth first, deterministic order)."""
     seen: set[int] = set()
     stack = list(terms)
     while stack:
@@ -72,10 +72,16 @@ def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
         if key in seen:
             continue
         seen.add(key)
+        yield t
+        stack.extend(t.children())
+
+
+def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
+    """The uninterpreted constants occurring in ``terms`` (deterministic order)."""
+    found: dict[str, z3.ExprRef] = {}
+    for t in subterms(terms):
         if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
             found.setdefault(t.decl().name(), t)
-        else:
-            stack.extend(t.children())
     return [found[name] for name in sorted(found)]
 
 
