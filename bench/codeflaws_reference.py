@@ -51,8 +51,8 @@ _WHERE = re.compile(r"^\S+?:\d+:\d+: ")
 
 @dataclass
 class ReferenceJob(Job):
-    SETUP = ("task", "timeout", "unwind")
-    PARAMS = ("task", "buggy", "accepted", "timeout", "unwind")
+    SETUP = ("task", "timeout", "unwind", "solver")
+    PARAMS = ("task", "buggy", "accepted", "timeout", "unwind", "solver")
 
     defect: str
     klass: str
@@ -61,6 +61,7 @@ class ReferenceJob(Job):
     accepted: str = ""
     timeout: float = 60
     unwind: int = 8
+    solver: str = "z3"  # verify --solver: z3, bitwuzla or portfolio
     result: dict = field(default_factory=dict)  # the worker's verify/repair summary
 
     @property
@@ -85,6 +86,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
         ap.add_argument("--task", choices=("verify", "repair"), default="verify")
         ap.add_argument("--only", default="", help="comma-separated defect names to run")
         ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
+        ap.add_argument("--solver", choices=("z3", "bitwuzla", "portfolio"), default="z3",
+                        help="verify: the SMT solver (crepair verify --solver; default z3)")
 
     def jobs(self) -> dict:
         a = self.args
@@ -96,12 +99,14 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
             defects = [d for d in defects if d.name in names]
         files = {d.name: d.files() for d in defects}  # a name without .gz, its file maybe gzipped
         jobs = [ReferenceJob(defect=d.name, klass=d.klass, task=a.task, buggy=str(files[d.name][d.buggy]),
-                             accepted=str(files[d.name][d.accepted]), timeout=a.timeout, unwind=a.unwind)
+                             accepted=str(files[d.name][d.accepted]), timeout=a.timeout, unwind=a.unwind,
+                             solver=a.solver)
                 for d in defects]
         return {j.key: j for j in jobs}
 
     def meta(self) -> dict:
-        return {"task": self.args.task, "unwind": self.args.unwind, "only": self.args.only}
+        return {"task": self.args.task, "unwind": self.args.unwind, "only": self.args.only,
+                "solver": self.args.solver}
 
     @staticmethod
     def work(p: dict, fh, t0: float) -> None:
@@ -118,7 +123,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 p[key] = str(plain.resolve())
         if p["task"] == "verify":
             try:
-                result = crepair.verify(p["buggy"], reference=p["accepted"], timeout=p["timeout"], unwind=p["unwind"])
+                result = crepair.verify(p["buggy"], reference=p["accepted"], timeout=p["timeout"], unwind=p["unwind"],
+                                        solver=p.get("solver", "z3"))
             except CRepairError as exc:
                 emit(fh, {"type": "result", "rejected": str(exc)})
                 emit(fh, {"type": "done", "outcome": "rejected", "stopped": "", "reason": "", "stats": {},
@@ -126,7 +132,7 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 return
             cex = result.counterexample
             emit(fh, {"type": "result", "violated": cex.violated.value if cex else None,
-                      "too_small": result.bound.too_small})
+                      "too_small": result.bound.too_small, "decided_by": getattr(result, "solver", "")})
             emit(fh, {"type": "done", "outcome": result.outcome.value, "stopped": "", "reason": result.reason,
                       "stats": {"seconds": result.seconds}, "wall_seconds": time.monotonic() - t0})
             return
@@ -178,7 +184,7 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
     def report(self, jobs: dict, meta: dict, final: bool) -> str:
         out = header("Codeflaws through --reference (crepair)", meta, jobs, final)
         out += [f"* Task: {meta.get('task')}; timeout {meta['timeout']:g} s per run, unwinding bound "
-                f"{meta.get('unwind')}; {meta['jobs']} runs in parallel",
+                f"{meta.get('unwind')}; solver {meta.get('solver') or 'z3'}; {meta['jobs']} runs in parallel",
                 "* `crepair verify BUGGY.c --reference ACCEPTED.c`: the same stdin for both programs (a bounded "
                 "stream of tokens, strings up to --input-bound 8 characters), equal outputs as the Codeflaws judge "
                 "compares them (empty lines, blanks at the start and end of a line ignored; a printed number is one "
@@ -205,7 +211,11 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 f"unsupported construct or bad input: {len(rejected)}; errors (traceback or killed): {len(crashed)}",
                 "* Verdicts of the accepted: " + ", ".join(f"{k} {v}" for k, v in
                                                           sorted(Counter(j.outcome for j in taken).items()))
-                + f"; the unwinding bound cut off runs in {small} of them (a verdict there holds up to the bound)",
+                + f"; the unwinding bound cut off runs in {small} of them (a verdict there holds up to the bound)"
+                + (f"; the violation check decided by " + ", ".join(
+                    f"{k} {v}" for k, v in sorted(Counter(j.result.get("decided_by") or "none"
+                                                          for j in taken).items()))
+                   if meta.get("solver") == "portfolio" else ""),
                 "* A *violated* verdict is a counterexample: an input on which the two programs print differently "
                 "(or one of them has undefined behaviour, e.g. an index out of bounds on an input the problem "
                 "statement excludes: the input constraints are not given to crepair)", ""]
@@ -243,6 +253,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 detail = j.result.get("rejected") or j.result.get("violated") or j.reason or ""
                 if j.result.get("too_small"):
                     detail += ("; " if detail else "") + "bound too small (vacuous beyond it)"
+                if j.result.get("decided_by") and (meta.get("solver") or "z3") == "portfolio":
+                    detail += f" (decided by {j.result['decided_by']})"
                 rows.append([j.defect, j.klass, j.error or j.outcome or j.status, md_escape(str(detail)),
                              fmt_s(j.wall if j.status != "pending" else None)])
         head = (["defect", "class", "outcome", "first repair (or what was tried)", "= accepted", "held-out", "wall (s)"]

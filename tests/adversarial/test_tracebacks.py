@@ -135,3 +135,24 @@ def test_batch_resume_with_a_results_id_that_is_a_list_is_bad_input(sum_c):
     (sum_c.parent / "r.jsonl").write_text('{"id": [1, 2]}\n')
     run = crepair_cli("batch", "sum.c", "-o", "r.jsonl", "--resume", "--quiet", cwd=sum_c.parent)
     assert run.returncode == 3 and "r.jsonl:1:" in one_line(run)
+
+
+def test_the_hard_stop_writes_nothing_once_the_report_is_being_written(tmp_path):
+    # the race behind two JSON documents: the report is printed (or --apply writes) as --timeout + 1 s passes;
+    # the hard stop then leaves the run to end with its report
+    script = ("import argparse, sys, time\n"
+              "from crepair import cli\n"
+              "from crepair.cli.common import claim_final_output\n"
+              "args = argparse.Namespace(command='repair', timeout=0.01, started=time.monotonic())\n"
+              "claim_final_output()\n"
+              "timer = cli._hard_stop(args, True)\n"
+              "time.sleep(cli.HARD_STOP_GRACE + 0.5)\n"
+              "print('report')\n")
+    env = {**os.environ, "PYTHONPATH": SRC}
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "report\n", "")
+    # without the report's claim the hard stop ends the run: its error, exit 4
+    run = subprocess.run([sys.executable, "-c", script.replace("claim_final_output()\n", "")], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 4 and json.loads(run.stdout)["error"]["kind"] == "unknown", run

@@ -82,15 +82,19 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     its time limit passes, nor when it is interrupted (a large formula
     being simplified or bit-blasted), so ``HARD_STOP_GRACE`` seconds after
     the limit the process reports UNKNOWN and exits (code 4); what it
-    printed before (repairs are checked when printed) stands."""
+    printed before (repairs are checked when printed) stands.  Once the
+    report is being written (``common.FINAL_OUTPUT``) it does nothing."""
     seconds = getattr(args, "timeout", None)
     if args.command not in ("verify", "localize", "repair") or not seconds or seconds <= 0:
         return None
 
     from crepair import toolchain
+    from crepair.cli.common import FINAL_OUTPUT
     from crepair.schemes.time_limit import arm_hard_stop
 
     def expire() -> None:
+        if not FINAL_OUTPUT.acquire(blocking=False):
+            return  # the run's report (or its --apply) is being written: it ends the run, once
         message = (f"unknown: the run did not stop at the time limit (--timeout {seconds:g} s, from the "
                    f"start); stopped {HARD_STOP_GRACE:g} s later")
         _fail(ExitCode.UNKNOWN, message, as_json)

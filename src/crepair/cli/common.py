@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import threading
 
 from crepair.encode.formula import NO_CHECKS, Checks
 from crepair.cli.codes import ExitCode
@@ -283,6 +284,20 @@ def error_of(exc: CRepairError) -> tuple[ExitCode, str, str]:
     return ExitCode.INTERNAL, "internal", f"internal error: {exc}"
 
 
+FINAL_OUTPUT = threading.Lock()
+"""Held by whoever writes the run's last words: :func:`claim_final_output`
+(the report and the ``--html``/``--apply`` writes) or the ``--timeout``
+hard stop (:func:`crepair.cli._hard_stop`). The other one then writes
+nothing: one JSON document, and no file left half written."""
+
+
+def claim_final_output() -> None:
+    """Take :data:`FINAL_OUTPUT` for the report (never released: the run
+    ends with it); waits while the hard stop holds it (it then exits the
+    process)."""
+    FINAL_OUTPUT.acquire()
+
+
 def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | None:
     """After a completed run: call ``writes()`` (the ``--html`` and
     ``--apply`` writes) and, under ``--json``, print the report.  Under
@@ -290,7 +305,9 @@ def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | Non
     ``"error"``: kind, message, exit_code), so a run prints exactly one
     JSON document, and said in one line on standard error; returns its exit
     code (None: no error).  Without ``--json`` (the text report is printed
-    already) an error propagates."""
+    already) an error propagates.  Claims the final output first
+    (:func:`claim_final_output`)."""
+    claim_final_output()
     if not args.json:
         writes()
         return None

@@ -10,7 +10,7 @@ from crepair import api, exit_codes
 from crepair.cli import heap_cmd
 from crepair.cli.common import (
     CHECK_FLAGS, REFERENCE_DEFAULTS, add_checks, add_common, add_specification, add_tests, at_least,
-    checks_of, reference_of, write_html,
+    checks_of, claim_final_output, reference_of, write_html,
 )
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
@@ -94,6 +94,7 @@ def run_spectrum(args: argparse.Namespace) -> int:
         project=args.project, test_timeout_ms=args.test_timeout, formula=args.formula or Formula.OCHIAI.value,
         compare=args.compare,
     )
+    claim_final_output()
     print(json_report.spectrum_json(result) if args.json else text.render_spectrum(result))
     write_html(args, "localize", json_report.spectrum_json(result), result.original)
     if args.sarif:
@@ -126,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         checks=checks_of(args),
         reference=reference_of(args),
     )
+    claim_final_output()
     if args.json:
         print(json_report.localize_json(result))
     else:

@@ -102,7 +102,7 @@ class StagedRun:
         self.reason = ""
         self.original = read_source(self.path)  # BadInput (one line) for a file that cannot be read
         self._round_ends: float | None = None
-        self._no_time_to_seed = False  # the bounded check that finds a test input was not run: no time left
+        self._no_time_to_seed = False  # the bounded check that finds a test input had no time (or too little) left
         self._first_changes: tuple = ()
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
         self._failing_given: list[str] = []  # the given tests the original fails
@@ -151,7 +151,10 @@ class StagedRun:
         if budget < 1:
             self._no_time_to_seed = True
             return None
-        return self.checks.test_of(self.checks.verify(text, budget), text)
+        result = self.checks.verify(text, budget)
+        # cut by the run's deadline, not by its own SEED_SECONDS: the run's time limit, not a lack of inputs
+        self._no_time_to_seed = self.checks.unanswered and budget < SEED_SECONDS
+        return self.checks.test_of(result, text)
 
     # -- the search ----------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
@@ -364,8 +367,8 @@ class StagedRun:
         while True:
             if not self.suite.ids and (self._no_time_to_seed or self._timed_out()):
                 self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT,
-                             "time limit: no tests were given and no time was left for the bounded check that finds "
-                             "an input on which the program and the reference differ")
+                             "time limit: no tests were given and the bounded check that finds an input on which "
+                             "the program and the reference differ had no time left to answer")
                 return
             if not self.suite.ids:
                 self._finish(RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
