@@ -67,6 +67,7 @@ def folder(tmp_path: Path) -> Path:
 
 CASES = {
     "verify": ["verify", "sum.c", "--timeout", "60"],
+    "verify-bitwuzla": ["verify", "sum.c", "--timeout", "60", "--solver", "bitwuzla"],
     "localize": ["localize", "sum.c", "--timeout", "60"],
     "repair-bounded": ["repair", "sum.c", "--scheme", "mutation", "--max-size", "1", "--timeout", "120"],
     "repair-schedule": ["repair", "sum.c", "--max-size", "1", "--timeout", "120"],
@@ -96,7 +97,8 @@ def test_each_jobs_report_is_the_commands_json(tmp_path):
         assert timeless(report) == timeless(expected), name
         assert record["outcome"] == expected["outcome"], name
     codes = {name: r["exit_code"] for name, r in records.items()}
-    assert codes == {"verify": 1, "localize": 0, "repair-bounded": 0, "repair-schedule": 0, "repair-tests-dir": 0,
+    assert records["verify-bitwuzla"]["report"]["decided_by"] == "bitwuzla"
+    assert codes == {"verify": 1, "verify-bitwuzla": 1, "localize": 0, "repair-bounded": 0, "repair-schedule": 0, "repair-tests-dir": 0,
                      "repair-reference": 0, "localize-spectrum": 0}
     assert records["repair-tests-dir"]["outcome"] == "repaired" and records["repair-reference"]["repairs"]
     assert records["localize-spectrum"]["outcome"] != "usage"  # Issue 24: the batch's --timeout was refused

@@ -68,5 +68,9 @@ def test_a_string_input_is_shown_as_a_c_string_too(tmp_path):
     from crepair.bmc import InputValue
     assert InputValue("s", 1, [97, 98, 1, 34, 0, 5], chars=True).text() == '"ab\\x01\\x22" [97, 98, 1, 34, 0, 5]'
     assert InputValue("n", 1, [97, 0]).text() == "[97, 0]"
+    # a large buffer's trailing run of equal elements is written once (a 1,000-char array is one line)
+    assert InputValue("s", 1, [97, 98] + [0] * 998, chars=True).text() == '"ab" [97, 98, 998 × 0]'
+    assert InputValue("a", 1, [5] * 7 + [1]).text() == "[5, 5, 5, 5, 5, 5, 5, 1]"
+    assert InputValue("a", 1, [3] * 12).text() == "[3, 11 × 3]"
     cex = verify(tmp_path, COUNT.replace("LIMIT", "8"), unwind=10).counterexample
     assert [i.chars for i in cex.inputs if i.label.startswith("argv")] == [True] * 3

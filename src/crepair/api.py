@@ -212,6 +212,7 @@ def localize(
     init: tuple[str, ...] | list[str] = (),
     assume: tuple[str, ...] | list[str] = (),
     input_bound: int | None = None,
+    solver: Backend | str = Backend.Z3,
 ) -> LocalizeResult:
     """Localize the bug of the C file at ``path`` on its first counterexample.
 
@@ -226,6 +227,8 @@ def localize(
     over ``inputs`` failing inputs, with the chosen ``components``.
     ``reference`` and its options: equivalence as in :func:`verify` (the
     reference's code is specification, never a location; ``main`` is not).
+    ``solver``: as for :func:`verify` (checks under assumptions and unsat
+    cores stay with z3).
 
     Any UNKNOWN solver answer gives outcome UNKNOWN (or, for diagnoses
     after the first, ``complete`` false) with the ``reason``.  Raises
@@ -242,7 +245,7 @@ def localize(
         at_least(name, value, 1)
     if not components:
         raise UsageError("--components needs at least one of rhs, cond")
-    limits = _limits(timeout, rlimit, started)
+    limits = _limits(timeout, rlimit, started, _enum(Backend, solver, "solver"))
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
     start = time.monotonic()
     program, run_entry = _load(path, entry, ref)

@@ -96,14 +96,32 @@ class InputValue:
 
     def text(self) -> str:
         """The value as printed: a char array also as a C string literal
-        (up to its first NUL), e.g. ``"ab" [97, 98, 0]``."""
+        (up to its first NUL), e.g. ``"ab" [97, 98, 0]``; an array's last
+        ``REPEAT_SHOWN`` or more equal elements as one, e.g.
+        ``[7, 0, 998 × 0]`` (:func:`array_text`)."""
         if self.chars and isinstance(self.value, list):
             data = bytes(v & 0xFF for v in self.value).split(b"\0")[0]
             literal = "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\x{b:02x}" for b in data)
-            return f'"{literal}" {self.value}'
+            return f'"{literal}" {array_text(self.value)}'
         if self.floating in (32, 64) and isinstance(self.value, int):
             return float_text(self.value, self.floating)
-        return str(self.value)
+        return array_text(self.value) if isinstance(self.value, list) else str(self.value)
+
+
+REPEAT_SHOWN = 8  # an array's trailing run of equal elements at least this long is printed as "N × v"
+
+
+def array_text(values: list) -> str:
+    """``values`` as a Python list, its trailing run of ``REPEAT_SHOWN`` or
+    more equal elements (after the first) written ``N × v``: a 1,000-char
+    buffer holding "ab" is ``[97, 98, 998 × 0]``."""
+    run = 0
+    while run < len(values) - 1 and values[-1 - run] == values[-1]:
+        run += 1
+    if run < REPEAT_SHOWN:
+        return str(values)
+    head = ", ".join(str(v) for v in values[:len(values) - run])
+    return f"[{head}, {run} × {values[-1]}]"
 
 
 def float_text(bits: int, width: int) -> str:

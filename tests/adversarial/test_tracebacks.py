@@ -156,3 +156,12 @@ def test_the_hard_stop_writes_nothing_once_the_report_is_being_written(tmp_path)
     run = subprocess.run([sys.executable, "-c", script.replace("claim_final_output()\n", "")], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 4 and json.loads(run.stdout)["error"]["kind"] == "unknown", run
+
+
+def test_commands_run_one_after_another_in_one_process(sum_c, capsys):
+    # the report's claim of the final output is the command's: a script (or a test) calling main() again runs
+    from crepair.cli import main
+
+    for _ in range(3):
+        assert main(["verify", str(sum_c), "--unwind", "2", "--timeout", "60", "--json"]) in (0, 1, 8)
+        assert json.loads(capsys.readouterr().out)["outcome"]

@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str], as_json: bool, started: float) -> int:
     try:
         from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
-        from crepair.cli.common import check_output_file, limit_memory
+        from crepair.cli.common import check_output_file, limit_memory, release_final_output
         from crepair.solver import smt
 
         smt.leave_ctrl_c_to_caller(argv[:1] != ["debug"])
@@ -176,6 +176,7 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
         finally:
             if timer is not None:
                 timer.cancel()
+            release_final_output()
             if previous is not None:  # main() called in a process that goes on (a test, a script)
                 import resource
 

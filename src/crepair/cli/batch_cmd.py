@@ -117,7 +117,9 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     _refuse_outputs(args)
     command = Command(args.command)
     checks = {"checks": dataclasses.asdict(checks_of(args))} if hasattr(args, "no_standard_checks") else {}
-    bounded = {"unwind": args.unwind, "entry": args.entry, **checks}
+    # --solver only when given: a job's options are its identity (--resume), the default's too
+    solver = {"solver": args.solver} if getattr(args, "solver", "z3") != "z3" else {}
+    bounded = {"unwind": args.unwind, "entry": args.entry, **checks, **solver}
     made = dict(command=command, program=job.program, memory_mb=args.memory)
 
     def tests() -> TestSuite:
@@ -154,7 +156,7 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
                              tests=tests() if args.tests_dir is not None else None)
         return request(Run.STAGED, spec, {
             "compare": args.compare, "unwind": args.unwind, "input_bound": args.input_bound,
-            "test_timeout": args.test_timeout,
+            "test_timeout": args.test_timeout, **solver,
             "max_repairs": None if args.all else (1 if args.first else (args.max_repairs or 1))},
             timeout=args.timeout or None)
     if runner == Runner.TESTS:

@@ -73,6 +73,18 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
     add_reference(sp)
 
 
+SOLVERS = ("z3", "bitwuzla", "portfolio")  # crepair.solver.Backend's values (not imported: it loads z3)
+
+
+def add_solver(sp: argparse.ArgumentParser, used: str) -> None:
+    """``--solver {z3,bitwuzla,portfolio}`` (default z3); ``used``: which
+    checks of the command it decides, for the help."""
+    sp.add_argument("--solver", choices=SOLVERS, default="z3",
+                    help=f"SMT solver of {used}: z3, bitwuzla, or portfolio (both at once, the first decided "
+                         "answer wins); checks under assumptions, unsat cores and --reproducible budgets stay with "
+                         "z3 (default: z3)")
+
+
 def add_reference(sp: argparse.ArgumentParser) -> None:
     """The options of equivalence with a reference implementation (each
     defaults to None, so a command can tell whether it was given)."""
@@ -284,18 +296,31 @@ def error_of(exc: CRepairError) -> tuple[ExitCode, str, str]:
     return ExitCode.INTERNAL, "internal", f"internal error: {exc}"
 
 
-FINAL_OUTPUT = threading.Lock()
+FINAL_OUTPUT = threading.RLock()
 """Held by whoever writes the run's last words: :func:`claim_final_output`
 (the report and the ``--html``/``--apply`` writes) or the ``--timeout``
 hard stop (:func:`crepair.cli._hard_stop`). The other one then writes
 nothing: one JSON document, and no file left half written."""
 
 
+_claims = [0]  # claims of FINAL_OUTPUT by the command's thread, released when it returns
+
+
 def claim_final_output() -> None:
-    """Take :data:`FINAL_OUTPUT` for the report (never released: the run
-    ends with it); waits while the hard stop holds it (it then exits the
-    process)."""
+    """Take :data:`FINAL_OUTPUT` (reentrant) for the report; waits while
+    the hard stop holds it (it then exits the process).  Released by
+    :func:`release_final_output` when the command returns."""
     FINAL_OUTPUT.acquire()
+    _claims[0] += 1
+
+
+def release_final_output() -> None:
+    """Release the command's claims of :data:`FINAL_OUTPUT`: it has
+    returned (its hard stop cancelled), so a next command in this process
+    (a test, a script calling ``crepair.cli.main``) may claim it."""
+    while _claims[0]:
+        _claims[0] -= 1
+        FINAL_OUTPUT.release()
 
 
 def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | None:

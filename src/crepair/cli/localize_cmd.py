@@ -9,7 +9,7 @@ from pathlib import Path
 from crepair import api, exit_codes
 from crepair.cli import heap_cmd
 from crepair.cli.common import (
-    CHECK_FLAGS, REFERENCE_DEFAULTS, add_checks, add_common, add_specification, add_tests, at_least,
+    CHECK_FLAGS, REFERENCE_DEFAULTS, add_checks, add_common, add_solver, add_specification, add_tests, at_least,
     checks_of, claim_final_output, reference_of, write_html,
 )
 from crepair.errors import UsageError
@@ -26,6 +26,7 @@ def add_parser(sub) -> None:
                      help="localization method (default: must; gradient: heap programs against --states)")
     add_specification(loc, "diagnosis")
     add_checks(loc)
+    add_solver(loc, "the checks of must and diagnosis localization")
     loc.add_argument("--sarif", metavar="FILE", help="also write the locations as SARIF 2.1.0 to FILE")
     loc.add_argument("--max-diagnoses", type=at_least(1), default=10, metavar="N",
                      help="diagnosis: at most N (default: 10)")
@@ -58,7 +59,7 @@ def _write_sarif(path: str, text: str) -> None:
 # options of the bounded methods, with their defaults: refused with --method spectrum
 _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
                  "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
-                 "max_diagnoses": 10, "max_size": 3, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
+                 "max_diagnoses": 10, "max_size": 3, "solver": "z3", **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
 def route(args: argparse.Namespace) -> str:
@@ -126,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         started=args.started,
         checks=checks_of(args),
         reference=reference_of(args),
+        solver=args.solver,
     )
     claim_final_output()
     if args.json:

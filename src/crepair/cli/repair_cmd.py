@@ -8,7 +8,7 @@ import sys
 from crepair import api, exit_codes
 from crepair.cli import heap_cmd, staged_cmd, test_driven_cmd
 from crepair.cli.common import (
-    StatusLine, add_checks, add_common, add_specification, add_tests, at_least, checks_of, finish,
+    StatusLine, add_checks, add_common, add_solver, add_specification, add_tests, at_least, checks_of, finish,
     reference_of, write_html,
 )
 from crepair.encode.formula import Unwinding
@@ -44,6 +44,7 @@ def add_parser(sub) -> None:
                         "only vacuously (such repairs are labelled, ranked last and never applied)")
     add_specification(r, "template scheme")
     add_checks(r)
+    add_solver(r, "the bounded checks (mutation, template, and the proofs of a run against --reference)")
     r.add_argument("--prune", choices=[p.value for p in Prune], default="must",
                    help="prune the search with must fault localization (default: must)")
     r.add_argument("--max-refinements", type=at_least(1), default=10, metavar="N",
@@ -90,6 +91,10 @@ def route(args: argparse.Namespace) -> Runner:
         raise UsageError("--apply-anyway: used with --apply only")
     if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
         raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
+    if getattr(args, "solver", "z3") != "z3" and ((args.scheme and "heap" in args.scheme)
+                                                  or (test_driven_cmd.given(args) and args.reference is None)):
+        raise UsageError("--solver: decides the bounded checks (mutation, template, the proofs against "
+                         "--reference) only; the heap scheme and test-driven repair use z3 or no solver")
     if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):
         args.scheme = ["heap"]  # heap states are the heap scheme's specification
     if args.scheme and "heap" in args.scheme:
@@ -153,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
         prune=args.prune,
         checks=checks_of(args),
         reference=reference_of(args),
+        solver=args.solver,
     )
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
     try:

@@ -27,7 +27,8 @@ from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
 _BOUNDED_ONLY = {"scheme": None, "level": None, "unwinding_assumptions": False, "prune": "must",
-                 "no_mutate": frozenset(), "mutate_main": False, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
+                 "no_mutate": frozenset(), "mutate_main": False, "solver": "z3", **CHECK_FLAGS,
+                 **REFERENCE_DEFAULTS}
 
 
 def add_arguments(r: argparse.ArgumentParser) -> None:

@@ -5,19 +5,16 @@ from __future__ import annotations
 import argparse
 
 from crepair import api
-from crepair.cli.common import add_checks, add_common, checks_of, finish, reference_of, write_html
+from crepair.cli.common import add_checks, add_common, add_solver, checks_of, finish, reference_of, write_html
 from crepair.exit_codes import VERIFY, of_outcome
 from crepair.report import json_report, text
-from crepair.solver import Backend
 
 
 def add_parser(sub) -> None:
     v = sub.add_parser("verify", help="bounded check of the assertions")
     add_common(v, None, "solver time limit in seconds, 0 for none (default: none)")
     add_checks(v)
-    v.add_argument("--solver", choices=[b.value for b in Backend], default=Backend.Z3.value,
-                   help="SMT solver of the checks: z3, bitwuzla, or portfolio (both at once, the first answer wins; "
-                        "default: z3)")
+    add_solver(v, "the checks")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -38,7 +38,7 @@ from crepair.schemes.base import Encoding, Problem, RepairScheme, SchemeStats
 from crepair.schemes.mutation import MutationScheme, Progress
 from crepair.schemes.schedule import Schedule
 from crepair.schemes.template_scheme import TemplateProgress, TemplateScheme
-from crepair.solver import UNITS_PER_SECOND, Limits
+from crepair.solver import UNITS_PER_SECOND, Backend, Limits
 from crepair.solver.smt import Verdict
 
 #: A progress display: called with the running scheme's snapshot.
@@ -116,8 +116,9 @@ class RepairRun:
         self.options = options.check()
         self.schedule = schedule or Schedule.of_schemes(self.options.schemes)
         first = self.schedule.stages[0]
-        self.problem = Problem(program, first.options(self.options), Limits.after(options.timeout, options.rlimit, options.reproducible,
-                                                                       options.started))
+        limits = Limits.after(options.timeout, options.rlimit, options.reproducible, options.started,
+                              Backend(options.solver))
+        self.problem = Problem(program, first.options(self.options), limits)
         self.problems: list[Problem] = []  # per stage; stages with equal options share one (and its encodings)
         self.schemes: list[RepairScheme] = []
         for i, stage in enumerate(self.schedule.stages):

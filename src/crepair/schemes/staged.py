@@ -112,7 +112,7 @@ class StagedRun:
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
         self._oracle = ReferenceProgram(reference.path, deadline=self.deadline)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
-                                      self.stats, self.deadline)
+                                      self.stats, self.deadline, options.solver)
         given = given_tests(self.path, tests_dir, self._oracle, options.compare, self.stats.notes)
         self.stats.given = len(given)
         seeds = [stdin for _, stdin, _ in given]

@@ -37,8 +37,8 @@ class CandidateChecks:
     build and run."""
 
     def __init__(self, path: Path, reference: ReferenceOptions, oracle: ReferenceProgram, compare: Comparison,
-                 unwind: int, tmp: Path, stats, deadline: Deadline = Deadline()):
-        self.deadline = deadline
+                 unwind: int, tmp: Path, stats, deadline: Deadline = Deadline(), solver: str = "z3"):
+        self.deadline, self.solver = deadline, solver
         self.path, self.reference, self.oracle = path, reference, oracle
         self.compare, self.unwind, self.tmp = compare, unwind, tmp
         self.stats = stats
@@ -114,7 +114,8 @@ class CandidateChecks:
         self.unanswered = False
         try:
             done, result = call_in_child(partial(verify, target, unwind=self.unwind, timeout=seconds,
-                                                 reference=self.reference, proof_only=proof_only), timeout=seconds)
+                                                 reference=self.reference, proof_only=proof_only, solver=self.solver),
+                                         timeout=seconds)
         except BadInput as exc:
             self.stats.notes.append(f"bounded check not run: {exc}")
             return None

@@ -18,7 +18,8 @@ class StagedOptions:
     proved repairs (None: explore the whole space); ``rounds``: locations
     changed at most (1 or 2); ``test_timeout``: ms per test (None: auto);
     ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
-    (None: the run's construction).  Every build, test run and bounded
+    (None: the run's construction); ``solver``: the SMT solver of the
+    bounded checks (crepair.solver.Backend's values).  Every build, test run and bounded
     check gets at most the time left."""
 
     timeout: float | None = 60.0
@@ -29,6 +30,7 @@ class StagedOptions:
     rounds: int = 2
     test_timeout: int | None = None
     started: float | None = None
+    solver: str = "z3"
 
 
 @dataclass(slots=True)
