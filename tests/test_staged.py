@@ -414,16 +414,20 @@ int main(void) {
 
 
 def test_no_tests_and_no_counterexample_is_unknown_not_a_usage_error(tmp_path):
-    # the bounded engine takes no floating point, so no counterexample seeds the tests
+    # the bounded engine takes no array of pointers, so no counterexample seeds the tests; the note names the
+    # user's file (the error crossed from the check's forked child: it used to fail to unpickle)
     src = r"""#include <stdio.h>
-int main(void) { double x; if (scanf("%lf", &x) != 1) return 0; printf("%.1f\n", x * 2); return 0; }
+int main(void) { const char *w[2] = {"no", "yes"}; int x; if (scanf("%d", &x) != 1) return 0;
+  printf("%s\n", w[x > 2]); return 0; }
 """
     (tmp_path / "sub.c").write_text(src)
-    (tmp_path / "model.c").write_text(src.replace("x * 2", "x * 3"))
+    (tmp_path / "model.c").write_text(src.replace("x > 2", "x > 3"))
     proc = crepair("repair", "sub.c", "--reference", "model.c", "--json", "--timeout", "30", cwd=tmp_path)
     report = json.loads(proc.stdout)
     assert (proc.returncode, report["outcome"]) == (4, "unknown"), proc.stdout + proc.stderr
     assert "no test input" in report["reason"] and report["repairs"] == []
+    assert "bounded check not run: sub.c:2:30: unsupported construct: pointer array" in " ".join(
+        report["notes"]), report["notes"]
 
 
 def test_a_missing_program_is_one_bad_input_line(tmp_path):

@@ -55,6 +55,25 @@ def _fail():
     raise ValueError("from the child")
 
 
+def _unsupported():
+    from crepair.errors import SourcePoint, UnsupportedConstruct
+
+    raise UnsupportedConstruct(SourcePoint("p.c", 3, 7), "goto")
+
+
+def test_crepair_s_errors_cross_from_a_child_whole():
+    # UnsupportedConstruct's own arguments (where, construct) once made it fail to unpickle in the parent: a
+    # TypeError reported as crepair's internal error instead of the file:line:col of the construct
+    from crepair.errors import SourcePoint, UnsupportedConstruct
+    from crepair.toolchain.child import call_in_child
+
+    with pytest.raises(UnsupportedConstruct) as caught:
+        call_in_child(_unsupported, timeout=5)
+    error = caught.value
+    assert (str(error), error.construct, error.where) == ("p.c:3:7: unsupported construct: goto", "goto",
+                                                          SourcePoint("p.c", 3, 7))
+
+
 def test_a_call_in_a_child_returns_its_value_raises_its_error_and_is_killed_at_the_limit():
     import time as _time
 

@@ -145,7 +145,7 @@ def repair_reference(
     max_repairs: int | None = 1,
     test_timeout_ms: int | None = None,
     started: float | None = None,
-    solver: str = "z3",
+    solver: str = "auto",
 ):
     """Repair the C file at ``path`` against the reference implementation
     ``reference`` (its ``main``, on standard input and output), with the
@@ -161,7 +161,8 @@ def repair_reference(
     ``timeout`` in seconds (None: none), from the ``time.monotonic()``
     instant ``started`` (None: the call); ``max_repairs``: stop after that
     many proved repairs (None: explore everything); ``solver``: the SMT
-    solver of the bounded checks ("z3", "bitwuzla", "portfolio").  Raises ``UsageError``,
+    solver of the bounded checks ("z3", "bitwuzla", "portfolio"; "auto":
+    Bitwuzla, as for :func:`crepair.api.verify` with a reference).  Raises ``UsageError``,
     ``BadInput`` (a program does not compile), ``MissingTool`` (gcc).
     """
     from crepair.schemes.staged import DEFAULT_GENERATED, StagedOptions, StagedRun
@@ -177,8 +178,9 @@ def repair_reference(
         raise UsageError(f"--compare {compare}: not one of {', '.join(c.value for c in Comparison)}") from None
     options = StagedOptions(timeout=timeout, compare=how, unwind=unwind, max_repairs=max_repairs,
                             generated=DEFAULT_GENERATED if generated is None else generated,
-                            test_timeout=test_timeout_ms, started=started, solver=solver)
-    if solver not in ("z3", "bitwuzla", "portfolio"):
+                            test_timeout=test_timeout_ms, started=started,
+                            solver="bitwuzla" if solver == "auto" else solver)
+    if solver not in ("auto", "z3", "bitwuzla", "portfolio"):
         raise UsageError(f"--solver {solver}: not one of z3, bitwuzla, portfolio")
     return StagedRun(path, ref, options, tests_dir=tests_dir)
 

@@ -36,6 +36,20 @@ class BadInput(CRepairError):
         self.where = where
         super().__init__(f"{where}: {what}" if where else what)
 
+    def __reduce__(self):
+        """Pickled as its arguments (a forked child's error reaches the
+        parent: crepair.toolchain.child), whatever the subclass's own."""
+        return _rebuild, (type(self), self.__dict__, (self.what, self.where))
+
+
+def _rebuild(kind: type, state: dict, args: tuple) -> BadInput:
+    """A pickled :class:`BadInput` (of class ``kind``) again: made as a
+    plain BadInput, then given its class and fields."""
+    error = BadInput(*args)
+    error.__class__ = kind
+    error.__dict__.update(state)
+    return error
+
 
 class UnsupportedConstruct(BadInput):
     """The program uses C that crepair does not model (pointers, structs, ...)."""

@@ -149,8 +149,9 @@ class RepairOptions:
     checks: Checks = Checks()
     reference: ReferenceOptions | None = None
     #: the SMT solver of the checks: "z3", "bitwuzla" or "portfolio" (crepair.solver.Backend's values; checks
-    #: under assumptions, unsat cores and reproducible budgets stay with z3)
-    solver: str = "z3"
+    #: under assumptions, unsat cores and reproducible budgets stay with z3); "auto": z3 (the schemes' many
+    #: small incremental checks, most under assumptions)
+    solver: str = "auto"
     #: the ``time.monotonic()`` instant ``timeout`` counts from (None: when the run starts; the command
     #: line gives its own start, so that loading the program counts too)
     started: float | None = None
@@ -170,8 +171,8 @@ class RepairOptions:
         positive_seconds("--timeout", self.timeout)
         positive_seconds("diagnosis_timeout", self.diagnosis_timeout)
         at_least("rlimit", self.rlimit, 1)
-        if self.solver not in ("z3", "bitwuzla", "portfolio"):
-            raise UsageError(f"--solver {self.solver}: not one of z3, bitwuzla, portfolio")
+        if self.solver not in ("auto", "z3", "bitwuzla", "portfolio"):
+            raise UsageError(f"--solver {self.solver}: not one of auto, z3, bitwuzla, portfolio")
         if not self.components:
             raise UsageError("--components needs at least one of rhs, cond")
         if self.reference is not None:

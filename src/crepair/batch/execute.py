@@ -25,7 +25,7 @@ def _verify(request: Request, started: float) -> tuple[int, str]:
 
     result = api.verify(request.program, unwind=request.option("unwind"), entry=request.option("entry"),
                         timeout=request.timeout, started=started, checks=_checks(request),
-                        reference=request.spec.reference, solver=request.option("solver", "z3"))
+                        reference=request.spec.reference, solver=request.option("solver", "auto"))
     return exit_codes.of_outcome(result.outcome, exit_codes.VERIFY), json_report.verify_json(result)
 
 
@@ -37,7 +37,7 @@ def _localize(request: Request, started: float) -> tuple[int, str]:
         request.program, method=o("method"), components=frozenset(o("components")), inputs=o("inputs"),
         max_diagnoses=o("max_diagnoses"), max_size=o("max_size"), unwind=o("unwind"), entry=o("entry"),
         no_mutate=frozenset(o("no_mutate")), mutate_main=o("mutate_main"), timeout=request.timeout, started=started,
-        checks=_checks(request), reference=request.spec.reference, solver=o("solver", "z3"),
+        checks=_checks(request), reference=request.spec.reference, solver=o("solver", "auto"),
     )
     return exit_codes.of_localize(result), json_report.localize_json(result)
 
@@ -66,7 +66,7 @@ def _bounded(request: Request, started: float) -> tuple[int, str]:
         max_terms=o("max_terms"), level=o("level"), unwind=o("unwind"), unwinding=o("unwinding"), entry=o("entry"),
         max_size=o("max_size"), timeout=request.timeout, started=started, reproducible=request.reproducible,
         max_repairs=o("max_repairs"), no_mutate=o("no_mutate"), mutate_main=o("mutate_main"), prune=o("prune"),
-        checks=_checks(request), reference=request.spec.reference, solver=o("solver", "z3"),
+        checks=_checks(request), reference=request.spec.reference, solver=o("solver", "auto"),
     )
     run = api.repair(request.program, options, schedule=DEFAULT_SCHEDULE if o("schedule") else None)
     repairs = list(run)
@@ -96,7 +96,7 @@ def _staged(request: Request, started: float) -> tuple[int, str]:
     run = api.repair_reference(
         request.program, request.spec.reference.path, tests_dir=None if t is None else t.tests_dir,
         compare=o("compare"), timeout=request.timeout, unwind=o("unwind"), input_bound=o("input_bound"),
-        max_repairs=o("max_repairs"), test_timeout_ms=o("test_timeout"), solver=o("solver", "z3"),
+        max_repairs=o("max_repairs"), test_timeout_ms=o("test_timeout"), solver=o("solver", "auto"),
     )
     repairs = list(run)
     return exit_codes.of_outcome(run.outcome, exit_codes.STAGED), staged.run_json(run, repairs)

@@ -118,7 +118,7 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     command = Command(args.command)
     checks = {"checks": dataclasses.asdict(checks_of(args))} if hasattr(args, "no_standard_checks") else {}
     # --solver only when given: a job's options are its identity (--resume), the default's too
-    solver = {"solver": args.solver} if getattr(args, "solver", "z3") != "z3" else {}
+    solver = {"solver": args.solver} if getattr(args, "solver", "auto") != "auto" else {}
     bounded = {"unwind": args.unwind, "entry": args.entry, **checks, **solver}
     made = dict(command=command, program=job.program, memory_mb=args.memory)
 

@@ -73,16 +73,16 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
     add_reference(sp)
 
 
-SOLVERS = ("z3", "bitwuzla", "portfolio")  # crepair.solver.Backend's values (not imported: it loads z3)
+SOLVERS = ("auto", "z3", "bitwuzla", "portfolio")  # auto, and crepair.solver.Backend's values (not imported)
 
 
 def add_solver(sp: argparse.ArgumentParser, used: str) -> None:
-    """``--solver {z3,bitwuzla,portfolio}`` (default z3); ``used``: which
-    checks of the command it decides, for the help."""
-    sp.add_argument("--solver", choices=SOLVERS, default="z3",
+    """``--solver {auto,z3,bitwuzla,portfolio}`` (default auto); ``used``:
+    which checks of the command it decides, for the help."""
+    sp.add_argument("--solver", choices=SOLVERS, default="auto",
                     help=f"SMT solver of {used}: z3, bitwuzla, or portfolio (both at once, the first decided "
                          "answer wins); checks under assumptions, unsat cores and --reproducible budgets stay with "
-                         "z3 (default: z3)")
+                         "z3 (default: auto, Bitwuzla for equivalence with --reference, else z3)")
 
 
 def add_reference(sp: argparse.ArgumentParser) -> None:

@@ -59,7 +59,7 @@ def _write_sarif(path: str, text: str) -> None:
 # options of the bounded methods, with their defaults: refused with --method spectrum
 _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
                  "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
-                 "max_diagnoses": 10, "max_size": 3, "solver": "z3", **CHECK_FLAGS, **REFERENCE_DEFAULTS}
+                 "max_diagnoses": 10, "max_size": 3, "solver": "auto", **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
 def route(args: argparse.Namespace) -> str:

@@ -91,7 +91,7 @@ def route(args: argparse.Namespace) -> Runner:
         raise UsageError("--apply-anyway: used with --apply only")
     if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
         raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
-    if getattr(args, "solver", "z3") != "z3" and ((args.scheme and "heap" in args.scheme)
+    if getattr(args, "solver", "auto") != "auto" and ((args.scheme and "heap" in args.scheme)
                                                   or (test_driven_cmd.given(args) and args.reference is None)):
         raise UsageError("--solver: decides the bounded checks (mutation, template, the proofs against "
                          "--reference) only; the heap scheme and test-driven repair use z3 or no solver")

@@ -27,7 +27,7 @@ from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
 _BOUNDED_ONLY = {"scheme": None, "level": None, "unwinding_assumptions": False, "prune": "must",
-                 "no_mutate": frozenset(), "mutate_main": False, "solver": "z3", **CHECK_FLAGS,
+                 "no_mutate": frozenset(), "mutate_main": False, "solver": "auto", **CHECK_FLAGS,
                  **REFERENCE_DEFAULTS}
 
 

@@ -261,10 +261,11 @@ def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0, constan
 def stdin_of(counterexample: Counterexample, reference_file: str | None = None) -> bytes | None:
     """The standard input of a counterexample found by the bounded engine:
     the ``scanf`` tokens the run reads, in order, one line; None when the
-    run reads no standard input or a token is not a number or string.
+    run reads no standard input or a token is not a number or string
+    (a word holding white space cannot be read back whole: None too).
     Inputs of the reference's own copy (labelled with ``reference_file``)
     are the same stream and are left out."""
-    tokens: list[str] = []
+    tokens: list[bytes] = []
     for inp in counterexample.inputs:
         if not inp.label.startswith("scanf") or not inp.executed:
             continue
@@ -272,14 +273,18 @@ def stdin_of(counterexample: Counterexample, reference_file: str | None = None) 
             continue
         if inp.chars and isinstance(inp.value, list):
             text = bytes(v & 0xFF for v in inp.value).split(b"\0")[0]
-            if not text or any(b <= 32 or b >= 127 for b in text):
+            if not text or any(b in SCANF_SPACE for b in text):  # a word scanf reads whole: no white space
                 return None
-            tokens.append(text.decode())
+            tokens.append(text)  # any other byte, as the solver chose it (e.g. b"\x01", b"\x80")
         elif isinstance(inp.value, int):
-            tokens.append(chr(inp.value) if "%c" in inp.label and 32 < inp.value < 127 else str(inp.value))
+            tokens.append((chr(inp.value) if "%c" in inp.label and 32 < inp.value < 127 else str(inp.value)).encode())
         else:
             return None
-    return (" ".join(tokens) + "\n").encode() if tokens else None
+    return b" ".join(tokens) + b"\n" if tokens else None
+
+
+#: the bytes C's isspace() calls white space (the "C" locale): scanf's %s stops at them
+SCANF_SPACE = frozenset(b" \t\n\v\f\r")
 
 
 def natural_inputs(texts: Iterable[bytes]) -> list[bytes]:

@@ -117,7 +117,7 @@ class RepairRun:
         self.schedule = schedule or Schedule.of_schemes(self.options.schemes)
         first = self.schedule.stages[0]
         limits = Limits.after(options.timeout, options.rlimit, options.reproducible, options.started,
-                              Backend(options.solver))
+                              Backend("z3" if options.solver == "auto" else options.solver))
         self.problem = Problem(program, first.options(self.options), limits)
         self.problems: list[Problem] = []  # per stage; stages with equal options share one (and its encodings)
         self.schemes: list[RepairScheme] = []

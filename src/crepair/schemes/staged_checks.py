@@ -116,8 +116,8 @@ class CandidateChecks:
             done, result = call_in_child(partial(verify, target, unwind=self.unwind, timeout=seconds,
                                                  reference=self.reference, proof_only=proof_only, solver=self.solver),
                                          timeout=seconds)
-        except BadInput as exc:
-            self.stats.notes.append(f"bounded check not run: {exc}")
+        except BadInput as exc:  # named in the user's file, not in the scratch copy checked
+            self.stats.notes.append(f"bounded check not run: {str(exc).replace(str(target), str(self.path))}")
             return None
         self.unanswered = not done
         return result
