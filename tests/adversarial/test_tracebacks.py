@@ -144,8 +144,8 @@ def test_the_hard_stop_writes_nothing_once_the_report_is_being_written(tmp_path)
               "from crepair import cli\n"
               "from crepair.cli.common import claim_final_output\n"
               "args = argparse.Namespace(command='repair', timeout=0.01, started=time.monotonic())\n"
-              "claim_final_output()\n"
               "timer = cli._hard_stop(args, True)\n"
+              "claim_final_output()\n"
               "time.sleep(cli.HARD_STOP_GRACE + 0.5)\n"
               "print('report')\n")
     env = {**os.environ, "PYTHONPATH": SRC}
@@ -159,9 +159,19 @@ def test_the_hard_stop_writes_nothing_once_the_report_is_being_written(tmp_path)
 
 
 def test_commands_run_one_after_another_in_one_process(sum_c, capsys):
-    # the report's claim of the final output is the command's: a script (or a test) calling main() again runs
+    # the report's claim of the final output is the run's: a script (or a test) calling main() again, or a
+    # command's run() directly in another thread, runs (a claim that outlived its run once blocked them)
+    import argparse
+    import threading
+
     from crepair.cli import main
+    from crepair.cli.common import finish
 
     for _ in range(3):
         assert main(["verify", str(sum_c), "--unwind", "2", "--timeout", "60", "--json"]) in (0, 1, 8)
         assert json.loads(capsys.readouterr().out)["outcome"]
+    direct = threading.Thread(target=finish, args=(argparse.Namespace(json=False), "{}", lambda: None))
+    direct.start()
+    direct.join(10)
+    assert not direct.is_alive()
+    assert main(["verify", str(sum_c), "--unwind", "2", "--timeout", "60", "--json"]) in (0, 1, 8)

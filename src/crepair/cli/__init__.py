@@ -93,7 +93,7 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     from crepair.schemes.time_limit import arm_hard_stop
 
     def expire() -> None:
-        if not FINAL_OUTPUT.acquire(blocking=False):
+        if not FINAL_OUTPUT.take():
             return  # the run's report (or its --apply) is being written: it ends the run, once
         message = (f"unknown: the run did not stop at the time limit (--timeout {seconds:g} s, from the "
                    f"start); stopped {HARD_STOP_GRACE:g} s later")
@@ -103,6 +103,7 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
         sys.stderr.flush()
         os._exit(ExitCode.UNKNOWN)
 
+    FINAL_OUTPUT.arm()
     return arm_hard_stop(args.started, seconds, HARD_STOP_GRACE, expire,
                          reproducible=getattr(args, "reproducible", False))
 
@@ -155,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str], as_json: bool, started: float) -> int:
     try:
         from crepair.cli import batch_cmd, bench_cmd, debug_cmd, heap_cmd, localize_cmd, repair_cmd, verify_cmd
-        from crepair.cli.common import check_output_file, limit_memory, release_final_output
+        from crepair.cli.common import FINAL_OUTPUT, check_output_file, limit_memory
         from crepair.solver import smt
 
         smt.leave_ctrl_c_to_caller(argv[:1] != ["debug"])
@@ -176,7 +177,7 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
         finally:
             if timer is not None:
                 timer.cancel()
-            release_final_output()
+            FINAL_OUTPUT.disarm()
             if previous is not None:  # main() called in a process that goes on (a test, a script)
                 import resource
 

@@ -296,31 +296,48 @@ def error_of(exc: CRepairError) -> tuple[ExitCode, str, str]:
     return ExitCode.INTERNAL, "internal", f"internal error: {exc}"
 
 
-FINAL_OUTPUT = threading.RLock()
-"""Held by whoever writes the run's last words: :func:`claim_final_output`
-(the report and the ``--html``/``--apply`` writes) or the ``--timeout``
-hard stop (:func:`crepair.cli._hard_stop`). The other one then writes
-nothing: one JSON document, and no file left half written."""
+class FinalOutput:
+    """Who writes a run's last words, while a ``--timeout`` hard stop is
+    armed (:func:`crepair.cli._hard_stop`): the run's report (and its
+    ``--html``/``--apply`` writes, :meth:`claim`) or the hard stop
+    (:meth:`take`), never both — one JSON document, no file left half
+    written.  Without an armed hard stop there is nothing to decide and
+    :meth:`claim` does nothing (a test or script calling a command's
+    ``run`` directly)."""
+
+    def __init__(self) -> None:
+        self._gate: threading.Lock | None = None
+        self._reporting = False
+
+    def arm(self) -> None:
+        """A hard stop is armed for the run starting now."""
+        self._gate, self._reporting = threading.Lock(), False
+
+    def disarm(self) -> None:
+        """The run has returned and its hard stop is cancelled."""
+        self._gate, self._reporting = None, False
+
+    def claim(self) -> None:
+        """For the report: waits while the hard stop writes (it then exits
+        the process); once per run, later claims return at once."""
+        gate = self._gate
+        if gate is not None and not self._reporting:
+            gate.acquire()
+            self._reporting = True
+
+    def take(self) -> bool:
+        """For the hard stop: whether it may write (False: the report is
+        being written, and ends the run)."""
+        gate = self._gate
+        return gate is None or gate.acquire(blocking=False)
 
 
-_claims = [0]  # claims of FINAL_OUTPUT by the command's thread, released when it returns
+FINAL_OUTPUT = FinalOutput()
 
 
 def claim_final_output() -> None:
-    """Take :data:`FINAL_OUTPUT` (reentrant) for the report; waits while
-    the hard stop holds it (it then exits the process).  Released by
-    :func:`release_final_output` when the command returns."""
-    FINAL_OUTPUT.acquire()
-    _claims[0] += 1
-
-
-def release_final_output() -> None:
-    """Release the command's claims of :data:`FINAL_OUTPUT`: it has
-    returned (its hard stop cancelled), so a next command in this process
-    (a test, a script calling ``crepair.cli.main``) may claim it."""
-    while _claims[0]:
-        _claims[0] -= 1
-        FINAL_OUTPUT.release()
+    """:meth:`FinalOutput.claim` of the process's :data:`FINAL_OUTPUT`."""
+    FINAL_OUTPUT.claim()
 
 
 def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | None:
