@@ -12,27 +12,18 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 import crepair
+from test_reference import STUDENT
 
 SRC = str(Path(crepair.__file__).resolve().parents[1])
 
-#: the README's example: max3's second comparison is reversed (c < m for c > m)
-MAX = """#include <assert.h>
-#include <stdio.h>
-
-int max3(int a, int b, int c) {
-    int m = a;
-    if (b > m)
-        m = b;
-    if (c < m)
-        m = c;
-    return m;
-}
-
+#: the README's example: max3's second comparison is reversed (c < m for c > m), read by a main with an assertion
+MAX = "#include <assert.h>\n#include <stdio.h>\n" + textwrap.dedent(STUDENT) + """
 int main(void) {
     int a, b, c;
     if (scanf("%d%d%d", &a, &b, &c) != 3)
