@@ -243,7 +243,7 @@ class StagedRun:
         if found is None:
             return None
         before, after, rep = found
-        self.stats.notes.append(f"a second change is searched from the change whose outputs came nearest the "
+        self.stats.notes.append(f"another change is searched on top of the change whose outputs came nearest the "
                                 f"expected ones ({before} bytes to delete and insert on the given tests -> {after})")
         return len(self._failing_given), 0, dataclasses.replace(rep, changes=named(rep.changes, str(self.path)))
 
