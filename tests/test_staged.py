@@ -513,3 +513,26 @@ int main(void) {
     assert sorted(c["original"] for c in changes if c["kind"] == "guard") == [
         'printf("How many numbers?\\n");', 'printf("Type them\\n");']
     assert [c["replacement"] for c in changes if c["kind"] == "format"] == ['"%d\\n"']
+
+
+def test_a_change_searched_on_top_of_an_earlier_one_at_its_place_is_one_change():
+    # Codeflaws 475-A: the first stage took "|\n)" -> "|)" and then "|)" -> "|)\n" at the same format: reported as
+    # two changes whose edits overlap (no patch tool could apply them), it is one change "|\n)" -> "|)\n"
+    from crepair.records import Change, Edit, text_span
+    from crepair.schemes.staged_spans import merged
+
+    original = 'x = 1;\nprintf("ab\\n)");\n'
+    patched = 'x = 10;\nprintf("ab)\\n");\n'
+    at = original.index('"ab')
+    literal = text_span("p.c", original, at, at + len('"ab\\n)"'))
+    one = text_span("p.c", original, 4, 5)
+    first = (Change(one, "main", "expression", "1", "10", (Edit(one, "1", "10"),)),
+             Change(literal, "main", "format", '"ab\\n)"', '"ab)"', (Edit(literal, '"ab\\n)"', '"ab)"'),)))
+    later = (Change(literal, "main", "format", '"ab)"', '"ab)\\n"', (Edit(literal, '"ab)"', '"ab)\\n"'),)),)
+    changes = merged(first, later, original, patched)
+    assert [(c.before, c.after) for c in changes] == [("1", "10"), ('"ab\\n)"', '"ab)\\n"')]
+    edits = sorted((e for c in changes for e in c.edits), key=lambda e: e.span.start, reverse=True)
+    text = original
+    for e in edits:
+        text = text[:e.span.start] + e.new + text[e.span.end:]
+    assert text == patched

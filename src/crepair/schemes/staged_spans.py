@@ -49,4 +49,34 @@ def relative_to_original(rep: Repair, path: Path, original: str, first: tuple[Ch
     changes = tuple(dataclasses.replace(c, span=span_back(c.span, edits, original),
                                         edits=tuple(dataclasses.replace(e, span=span_back(e.span, edits, original))
                                                     for e in c.edits)) for c in rep.changes)
-    return dataclasses.replace(rep, diff=unified_diff(str(path), original, rep.patched), changes=first + changes)
+    return dataclasses.replace(rep, diff=unified_diff(str(path), original, rep.patched),
+                               changes=merged(first, changes, original, rep.patched))
+
+
+def merged(first: tuple[Change, ...], later: tuple[Change, ...], original: str, patched: str) -> tuple[Change, ...]:
+    """``first`` then ``later`` (changes searched on top of ``first``, spans
+    moved back onto ``original``), a later change that overlaps a first one
+    folded into it: one change of ``original``'s text there into
+    ``patched``'s (``"a\\n)"`` then ``"a)"`` then ``"a)\\n"`` is one change,
+    not two whose edits overlap).  Changes in source order otherwise kept."""
+    every = [e for c in (*first, *later) for e in c.edits]  # spans of original; each grows the text by its own
+    out = list(first)
+    for change in later:
+        hit = next((i for i, f in enumerate(out) if _overlap(f.span, change.span)), None)
+        if hit is None:
+            out.append(change)
+            continue
+        f = out[hit]
+        start, end = min(f.span.start, change.span.start), max(f.span.end, change.span.end)
+        ahead = [e for e in every if e.span.end <= start and e.span.start < start]
+        inside = [e for e in every if e not in ahead and start <= e.span.start and e.span.end <= end]
+        shift = sum(len(e.new) - len(e.old) for e in ahead)
+        grown = sum(len(e.new) - len(e.old) for e in inside)
+        span = text_span(f.span.file, original, start, end)
+        old, new = original[start:end], patched[start + shift:end + shift + grown]
+        out[hit] = dataclasses.replace(f, span=span, before=old, after=new, edits=(Edit(span, old, new),))
+    return tuple(out)
+
+
+def _overlap(a: Span, b: Span) -> bool:
+    return a.start < b.end and b.start < a.end or a.start == b.start
