@@ -76,11 +76,18 @@ def _replacements(source: str, options: SpaceOptions):
     (AntiPattern.MEMBER_CONSTANT, "a == 4", "a == 3"),
 ])
 def test_each_rule_leaves_out_its_overfitting_candidates_only_when_on(tmp_path, rule, site, replacement):
-    everything, _ = replacements(tmp_path, RULES, NONE)
+    assert_left_out_only_when_on(tmp_path, RULES, rule, site, replacement)
+
+
+def assert_left_out_only_when_on(tmp_path, source: str, rule: AntiPattern, site: str, replacement: str) -> None:
+    """The candidate ``site`` -> ``replacement`` of ``source`` is in the
+    space without rules, left out by default and by ``rule`` alone, which
+    counts it."""
+    everything, _ = replacements(tmp_path, source, NONE)
     assert (site, replacement) in everything
-    default, space = replacements(tmp_path, RULES)
+    default, space = replacements(tmp_path, source)
     assert (site, replacement) not in default
-    alone, _ = replacements(tmp_path, RULES, SpaceOptions(anti_patterns=frozenset({rule})))
+    alone, _ = replacements(tmp_path, source, SpaceOptions(anti_patterns=frozenset({rule})))
     assert (site, replacement) not in alone
     assert dict(space.pruned)[rule.value] > 0
 
@@ -357,13 +364,7 @@ int u(int n) {
     (AntiPattern.UNASSIGNED_READ, UNASSIGNED, "s > n", "s > j"),  # j is never assigned
 ])
 def test_crepair_rules_of_issue_29_leave_out_their_candidates_only_when_on(tmp_path, rule, source, site, replacement):
-    everything, _ = replacements(tmp_path, source, NONE)
-    assert (site, replacement) in everything
-    default, space = replacements(tmp_path, source)
-    assert (site, replacement) not in default
-    alone, _ = replacements(tmp_path, source, SpaceOptions(anti_patterns=frozenset({rule})))
-    assert (site, replacement) not in alone
-    assert dict(space.pruned)[rule.value] > 0
+    assert_left_out_only_when_on(tmp_path, source, rule, site, replacement)
 
 
 def test_crepair_rules_of_issue_29_keep_the_ordinary_fixes(tmp_path):

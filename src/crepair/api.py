@@ -26,7 +26,8 @@ from crepair.localization.must import DependencyGraph, fosfl
 from crepair.localization.result import LocalizeResult
 from crepair.mutation.operators import is_specification
 from crepair.options import (
-    DEFAULT_UNWIND, Component, Method, ReferenceOptions, RepairOptions, _enum, at_least, positive_seconds,
+    AUTO_SOLVER, DEFAULT_UNWIND, Component, Method, ReferenceOptions, RepairOptions, _enum, at_least,
+    positive_seconds, solver_of,
 )
 from crepair.records import BoundReport
 from crepair.schemes.run import ProgressFn, RepairRun
@@ -51,20 +52,6 @@ def _limits(timeout: float | None, rlimit: int | None = None, started: float | N
     positive_seconds("--timeout", timeout)
     at_least("rlimit", rlimit, 1)
     return Limits.after(timeout, rlimit, started=started, backend=backend)
-
-
-AUTO = "auto"  # the default --solver: chosen by the kind of problem (:func:`_backend`)
-
-
-def _backend(solver: Backend | str, reference: ReferenceOptions | None) -> Backend:
-    """The solver of a verify or localize call: ``solver`` as given, or for
-    :data:`AUTO` Bitwuzla when the specification is equivalence with a
-    reference (stdin/stdout programs: Bitwuzla decided 10 of 12 Codeflaws
-    problems z3 left unknown at 60 s, bench/results/solvers.md), z3 for
-    the program's own assertions."""
-    if solver == AUTO:
-        return Backend.BITWUZLA if reference is not None else Backend.Z3
-    return _enum(Backend, solver, "solver")
 
 
 def _load(path: str | Path, entry: str, reference: ReferenceOptions | None):
@@ -96,7 +83,7 @@ def verify(
     assume: tuple[str, ...] | list[str] = (),
     input_bound: int | None = None,
     proof_only: bool = False,
-    solver: Backend | str = AUTO,
+    solver: Backend | str = AUTO_SOLVER,
 ) -> VerifyResult:
     """Check the assertions of the C file at ``path`` up to bound ``unwind``.
 
@@ -123,7 +110,7 @@ def verify(
     """
     at_least("--unwind", unwind, 0)
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
-    limits = _limits(timeout, rlimit, started, _backend(solver, ref))
+    limits = _limits(timeout, rlimit, started, Backend(solver_of(solver, equivalence=ref is not None)))
     program, run_entry = _load(path, entry, ref)
     result = verify_program(program, unwind=unwind, entry=run_entry, limits=limits, checks=checks,
                             proof_only=proof_only)
@@ -227,7 +214,7 @@ def localize(
     init: tuple[str, ...] | list[str] = (),
     assume: tuple[str, ...] | list[str] = (),
     input_bound: int | None = None,
-    solver: Backend | str = AUTO,
+    solver: Backend | str = AUTO_SOLVER,
 ) -> LocalizeResult:
     """Localize the bug of the C file at ``path`` on its first counterexample.
 
@@ -261,7 +248,7 @@ def localize(
     if not components:
         raise UsageError("--components needs at least one of rhs, cond")
     ref = ReferenceOptions.of(reference, init, assume, input_bound)
-    limits = _limits(timeout, rlimit, started, _backend(solver, ref))
+    limits = _limits(timeout, rlimit, started, Backend(solver_of(solver, equivalence=ref is not None)))
     start = time.monotonic()
     program, run_entry = _load(path, entry, ref)
     spec = frozenset(no_mutate)

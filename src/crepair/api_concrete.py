@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from crepair.errors import UsageError
-from crepair.options import DEFAULT_UNWIND, ReferenceOptions, _enum, at_least
+from crepair.options import AUTO_SOLVER, DEFAULT_UNWIND, ReferenceOptions, _enum, at_least, solver_of
 
 
 def localize_tests(
@@ -145,7 +145,7 @@ def repair_reference(
     max_repairs: int | None = 1,
     test_timeout_ms: int | None = None,
     started: float | None = None,
-    solver: str = "auto",
+    solver: str = AUTO_SOLVER,
 ):
     """Repair the C file at ``path`` against the reference implementation
     ``reference`` (its ``main``, on standard input and output), with the
@@ -179,9 +179,7 @@ def repair_reference(
     options = StagedOptions(timeout=timeout, compare=how, unwind=unwind, max_repairs=max_repairs,
                             generated=DEFAULT_GENERATED if generated is None else generated,
                             test_timeout=test_timeout_ms, started=started,
-                            solver="bitwuzla" if solver == "auto" else solver)
-    if solver not in ("auto", "z3", "bitwuzla", "portfolio"):
-        raise UsageError(f"--solver {solver}: not one of z3, bitwuzla, portfolio")
+                            solver=solver_of(solver, equivalence=True))
     return StagedRun(path, ref, options, tests_dir=tests_dir)
 
 

@@ -21,6 +21,27 @@ DEFAULT_MAX_SIZE = 2
 DEFAULT_TIMEOUT = 600.0  # seconds: the default schedule's template stage needs minutes on TCAS (README)
 DEFAULT_INPUT_BOUND = 8
 
+AUTO_SOLVER = "auto"
+#: ``--solver``: auto, and the values of crepair.solver.Backend (not imported here: it loads z3)
+SOLVERS = (AUTO_SOLVER, "z3", "bitwuzla", "portfolio")
+
+
+def solver_of(name, equivalence: bool) -> str:
+    """The solver that decides a run's checks: ``name`` (one of
+    :data:`SOLVERS`, or a ``Backend``), :data:`AUTO_SOLVER` chosen by the
+    kind of check — ``"bitwuzla"`` for one-shot checks of equivalence with
+    a reference (``equivalence``: verify, localize, the staged run's
+    proofs; Bitwuzla decided 10 of 12 Codeflaws problems z3 left unknown at
+    60 s, bench/results/solvers.md), ``"z3"`` for a program's own
+    assertions and the repair schemes' many incremental checks.  Raises
+    ``UsageError`` for another name."""
+    value = getattr(name, "value", name)
+    if value not in SOLVERS:
+        raise UsageError(f"--solver {value}: not one of {', '.join(SOLVERS)}")
+    if value != AUTO_SOLVER:
+        return value
+    return "bitwuzla" if equivalence else "z3"
+
 
 class Component(enum.Enum):
     """What may be a component in model-based diagnosis."""
@@ -149,9 +170,8 @@ class RepairOptions:
     checks: Checks = Checks()
     reference: ReferenceOptions | None = None
     #: the SMT solver of the checks: "z3", "bitwuzla" or "portfolio" (crepair.solver.Backend's values; checks
-    #: under assumptions, unsat cores and reproducible budgets stay with z3); "auto": z3 (the schemes' many
-    #: small incremental checks, most under assumptions)
-    solver: str = "auto"
+    #: under assumptions, unsat cores and reproducible budgets stay with z3); "auto": z3 (:func:`solver_of`)
+    solver: str = AUTO_SOLVER
     #: the ``time.monotonic()`` instant ``timeout`` counts from (None: when the run starts; the command
     #: line gives its own start, so that loading the program counts too)
     started: float | None = None
@@ -171,8 +191,7 @@ class RepairOptions:
         positive_seconds("--timeout", self.timeout)
         positive_seconds("diagnosis_timeout", self.diagnosis_timeout)
         at_least("rlimit", self.rlimit, 1)
-        if self.solver not in ("auto", "z3", "bitwuzla", "portfolio"):
-            raise UsageError(f"--solver {self.solver}: not one of auto, z3, bitwuzla, portfolio")
+        solver_of(self.solver, equivalence=False)
         if not self.components:
             raise UsageError("--components needs at least one of rhs, cond")
         if self.reference is not None:

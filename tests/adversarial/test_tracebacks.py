@@ -142,10 +142,10 @@ def test_the_hard_stop_writes_nothing_once_the_report_is_being_written(tmp_path)
     # the hard stop then leaves the run to end with its report
     script = ("import argparse, sys, time\n"
               "from crepair import cli\n"
-              "from crepair.cli.common import claim_final_output\n"
+              "from crepair.cli.common import FINAL_OUTPUT\n"
               "args = argparse.Namespace(command='repair', timeout=0.01, started=time.monotonic())\n"
               "timer = cli._hard_stop(args, True)\n"
-              "claim_final_output()\n"
+              "FINAL_OUTPUT.claim()\n"
               "time.sleep(cli.HARD_STOP_GRACE + 0.5)\n"
               "print('report')\n")
     env = {**os.environ, "PYTHONPATH": SRC}
@@ -153,7 +153,7 @@ def test_the_hard_stop_writes_nothing_once_the_report_is_being_written(tmp_path)
                          timeout=60)
     assert (run.returncode, run.stdout, run.stderr) == (0, "report\n", "")
     # without the report's claim the hard stop ends the run: its error, exit 4
-    run = subprocess.run([sys.executable, "-c", script.replace("claim_final_output()\n", "")], cwd=tmp_path,
+    run = subprocess.run([sys.executable, "-c", script.replace("FINAL_OUTPUT.claim()\n", "")], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 4 and json.loads(run.stdout)["error"]["kind"] == "unknown", run
 

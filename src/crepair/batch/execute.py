@@ -14,6 +14,7 @@ import time
 from crepair import api, exit_codes
 from crepair.batch.request import Request, Run
 from crepair.encode.formula import Checks
+from crepair.options import AUTO_SOLVER
 
 
 def _checks(request: Request) -> Checks:
@@ -25,7 +26,7 @@ def _verify(request: Request, started: float) -> tuple[int, str]:
 
     result = api.verify(request.program, unwind=request.option("unwind"), entry=request.option("entry"),
                         timeout=request.timeout, started=started, checks=_checks(request),
-                        reference=request.spec.reference, solver=request.option("solver", "auto"))
+                        reference=request.spec.reference, solver=request.option("solver", AUTO_SOLVER))
     return exit_codes.of_outcome(result.outcome, exit_codes.VERIFY), json_report.verify_json(result)
 
 
@@ -37,7 +38,7 @@ def _localize(request: Request, started: float) -> tuple[int, str]:
         request.program, method=o("method"), components=frozenset(o("components")), inputs=o("inputs"),
         max_diagnoses=o("max_diagnoses"), max_size=o("max_size"), unwind=o("unwind"), entry=o("entry"),
         no_mutate=frozenset(o("no_mutate")), mutate_main=o("mutate_main"), timeout=request.timeout, started=started,
-        checks=_checks(request), reference=request.spec.reference, solver=o("solver", "auto"),
+        checks=_checks(request), reference=request.spec.reference, solver=o("solver", AUTO_SOLVER),
     )
     return exit_codes.of_localize(result), json_report.localize_json(result)
 
@@ -66,7 +67,7 @@ def _bounded(request: Request, started: float) -> tuple[int, str]:
         max_terms=o("max_terms"), level=o("level"), unwind=o("unwind"), unwinding=o("unwinding"), entry=o("entry"),
         max_size=o("max_size"), timeout=request.timeout, started=started, reproducible=request.reproducible,
         max_repairs=o("max_repairs"), no_mutate=o("no_mutate"), mutate_main=o("mutate_main"), prune=o("prune"),
-        checks=_checks(request), reference=request.spec.reference, solver=o("solver", "auto"),
+        checks=_checks(request), reference=request.spec.reference, solver=o("solver", AUTO_SOLVER),
     )
     run = api.repair(request.program, options, schedule=DEFAULT_SCHEDULE if o("schedule") else None)
     repairs = list(run)
@@ -96,7 +97,7 @@ def _staged(request: Request, started: float) -> tuple[int, str]:
     run = api.repair_reference(
         request.program, request.spec.reference.path, tests_dir=None if t is None else t.tests_dir,
         compare=o("compare"), timeout=request.timeout, unwind=o("unwind"), input_bound=o("input_bound"),
-        max_repairs=o("max_repairs"), test_timeout_ms=o("test_timeout"), solver=o("solver", "auto"),
+        max_repairs=o("max_repairs"), test_timeout_ms=o("test_timeout"), solver=o("solver", AUTO_SOLVER),
     )
     repairs = list(run)
     return exit_codes.of_outcome(run.outcome, exit_codes.STAGED), staged.run_json(run, repairs)

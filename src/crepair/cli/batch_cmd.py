@@ -21,7 +21,7 @@ import time
 
 from crepair.cli.common import ExitCode, at_least, seconds
 from crepair.errors import UsageError
-from crepair.options import DEFAULT_TIMEOUT
+from crepair.options import AUTO_SOLVER, DEFAULT_TIMEOUT
 
 
 def add_parser(sub) -> None:
@@ -118,7 +118,7 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     command = Command(args.command)
     checks = {"checks": dataclasses.asdict(checks_of(args))} if hasattr(args, "no_standard_checks") else {}
     # --solver only when given: a job's options are its identity (--resume), the default's too
-    solver = {"solver": args.solver} if getattr(args, "solver", "auto") != "auto" else {}
+    solver = {"solver": args.solver} if args.solver != AUTO_SOLVER else {}
     bounded = {"unwind": args.unwind, "entry": args.entry, **checks, **solver}
     made = dict(command=command, program=job.program, memory_mb=args.memory)
 

@@ -8,7 +8,7 @@ import threading
 from crepair.encode.formula import NO_CHECKS, Checks
 from crepair.cli.codes import ExitCode
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError
-from crepair.options import DEFAULT_INPUT_BOUND, DEFAULT_UNWIND, ReferenceOptions
+from crepair.options import AUTO_SOLVER, DEFAULT_INPUT_BOUND, DEFAULT_UNWIND, SOLVERS, ReferenceOptions
 
 
 class JsonArgumentParser(argparse.ArgumentParser):
@@ -73,13 +73,10 @@ def add_common(sp: argparse.ArgumentParser, timeout_default: float | None, timeo
     add_reference(sp)
 
 
-SOLVERS = ("auto", "z3", "bitwuzla", "portfolio")  # auto, and crepair.solver.Backend's values (not imported)
-
-
 def add_solver(sp: argparse.ArgumentParser, used: str) -> None:
     """``--solver {auto,z3,bitwuzla,portfolio}`` (default auto); ``used``:
     which checks of the command it decides, for the help."""
-    sp.add_argument("--solver", choices=SOLVERS, default="auto",
+    sp.add_argument("--solver", choices=SOLVERS, default=AUTO_SOLVER,
                     help=f"SMT solver of {used}: z3, bitwuzla, or portfolio (both at once, the first decided "
                          "answer wins); checks under assumptions, unsat cores and --reproducible budgets stay with "
                          "z3 (default: auto, Bitwuzla for equivalence with --reference, else z3)")
@@ -332,12 +329,7 @@ class FinalOutput:
         return gate is None or gate.acquire(blocking=False)
 
 
-FINAL_OUTPUT = FinalOutput()
-
-
-def claim_final_output() -> None:
-    """:meth:`FinalOutput.claim` of the process's :data:`FINAL_OUTPUT`."""
-    FINAL_OUTPUT.claim()
+FINAL_OUTPUT = FinalOutput()  # the process's: one command runs at a time
 
 
 def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | None:
@@ -348,8 +340,8 @@ def finish(args: argparse.Namespace, report_json: str, writes) -> ExitCode | Non
     JSON document, and said in one line on standard error; returns its exit
     code (None: no error).  Without ``--json`` (the text report is printed
     already) an error propagates.  Claims the final output first
-    (:func:`claim_final_output`)."""
-    claim_final_output()
+    (:data:`FINAL_OUTPUT`)."""
+    FINAL_OUTPUT.claim()
     if not args.json:
         writes()
         return None

@@ -9,12 +9,12 @@ from pathlib import Path
 from crepair import api, exit_codes
 from crepair.cli import heap_cmd
 from crepair.cli.common import (
-    CHECK_FLAGS, REFERENCE_DEFAULTS, add_checks, add_common, add_solver, add_specification, add_tests, at_least,
-    checks_of, claim_final_output, reference_of, write_html,
+    CHECK_FLAGS, FINAL_OUTPUT, REFERENCE_DEFAULTS, add_checks, add_common, add_solver, add_specification, add_tests,
+    at_least, checks_of, reference_of, write_html,
 )
 from crepair.errors import UsageError
 from crepair.localization.spectrum import Formula
-from crepair.options import DEFAULT_UNWIND, Method
+from crepair.options import AUTO_SOLVER, DEFAULT_UNWIND, Method
 from crepair.report import json_report, text
 
 
@@ -59,7 +59,7 @@ def _write_sarif(path: str, text: str) -> None:
 # options of the bounded methods, with their defaults: refused with --method spectrum
 _BOUNDED_ONLY = {"unwind": DEFAULT_UNWIND, "entry": "main", "timeout": None, "no_mutate": frozenset(),
                  "mutate_main": False, "components": frozenset({"rhs", "cond"}), "inputs": 2,
-                 "max_diagnoses": 10, "max_size": 3, "solver": "auto", **CHECK_FLAGS, **REFERENCE_DEFAULTS}
+                 "max_diagnoses": 10, "max_size": 3, "solver": AUTO_SOLVER, **CHECK_FLAGS, **REFERENCE_DEFAULTS}
 
 
 def route(args: argparse.Namespace) -> str:
@@ -95,7 +95,7 @@ def run_spectrum(args: argparse.Namespace) -> int:
         project=args.project, test_timeout_ms=args.test_timeout, formula=args.formula or Formula.OCHIAI.value,
         compare=args.compare,
     )
-    claim_final_output()
+    FINAL_OUTPUT.claim()
     print(json_report.spectrum_json(result) if args.json else text.render_spectrum(result))
     write_html(args, "localize", json_report.spectrum_json(result), result.original)
     if args.sarif:
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         reference=reference_of(args),
         solver=args.solver,
     )
-    claim_final_output()
+    FINAL_OUTPUT.claim()
     if args.json:
         print(json_report.localize_json(result))
     else:

@@ -14,7 +14,7 @@ from crepair.cli.common import (
 from crepair.encode.formula import Unwinding
 from crepair.errors import UsageError
 from crepair.mutation import MutationLevel
-from crepair.options import DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
+from crepair.options import AUTO_SOLVER, DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT, Prune, RepairOptions
 from crepair.patch import apply_to_file, writable
 from crepair.report import json_report, text
 from crepair.schemes.mutation import Progress
@@ -91,8 +91,8 @@ def route(args: argparse.Namespace) -> Runner:
         raise UsageError("--apply-anyway: used with --apply only")
     if args.reproducible and ((args.scheme and "heap" in args.scheme) or test_driven_cmd.given(args)):
         raise UsageError("--reproducible: used by the bounded schemes (mutation, template) only")
-    if getattr(args, "solver", "auto") != "auto" and ((args.scheme and "heap" in args.scheme)
-                                                  or (test_driven_cmd.given(args) and args.reference is None)):
+    if args.solver != AUTO_SOLVER and ((args.scheme and "heap" in args.scheme)
+                                     or (test_driven_cmd.given(args) and args.reference is None)):
         raise UsageError("--solver: decides the bounded checks (mutation, template, the proofs against "
                          "--reference) only; the heap scheme and test-driven repair use z3 or no solver")
     if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         args.file, args.reference, tests_dir=args.tests_dir, compare=args.compare, timeout=args.timeout or None,
         unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
             1 if args.first else (args.max_repairs or 1)),
-        test_timeout_ms=args.test_timeout, started=args.started, solver=getattr(args, "solver", "auto"),
+        test_timeout_ms=args.test_timeout, started=args.started, solver=args.solver,
     )
     repairs = []
     if not args.json:

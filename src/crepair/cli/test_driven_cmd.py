@@ -22,12 +22,13 @@ import sys
 from crepair import api, exit_codes
 from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, StatusLine, at_least, finish, write_html
 from crepair.errors import UsageError
+from crepair.options import AUTO_SOLVER
 from crepair.patch import apply_to_file
 from crepair.report import test_driven as report
 
 # options of the bounded schemes that mean nothing to the test-driven one
 _BOUNDED_ONLY = {"scheme": None, "level": None, "unwinding_assumptions": False, "prune": "must",
-                 "no_mutate": frozenset(), "mutate_main": False, "solver": "auto", **CHECK_FLAGS,
+                 "no_mutate": frozenset(), "mutate_main": False, "solver": AUTO_SOLVER, **CHECK_FLAGS,
                  **REFERENCE_DEFAULTS}
 
 

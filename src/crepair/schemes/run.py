@@ -30,7 +30,7 @@ from crepair.encode.formula import EncodingTimeout, Unwinding
 from crepair.frontend import CProgram
 from crepair.mutation.operators import is_specification
 from crepair.schemes.time_limit import time_limit_note
-from crepair.options import RepairOptions
+from crepair.options import RepairOptions, solver_of
 from crepair.errors import CRepairError
 from crepair.records import BoundedProof, BoundReport, Repair, RepairOutcome, Scheme, StopReason
 from crepair.run_record import RunRecord, StageRecord
@@ -117,7 +117,7 @@ class RepairRun:
         self.schedule = schedule or Schedule.of_schemes(self.options.schemes)
         first = self.schedule.stages[0]
         limits = Limits.after(options.timeout, options.rlimit, options.reproducible, options.started,
-                              Backend("z3" if options.solver == "auto" else options.solver))
+                              Backend(solver_of(options.solver, equivalence=False)))
         self.problem = Problem(program, first.options(self.options), limits)
         self.problems: list[Problem] = []  # per stage; stages with equal options share one (and its encodings)
         self.schemes: list[RepairScheme] = []
