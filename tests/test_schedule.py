@@ -142,7 +142,9 @@ def test_a_run_cut_by_its_time_limit_says_which_stage_and_what_limit_would_do(tm
                         r"it finish on this program|too little done to estimate the time it needs: try a larger "
                         r"--timeout)", last), last
     if "stage template" in last:  # the template scheme says it was the run's limit, not a diagnosis's
-        assert "outcome: unknown (time limit reached)" in proc.stdout
+        # (cut while searching, or, on a loaded machine, while encoding the program for its diagnoses)
+        template = proc.stdout[proc.stdout.index("stage template:"):]
+        assert re.search(r"outcome: unknown \(time limit reached(\)| while unwinding and encoding)", template), template
 
 
 def test_the_default_time_limit_leaves_the_template_stage_minutes():
