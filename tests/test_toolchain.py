@@ -85,3 +85,24 @@ def test_a_call_in_a_child_returns_its_value_raises_its_error_and_is_killed_at_t
     start = _time.monotonic()
     assert call_in_child(_sleep_then, 1, 30.0, timeout=0.5) == (False, None)  # a call that ignores every limit
     assert _time.monotonic() - start < 3
+
+
+def test_a_started_child_call_runs_beside_the_caller_and_is_gone_once_answered_or_cancelled():
+    # the staged run starts the reference's bounded check before its search and asks for the answer later
+    import time as _time
+
+    from crepair.toolchain.child import ChildCall
+
+    call = ChildCall(_sleep_then, "ready", 0.5)
+    _time.sleep(0.8)  # the caller works meanwhile: the answer is there when asked for
+    start = _time.monotonic()
+    assert call.result(5) == (True, "ready")
+    assert _time.monotonic() - start < 0.3 and call._proc is None
+    hung = ChildCall(_sleep_then, 1, 30.0)
+    pid = hung._proc.pid
+    hung.cancel()
+    assert hung._proc is None and hung.result(5) == (False, None)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    with pytest.raises(ValueError, match="from the child"):
+        ChildCall(_fail).result(5)

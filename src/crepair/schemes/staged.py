@@ -132,11 +132,8 @@ class StagedRun:
         self.stats.counterexamples = len(seeded)
         self.verdicts = PatchVerdicts(self.checks, self.suite, self.stats, options.unwind, reference.input_bound,
                                       self.deadline)
+        self.verdicts.start()  # beside the search
         self._iter = self._run()
-
-    def remaining(self) -> float | None:
-        """Seconds until the deadline (negative once passed; None: no limit)."""
-        return self.deadline.left()
 
     @property
     def seconds(self) -> float:
@@ -146,7 +143,7 @@ class StagedRun:
         """A test on which ``text`` and the reference differ when run, from
         the bounded check's counterexample (at most ``SEED_SECONDS``); None
         when the check finds none in time or it does not reproduce."""
-        left = self.remaining()
+        left = self.deadline.left()
         budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left - CHECK_MARGIN))
         if budget < 1:
             self._no_time_to_seed = True
@@ -156,7 +153,6 @@ class StagedRun:
         self._no_time_to_seed = self.checks.unanswered and budget < SEED_SECONDS
         return self.checks.test_of(result, text)
 
-    # -- the search ----------------------------------------------------------------
     def __iter__(self) -> Iterator[Repair]:
         return self
 
@@ -168,6 +164,7 @@ class StagedRun:
         self._cleanup()
 
     def _cleanup(self) -> None:
+        self.checks.cancel_reference_check()
         self._oracle.close()
         self._removal()
 
@@ -193,7 +190,7 @@ class StagedRun:
             best: tuple[int, int, Repair] | None = None
             ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
             self._round_ends = None
-            self.verdicts.best_failures = None
+            self.verdicts.new_round()
             for n, (rep, status, failed) in enumerate(self._round_items(base, ids, round_)):
                 if status == "proved":
                     proved += 1
@@ -207,7 +204,8 @@ class StagedRun:
                     if self.options.max_repairs is not None and len(held) >= self.options.max_repairs:
                         # the proof of a cheaper-or-equal later candidate is as hard: look on a little, then stop
                         self._round_ends = min(self._round_ends or float("inf"), time.monotonic() + self._held_patience())
-                        if self.verdicts.unprovable:  # no later candidate can be proved either
+                        self.verdicts.until = self._round_ends  # the proofs too
+                        if self.verdicts.hopeless:  # no later candidate can be proved either
                             break
                 elif best is None or (failed, n) < best[:2]:
                     best = (failed, n, rep)
@@ -269,7 +267,7 @@ class StagedRun:
         return (self.options.timeout or 240.0) * HELD_PATIENCE
 
     def _timed_out(self) -> bool:
-        left = self.remaining()
+        left = self.deadline.left()
         return left is not None and left <= 0
 
     def _finish(self, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
@@ -377,7 +375,7 @@ class StagedRun:
                 return
             spec = load_tests(program, tests_dir=self.suite.folder, compare=self.options.compare,
                               test_ids=ids or ())
-            left = self.remaining()
+            left = self.deadline.left()
             # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from functools import partial
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from crepair.oracle.suite import Suite
 from crepair.options import ReferenceOptions
 from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison
-from crepair.toolchain.child import call_in_child
+from crepair.toolchain.child import ChildCall
 
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 
@@ -45,6 +46,8 @@ class CandidateChecks:
         self._failed: dict[str, int] = {}  # test id -> patches it refuted
         self.refuting: list[str] = []  # the tests the last :meth:`failures` saw fail, in the order run
         self.unanswered = False  # the last bounded check did not answer in time
+        self.undecided = False  # the last proof ended without an answer: unknown, or out of time
+        self._reference_check: tuple[Path, ChildCall, float] | None = None  # started, not asked for yet
 
     def same(self, a: bytes, b: bytes) -> bool:
         """Whether outputs ``a`` and ``b`` are equal under the comparison."""
@@ -105,29 +108,56 @@ class CandidateChecks:
         ``proof_only``: no violation is looked for when the bound cuts off
         runs (:func:`crepair.bmc.verify_program`).
         It runs in a forked child killed at the limit
-        (:func:`crepair.toolchain.child.call_in_child`): z3 does not always
+        (:class:`crepair.toolchain.child.ChildCall`): z3 does not always
         answer its own interrupt (floating-point formulas)."""
+        return self._answer(*self._start(text, seconds, proof_only), seconds)
+
+    def _start(self, text: str, seconds: float, proof_only: bool) -> tuple[Path, ChildCall]:
+        """The bounded check of :meth:`verify`, started in a child: (the
+        checked copy, the call)."""
         from crepair.api import verify
 
         target = self.copy(text)
         self.stats.proofs += 1
+        return target, ChildCall(partial(verify, target, unwind=self.unwind, timeout=seconds, reference=self.reference,
+                                         proof_only=proof_only, solver=self.solver))
+
+    def _answer(self, target: Path, call: ChildCall, seconds: float):
+        """The result of the check ``call`` of ``target`` started by
+        :meth:`_start` with ``seconds``: waits until then at most."""
         self.unanswered = False
         try:
-            done, result = call_in_child(partial(verify, target, unwind=self.unwind, timeout=seconds,
-                                                 reference=self.reference, proof_only=proof_only, solver=self.solver),
-                                         timeout=seconds)
+            done, result = call.result(seconds - (time.monotonic() - call.started))
         except BadInput as exc:  # named in the user's file, not in the scratch copy checked
             self.stats.notes.append(f"bounded check not run: {str(exc).replace(str(target), str(self.path))}")
             return None
         self.unanswered = not done
         return result
 
+    def start_reference_check(self, seconds: float) -> None:
+        """Starts :meth:`reference_cut_off`'s check now, in a child, within
+        ``seconds``: it runs beside the search, and the first plausible
+        patch finds its answer ready."""
+        self.cancel_reference_check()
+        self._reference_check = (*self._start(read_source(Path(self.reference.path)), seconds, True), seconds)
+
+    def cancel_reference_check(self) -> None:
+        """Kills a reference check started and not asked for (none: nothing)."""
+        if self._reference_check is not None:
+            self._reference_check[1].cancel()
+            self._reference_check = None
+
     def reference_cut_off(self, seconds: float) -> bool:
         """Whether runs of the reference itself go beyond the unwinding bound
         (within its input bound): then no candidate can be proved equivalent
-        at this bound, whatever its code (checked within ``seconds``; False
-        when the check does not answer)."""
-        result = self.verify(read_source(Path(self.reference.path)), seconds, proof_only=True)
+        at this bound, whatever its code (checked within ``seconds``, or the
+        check :meth:`start_reference_check` started, within its own
+        seconds; False when the check does not answer)."""
+        if self._reference_check is not None:
+            started, self._reference_check = self._reference_check, None
+            result = self._answer(*started)
+        else:
+            result = self.verify(read_source(Path(self.reference.path)), seconds, proof_only=True)
         return result is not None and bool(result.bound.too_small)
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:
@@ -145,6 +175,8 @@ class CandidateChecks:
             self.stats.counterexamples += 1
             return False, None
         self.stats.undecided += 1
+        self.undecided = result is None and self.unanswered or (result is not None and not result.bound.too_small
+                                                               and result.outcome == VerifyOutcome.UNKNOWN)
         if result is None:
             return False, ("bounded check unknown (time limit; stopped)" if self.unanswered
                            else "the bounded check could not take the program")

@@ -6,6 +6,7 @@ reference, each refuting test handed back to the search
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from crepair.oracle.inputs import is_number
@@ -29,7 +30,12 @@ class PatchVerdicts:
     (None: none yet; the caller resets it per round); ``refuter``: the test
     that refuted the last patch ([] when it was not refuted);
     ``unprovable``: the reference's own runs go beyond the bound (None: not
-    checked yet)."""
+    checked yet); ``hopeless``: the reason the last patch passing the suite
+    is not proved holds for every later patch of the program as well (the
+    bound, the input bound, the engine's reach); ``until``: a
+    ``time.monotonic()`` instant no proof may go past (None: the deadline
+    only), once enough repairs passed the suite and the search only looks
+    on a little for a proved one."""
 
     def __init__(self, checks: CandidateChecks, suite, stats, unwind: int, input_bound: int, deadline: Deadline):
         self.checks, self.suite, self.stats = checks, suite, stats
@@ -37,6 +43,21 @@ class PatchVerdicts:
         self.best_failures: int | None = None
         self.refuter: list[str] = []
         self.unprovable: bool | None = None
+        self.hopeless = False
+        self.until: float | None = None
+
+    def new_round(self) -> None:
+        """Forgets the round's counts and cap: the next round starts afresh."""
+        self.best_failures, self.until = None, None
+
+    def start(self) -> None:
+        """Starts the check whether the reference's own runs go beyond the
+        bound (:meth:`CandidateChecks.start_reference_check`) beside the
+        search, so that the first plausible patch does not wait for it."""
+        left = self.deadline.left()
+        budget = REFERENCE_CHECK_SECONDS if left is None else min(REFERENCE_CHECK_SECONDS, left - CHECK_MARGIN)
+        if budget >= 0.5:
+            self.checks.start_reference_check(budget)
 
     def evidence(self, why: str) -> PassesSuite:
         """The evidence of a patch that passes the whole suite; ``why``: why it is not proved."""
@@ -56,6 +77,9 @@ class PatchVerdicts:
             return "refuted", None, failed
         left = self.deadline.left()
         budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
+        if self.until is not None:
+            budget = min(budget, self.until - time.monotonic())
+        self.hopeless = True  # unless the proof ran out of its time (below)
         if budget < 0.5:
             return "tests", self.evidence("no time left for the bounded check"), 0
         if self.unprovable is None:
@@ -73,6 +97,8 @@ class PatchVerdicts:
             self.refuter = self.suite.counterexamples[-1:]
             self.stats.refuted += 1
             return "refuted", None, 1
+        # a smaller formula may be decided in time; the bound, the engine's reach stay
+        self.hopeless = not self.checks.undecided
         return "tests", self.evidence(why), 0
 
     def longest_word(self) -> int:

@@ -1,0 +1,75 @@
+"""The verdicts on plausible patches of the staged run (crepair.schemes.staged_verdicts):
+how much time a proof gets, and when looking on for a proved repair is pointless."""
+
+from __future__ import annotations
+
+import time
+
+from crepair.oracle.suite import Suite
+from crepair.records import PassesSuite
+from crepair.schemes.staged_options import StagedStats
+from crepair.schemes.staged_verdicts import PROOF_SECONDS, PatchVerdicts
+from crepair.schemes.time_limit import Deadline
+
+
+class FakeChecks:
+    """The checks' interface PatchVerdicts uses: every patch passes the
+    suite; the proof answers ``answer`` ((proved, why), with ``undecided``)
+    and records the seconds it was given."""
+
+    def __init__(self, answer: tuple[bool, str | None], undecided: bool, cut_off: bool = False):
+        self.answer, self.undecided, self.cut_off = answer, undecided, cut_off
+        self.refuting: list[str] = []
+        self.budgets: list[float] = []
+        self.unanswered = False
+
+    def failures(self, text, suite, enough=None) -> int:
+        return 0
+
+    def reference_cut_off(self, seconds: float) -> bool:
+        return self.cut_off
+
+    def prove(self, text: str, seconds: float, suite) -> tuple[bool, str | None]:
+        self.budgets.append(seconds)
+        return self.answer
+
+
+class Patch:
+    patched = "int main(void) { return 0; }"
+
+
+def verdicts(tmp_path, checks: FakeChecks, timeout: float = 60.0) -> PatchVerdicts:
+    suite = Suite(tmp_path)
+    suite.add("given", b"1\n", b"1\n")
+    return PatchVerdicts(checks, suite, StagedStats(), unwind=8, input_bound=8, deadline=Deadline.after(timeout))
+
+
+def test_a_proof_out_of_time_leaves_hope_for_a_later_patch_and_its_proof_is_capped_by_the_look_on(tmp_path):
+    checks = FakeChecks((False, "bounded check unknown (time limit; stopped)"), undecided=True)
+    v = verdicts(tmp_path, checks)
+    status, evidence, failed = v.verdict(Patch())
+    assert (status, failed) == ("tests", 0) and isinstance(evidence, PassesSuite)
+    assert evidence.why_not_proved == "bounded check unknown (time limit; stopped)"
+    assert not v.hopeless and checks.budgets == [PROOF_SECONDS]
+    v.until = time.monotonic() + 2.0  # enough repairs: the search looks on 2 s more, the proofs with it
+    v.verdict(Patch())
+    assert 1.0 < checks.budgets[-1] <= 2.0
+    v.until = time.monotonic() + 0.1  # too little left for a proof: not even started
+    status, evidence, _ = v.verdict(Patch())
+    assert status == "tests" and evidence.why_not_proved == "no time left for the bounded check"
+    assert len(checks.budgets) == 2 and v.hopeless
+    v.new_round()
+    assert v.until is None and v.best_failures is None
+
+
+def test_a_reason_every_later_patch_shares_makes_looking_on_pointless(tmp_path):
+    beyond = FakeChecks((False, "runs go beyond unwinding bound 8"), undecided=False)
+    v = verdicts(tmp_path, beyond)
+    assert v.verdict(Patch())[0] == "tests" and v.hopeless
+    cut_off = FakeChecks((True, None), undecided=False, cut_off=True)  # the reference's own runs: never proved
+    v = verdicts(tmp_path, cut_off)
+    status, evidence, _ = v.verdict(Patch())
+    assert status == "tests" and v.hopeless and cut_off.budgets == []
+    assert "runs of the reference go beyond unwinding bound 8" in evidence.why_not_proved
+    proved = verdicts(tmp_path, FakeChecks((True, None), undecided=False))
+    assert proved.verdict(Patch())[0] == "proved"
