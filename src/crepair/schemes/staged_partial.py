@@ -21,7 +21,9 @@ where round 2 starts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.records import Repair
@@ -29,6 +31,8 @@ from crepair.schemes.staged_checks import CandidateChecks
 from crepair.testequiv.candidates import Schema
 from crepair.testsuite.runner import output_distance
 from crepair.testsuite.spec import Comparison
+
+BUILDERS = min(4, os.cpu_count() or 1)  # candidates built and run at once by nearest_fix
 
 
 def first_stage(original: str, checks: CandidateChecks, suite, compare: Comparison) -> tuple[
@@ -54,19 +58,28 @@ def nearest_fix(near: list[tuple[int, Repair]], base: str, checks: CandidateChec
     ``suite`` are nearest the expected ones, as (``base``'s distance, its
     distance, the repair); None when none is nearer than ``base`` (or
     ``base`` does not compile).  Each candidate is built and run once on
-    the given tests; stops early when ``timed_out()``."""
+    the given tests, :data:`BUILDERS` at a time (gcc is most of the time);
+    stops early when ``timed_out()``."""
     if not near:
         return None
-    before = outputs_distance(base, checks, suite, compare)
-    if before is None:
-        return None
-    best: tuple[int, Repair] | None = None
-    for rep in dict((r.patched, r) for _, r in sorted(near, key=lambda n: n[0])).values():
-        after = outputs_distance(rep.patched, checks, suite, compare)
-        if after is not None and after < (before if best is None else best[0]):
-            best = (after, rep)
-        if timed_out():
-            break
+    candidates = list(dict((r.patched, r) for _, r in sorted(near, key=lambda n: n[0])).values())
+    with ThreadPoolExecutor(max_workers=BUILDERS) as pool:
+        distances = [pool.submit(outputs_distance, text, checks, suite, compare)
+                     for text in [base] + [r.patched for r in candidates]]
+        try:
+            before = distances[0].result()
+            if before is None:
+                return None
+            best: tuple[int, Repair] | None = None
+            for rep, distance in zip(candidates, distances[1:]):
+                after = distance.result()
+                if after is not None and after < (before if best is None else best[0]):
+                    best = (after, rep)
+                if timed_out():
+                    break
+        finally:
+            for distance in distances:
+                distance.cancel()
     return None if best is None else (before, *best)
 
 
