@@ -270,3 +270,35 @@ def test_the_examples_of_the_bitwuzla_module():
     import doctest
 
     assert doctest.testmod(bzla).failed == 0
+
+
+def test_assertions_sharing_terms_are_printed_once_for_bitwuzla():
+    """z3's printer shares subterms within one assertion only: 300
+    assertions each reading a step of one chain of 300 terms were printed
+    300 times over (Codeflaws 300-B: 1.7 GB of text); as one conjunction,
+    each step once."""
+    x = smt.BitVec("x", 32)
+    chain = [x]
+    for i in range(300):
+        chain.append(chain[-1] * chain[-1] + i)
+    assertions = [step != i for i, step in enumerate(chain)]
+    text = bzla.smt2_text(assertions)
+    deepest = bzla.smt2_text([chain[-1] != 7])
+    assert len(text) < 2 * len(deepest) + 300 * 40
+    run = bzla.BitwuzlaRun(text, seconds=20)
+    run.start()
+    run.join()
+    assert run.verdict == Verdict.SAT and not run.unreadable
+
+
+def test_a_bitwuzla_run_stops_at_its_time_limit():
+    x, y = smt.BitVec("x", 64), smt.BitVec("y", 64)
+    text = bzla.smt2_text([x * y == smt.BitVecVal(4294967291 * 4294967279, 64), smt.UGT(x, 1), smt.UGT(y, 1),
+                           smt.ULT(x, smt.BitVecVal(1 << 33, 64)), smt.ULT(y, smt.BitVecVal(1 << 33, 64)),
+                           x != 4294967291, x != 4294967279])
+    start = time.monotonic()
+    run = bzla.BitwuzlaRun(text, seconds=0.5)
+    run.start()
+    run.join()
+    assert (run.verdict, run.reason) == (Verdict.UNKNOWN, "timeout")
+    assert time.monotonic() - start < 2

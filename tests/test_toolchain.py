@@ -97,11 +97,12 @@ def test_a_started_child_call_runs_beside_the_caller_and_is_gone_once_answered_o
     _time.sleep(0.8)  # the caller works meanwhile: the answer is there when asked for
     start = _time.monotonic()
     assert call.result(5) == (True, "ready")
-    assert _time.monotonic() - start < 0.3 and call._proc is None
+    assert _time.monotonic() - start < 0.3 and not call.running
     hung = ChildCall(_sleep_then, 1, 30.0)
-    pid = hung._proc.pid
+    pid = hung._pid
+    assert hung.running and not hung.wait(0.1)
     hung.cancel()
-    assert hung._proc is None and hung.result(5) == (False, None)
+    assert not hung.running and hung.result(5) == (False, None)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     with pytest.raises(ValueError, match="from the child"):

@@ -7,8 +7,8 @@ Bitwuzla's own parser reads them into its term manager.  z3's
 ``fp.to_ieee_bv`` (floating point to its bit pattern), which SMT-LIB lacks,
 becomes a fresh bit-vector constant ``v`` with ``((_ to_fp e s) v) = x``:
 ``v`` is then any pattern of ``x`` (any NaN pattern for a NaN, as z3 leaves
-open too).  The check runs in a thread (:class:`BitwuzlaRun`; Bitwuzla
-releases the GIL while it solves) that a deadline, a cancel or Ctrl-C
+open too).  The check runs in a forked child watched by a thread
+(:class:`BitwuzlaRun`) that a deadline, a cancel or Ctrl-C
 (:func:`crepair.interrupt.requested`) stops with UNKNOWN.  On SAT the values
 of the declared constants are read back as SMT-LIB text, and
 :func:`model_of` turns them into a z3 model, so counterexamples are read as
@@ -35,6 +35,7 @@ import z3
 from crepair import interrupt
 from crepair.solver.smt import Verdict
 from crepair.solver.terms import subterms
+from crepair.toolchain.child import ChildCall
 
 #: seconds a cancelled check may take to stop before it is left to run out
 STOP_GRACE = 0.5
@@ -54,43 +55,88 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
 def smt2_text(assertions: Sequence[z3.BoolRef]) -> str:
     """The SMT-LIB 2 script (declarations and assertions, shared subterms
     as ``let``s, no ``check-sat``) of ``assertions``, in the SMT-LIB
-    theories Bitwuzla reads."""
-    solver = z3.Solver()
-    solver.add(*assertions)
-    text = solver.to_smt2()
+    theories Bitwuzla reads.
+
+    The assertions go to z3's printer as one conjunction: it shares
+    subterms (``let``) within one assertion only, so a term every
+    assertion reads (the unwound program's array state) was printed once
+    per assertion — 1.7 GB of text in a minute for Codeflaws 300-B's 26,225
+    assertions, 6 MB in 0.2 s as one."""
+    text = _script(assertions)
     if "fp.to_ieee_bv" in text:
-        solver = z3.Solver()
-        solver.add(*_without_to_ieee_bv(assertions))
-        text = solver.to_smt2()
+        text = _script(_without_to_ieee_bv(assertions))
     return text.replace("(check-sat)", "")
+
+
+def _script(assertions: Sequence[z3.BoolRef]) -> str:
+    """z3's SMT-LIB 2 script of ``assertions`` as one assertion (an ``and``
+    of two or more: Bitwuzla rejects an ``and`` of one)."""
+    solver = z3.Solver()
+    solver.add(*(assertions if len(assertions) < 2 else [z3.And(*assertions)]))
+    return solver.to_smt2()
 
 
 #: Bitwuzla's answers as verdicts
 _VERDICTS = {bitwuzla.Result.SAT: Verdict.SAT, bitwuzla.Result.UNSAT: Verdict.UNSAT}
 
 
+def _solve(text: str, seconds: float | None, seed: int) -> tuple[Verdict, str, list[tuple[str, str, str]], bool]:
+    """Bitwuzla's check of ``text`` within ``seconds`` (in the child of a
+    :class:`BitwuzlaRun`): (verdict, reason when UNKNOWN, the values when
+    SAT, whether its parser rejected ``text``)."""
+    end = None if seconds is None else time.monotonic() + seconds
+    unreadable = True
+    try:
+        options = bitwuzla.Options()
+        options.set(bitwuzla.Option.PRODUCE_MODELS, True)
+        options.set(bitwuzla.Option.SEED, seed)
+        if seconds is not None:  # a second guard, where the terminator is not asked
+            options.set(bitwuzla.Option.TIME_LIMIT_PER, max(1, int(seconds * 1000) + 100))
+        parser = bitwuzla.Parser(bitwuzla.TermManager(), options)
+        parser.parse(text, True, False)
+        unreadable = False
+        solver = parser.bitwuzla()
+        solver.configure_terminator(lambda: end is not None and time.monotonic() >= end)
+        verdict = _VERDICTS.get(solver.check_sat(), Verdict.UNKNOWN)
+        values = [] if verdict != Verdict.SAT else [(f.symbol(), str(f.sort()), str(solver.get_value(f)))
+                                                    for f in parser.get_declared_funs()]
+        return verdict, "" if verdict != Verdict.UNKNOWN else "timeout", values, False
+    except Exception as exc:  # a parse error, or memory: unknown, with the reason
+        return Verdict.UNKNOWN, f"bitwuzla: {exc}", [], unreadable
+
+
 class BitwuzlaRun:
-    """One satisfiability check of the SMT-LIB 2 ``text`` by Bitwuzla, in
-    a thread of its own (``with`` block or :meth:`start`/:meth:`join`).
-    Read the answer only once :attr:`done` is set.
+    """One satisfiability check of the SMT-LIB 2 ``text`` by Bitwuzla
+    (``with`` block or :meth:`start`/:meth:`join`).  Read the answer only
+    once :attr:`done` is set.
+
+    Bitwuzla solves in a forked child (:class:`crepair.toolchain.child.ChildCall`),
+    watched by a thread of this process that kills it at the time limit,
+    on :meth:`cancel` or on Ctrl-C: in a thread of this process its parser
+    and preprocessing held the interpreter's lock for minutes past the
+    limit on large formulas (Codeflaws 300-B: a check given 7 s took 47 s,
+    and 6.7 GB).
 
     ``seconds``: the time limit (None: none); ``seed``: Bitwuzla's random
     seed; ``on_decided``: called from the thread once the answer is SAT or
     UNSAT (the portfolio interrupts z3 with it).  After :meth:`join`:
     ``verdict``; ``reason`` when UNKNOWN ("timeout", "interrupted",
     "cancelled" or Bitwuzla's error, e.g. a symbol its parser does not
-    know); ``unreadable``: Bitwuzla's parser rejected ``text``; ``values`` when SAT: (name, SMT-LIB sort, SMT-LIB value) of each
-    declared constant, in declaration order; ``seconds`` spent.  Nothing
-    here raises: Bitwuzla's errors become UNKNOWN with their text.
+    know); ``unreadable``: Bitwuzla's parser rejected ``text``; ``values``
+    when SAT: (name, SMT-LIB sort, SMT-LIB value) of each declared
+    constant, in declaration order; ``seconds`` spent.  Nothing here
+    raises: Bitwuzla's errors become UNKNOWN with their text.
     """
 
     def __init__(self, text: str, seconds: float | None = None, seed: int = 0,
                  on_decided: Callable[[], None] | None = None):
         self._text = text
-        self._end = None if seconds is None else time.monotonic() + seconds
+        self._seconds = seconds
+        self._end: float | None = None
         self._seed = seed
         self._on_decided = on_decided
         self._cancel = threading.Event()
+        self._call: ChildCall | None = None
         self.done = threading.Event()
         self.verdict = Verdict.UNKNOWN
         self.reason = "not run"
@@ -100,6 +146,10 @@ class BitwuzlaRun:
         self._thread = threading.Thread(target=self._run, name="crepair-bitwuzla", daemon=True)
 
     def start(self) -> None:
+        """Forks the child (from the calling thread, before the portfolio's
+        z3 thread starts) and the thread that watches it."""
+        self._end = None if self._seconds is None else time.monotonic() + self._seconds
+        self._call = ChildCall(_solve, self._text, self._seconds, self._seed)
         self._thread.start()
 
     def cancel(self) -> None:
@@ -117,40 +167,33 @@ class BitwuzlaRun:
         return self
 
     def __exit__(self, *exc) -> None:
-        """Cancel the check and wait :data:`STOP_GRACE` seconds at most:
-        Bitwuzla does not ask its terminator everywhere (e.g. while it
-        parses), and a run that goes on is left to its own time limit
-        (its answer is then never read: :attr:`done` is not set)."""
+        """Cancel the check and wait :data:`STOP_GRACE` seconds at most."""
         self.cancel()
         self.join(STOP_GRACE)
 
     def _stop(self) -> bool:
-        """Bitwuzla's terminator: called often while it solves."""
+        """Whether the child is to be killed: cancelled, Ctrl-C, or past the limit."""
         return (self._cancel.is_set() or interrupt.requested()
                 or (self._end is not None and time.monotonic() >= self._end))
 
     def _run(self) -> None:
         start = time.monotonic()
+        call = self._call
         try:
-            options = bitwuzla.Options()
-            options.set(bitwuzla.Option.PRODUCE_MODELS, True)
-            options.set(bitwuzla.Option.SEED, self._seed)
-            if self._end is not None:  # a second guard, where the terminator is not asked
-                options.set(bitwuzla.Option.TIME_LIMIT_PER, max(1, int((self._end - start) * 1000) + 100))
-            parser = bitwuzla.Parser(bitwuzla.TermManager(), options)
-            self.unreadable = True
-            parser.parse(self._text, True, False)
-            self.unreadable = False
-            solver = parser.bitwuzla()
-            solver.configure_terminator(self._stop)
-            self.verdict = _VERDICTS.get(solver.check_sat(), Verdict.UNKNOWN)
-            if self.verdict == Verdict.SAT:
-                self.values = [(f.symbol(), str(f.sort()), str(solver.get_value(f)))
-                               for f in parser.get_declared_funs()]
-            self.reason = "" if self.verdict != Verdict.UNKNOWN else self._why()
-        except Exception as exc:  # a parse error, or memory: unknown, with the reason
+            while not call.wait(0.02):
+                if self._stop():
+                    call.cancel()
+                    self.verdict, self.reason = Verdict.UNKNOWN, self._why()
+                    return
+            answered, value = call.result(0.0)
+            if answered:
+                self.verdict, self.reason, self.values, self.unreadable = value
+            else:
+                self.verdict, self.reason = Verdict.UNKNOWN, "bitwuzla: its process died (memory?)"
+        except Exception as exc:  # an answer that does not unpickle: unknown, with the reason
             self.verdict, self.reason = Verdict.UNKNOWN, f"bitwuzla: {exc}"
         finally:
+            call.cancel()
             self.seconds = time.monotonic() - start
             self.done.set()
         if self.verdict != Verdict.UNKNOWN and self._on_decided is not None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import z3
+from z3 import z3core
 
 if TYPE_CHECKING:
     from crepair.solver.smt import Model
@@ -77,12 +78,35 @@ def subterms(terms: Iterable[z3.ExprRef]) -> Iterator[z3.ExprRef]:
 
 
 def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
-    """The uninterpreted constants occurring in ``terms`` (deterministic order)."""
-    found: dict[str, z3.ExprRef] = {}
-    for t in subterms(terms):
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found.setdefault(t.decl().name(), t)
-    return [found[name] for name in sorted(found)]
+    """The uninterpreted constants occurring in ``terms`` (deterministic
+    order: by name).  The walk over the DAG calls z3's C API on raw
+    pointers (a wrapper object per node made it four times slower: 6.6 s
+    for the 123,000 nodes of Codeflaws 300-B's equivalence check)."""
+    terms = list(terms)
+    if not terms:
+        return []
+    ctx = terms[0].ctx
+    ref = ctx.ref()
+    seen: set[int] = set()
+    found: dict[str, object] = {}
+    stack = [t.as_ast() for t in terms]
+    while stack:
+        ast = stack.pop()
+        key = z3core.Z3_get_ast_id(ref, ast)
+        if key in seen:
+            continue
+        seen.add(key)
+        kind = z3core.Z3_get_ast_kind(ref, ast)
+        if kind == z3.Z3_QUANTIFIER_AST:  # a lambda's or quantifier's body (its bound variables are no constants)
+            stack.append(z3core.Z3_get_quantifier_body(ref, ast))
+        elif kind == z3.Z3_APP_AST:
+            app = z3core.Z3_to_app(ref, ast)
+            arity = z3core.Z3_get_app_num_args(ref, app)
+            if arity:
+                stack.extend(z3core.Z3_get_app_arg(ref, app, i) for i in range(arity))
+            elif z3core.Z3_get_decl_kind(ref, decl := z3core.Z3_get_app_decl(ref, app)) == z3.Z3_OP_UNINTERPRETED:
+                found.setdefault(z3.z3._symbol2py(ctx, z3core.Z3_get_decl_name(ref, decl)), ast)
+    return [z3.z3._to_expr_ref(found[name], ctx) for name in sorted(found)]
 
 
 def renamer(terms: Iterable[z3.ExprRef], suffix: str, keep: Iterable[str] = ()):

@@ -12,21 +12,23 @@ go on meanwhile (a check that can run beside the search).
 
 from __future__ import annotations
 
-import multiprocessing
+import atexit
 import os
 import pickle
 import signal
 import time
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 _GRACE = 0.5  # seconds the child has to send its result after the limit before it is killed
+_LIVE: set[int] = set()  # process ids of children not yet reaped: killed when this process exits
 
 
-def _child(conn, fn: Callable[..., Any], args: tuple) -> None:
-    os.setpgid(0, 0)
+def _child(conn: Connection, fn: Callable[..., Any], args: tuple) -> None:
+    os.setpgid(0, 0)  # its own process group: Ctrl-C reaches the parent, which kills it
     try:
         conn.send_bytes(pickle.dumps(("value", fn(*args))))
     except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises or reports it
@@ -38,26 +40,69 @@ def _child(conn, fn: Callable[..., Any], args: tuple) -> None:
         conn.close()
 
 
+def _kill(pid: int) -> None:
+    """Kills the child ``pid`` and its process group, and reaps it."""
+    for kill, target in ((os.killpg, pid), (os.kill, pid)):
+        try:
+            kill(target, signal.SIGKILL)
+            break
+        except (ProcessLookupError, PermissionError):
+            continue
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    _LIVE.discard(pid)
+
+
+@atexit.register
+def _kill_live() -> None:
+    for pid in list(_LIVE):
+        _kill(pid)
+
+
 class ChildCall:
     """``fn(*args)`` started now in a forked child (see the module's
     docstring); :meth:`result` waits for its answer, :meth:`cancel` kills
-    it.  Where ``fork`` does not exist the call runs here, at once."""
+    it.  Made with ``os.fork`` itself (not ``multiprocessing``, whose
+    children may not have children: a bounded check run in a child starts
+    Bitwuzla in one).  Where ``fork`` does not exist the call runs here,
+    at once."""
 
     def __init__(self, fn: Callable[..., T], *args: Any):
         self.started = time.monotonic()
-        self._proc = self._receive = None
+        self._pid: int | None = None
+        self._receive: Connection | None = None
         self._here: tuple[str, Any] | None = None
-        if "fork" not in multiprocessing.get_all_start_methods():
+        if not hasattr(os, "fork"):
             try:
                 self._here = ("value", fn(*args))
             except Exception as exc:  # noqa: BLE001 - raised by result(), as from a child
                 self._here = ("error", exc)
             return
-        ctx = multiprocessing.get_context("fork")
-        self._receive, send = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_child, args=(send, fn, args), daemon=True)
-        self._proc.start()
-        send.close()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: answer through the pipe, then leave without the parent's exit handlers
+            os.close(read)
+            try:
+                _child(Connection(write), fn, args)
+            finally:
+                os._exit(0)
+        os.close(write)
+        self._pid, self._receive = pid, Connection(read)
+        _LIVE.add(pid)
+
+    @property
+    def running(self) -> bool:
+        """Whether the child has not been killed or reaped yet."""
+        return self._pid is not None
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the answer is ready (or the child gone), waiting at most
+        ``timeout`` seconds; the child is left running either way."""
+        if self._here is not None or self._receive is None:
+            return True
+        return self._receive.poll(max(0.0, timeout))
 
     def result(self, timeout: float) -> tuple[bool, Any]:
         """``(True, value)`` once the child answers, waiting at most
@@ -85,14 +130,9 @@ class ChildCall:
         if self._receive is not None:
             self._receive.close()
             self._receive = None
-        if self._proc is not None:
-            if self._proc.is_alive():
-                try:
-                    os.killpg(self._proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    self._proc.kill()
-            self._proc.join(1.0)
-            self._proc = None
+        if self._pid is not None:
+            _kill(self._pid)
+            self._pid = None
 
 
 def call_in_child(fn: Callable[..., T], *args: Any, timeout: float) -> tuple[bool, T | None]:
