@@ -124,10 +124,16 @@ def decide(solver: z3.Solver, z3_check: Callable[[], z3.CheckSatResult], seconds
     then decides.  Raises ``KeyboardInterrupt`` on Ctrl-C (both stopped),
     :class:`SolverDisagreement` when the solvers contradict each other.
     ``solver`` keeps its assertions."""
+    started = time.monotonic()
     assertions = list(solver.assertions())
+    text = bzla.smt2_text(assertions)
+    if seconds is not None:  # printing a large formula takes seconds of the limit too
+        seconds -= time.monotonic() - started
+        if seconds <= 0:
+            return Decision(Verdict.UNKNOWN, "", "timeout")
     wake = threading.Event()
     z3run: _Z3Run | None = None
-    run = bzla.BitwuzlaRun(bzla.smt2_text(assertions), seconds, seed, lambda: _first(z3run, wake))
+    run = bzla.BitwuzlaRun(text, seconds, seed, lambda: _first(z3run, wake))
     if with_z3:
         z3run = _Z3Run(solver, seconds, seed, lambda: _first(run, wake))
     end = None if seconds is None else time.monotonic() + seconds + WAIT_GRACE
