@@ -114,6 +114,15 @@ def test_stop_ends_the_search_with_its_reason():
     assert list(run) == [] and run.stopped == "time" and not run.complete
 
 
+def test_stop_is_asked_between_the_tests_of_one_candidate():
+    # a candidate that loops runs each test to its time-out (50 ms): sixty tests went 3 s past the run's limit
+    space = _space(FIG3)
+    run = Exploration(space, ["t", "u", "v"], lambda p, t, others: (True, frozenset({p})), partition=False)
+    run.stop = lambda: "time" if run.stats.executions >= 1 else None
+    assert list(run) == [] and run.stopped == "time"
+    assert run.stats.executions == 1 and run.stats.picked == 1
+
+
 def test_explored_counts_a_failing_class_before_the_search_reaches_it():
     # Definition 6.1: a candidate is explored once the algorithm knows it fails a test.
     # Stop after the first execution: i >= 0 failed with class {i >= 0, c >= 0};

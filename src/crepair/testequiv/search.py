@@ -139,6 +139,9 @@ class Exploration:
                 if p in passing[t]:  # line 10: in a passing class of t
                     stats.skipped_passing += 1
                     continue
+                if self.stop is not None and (reason := self.stop()):  # a candidate may run every test: ~0.6 s
+                    self.stopped = reason
+                    return
                 others = frozenset()
                 if self.partition:
                     others = frozenset(
