@@ -107,3 +107,10 @@ def test_a_started_child_call_runs_beside_the_caller_and_is_gone_once_answered_o
         os.kill(pid, 0)
     with pytest.raises(ValueError, match="from the child"):
         ChildCall(_fail).result(5)
+
+
+def test_a_child_call_beside_the_caller_can_run_at_a_lower_priority():
+    from crepair.toolchain.child import ChildCall
+
+    assert ChildCall(os.nice, 0, nice=5).result(5) == (True, os.nice(0) + 5)
+    assert ChildCall(os.nice, 0).result(5) == (True, os.nice(0))

@@ -24,6 +24,7 @@ from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison
 from crepair.toolchain.child import ChildCall
 
+BESIDE_NICE = 10  # niceness increment of a bounded check run beside the search
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 
 
@@ -112,15 +113,16 @@ class CandidateChecks:
         answer its own interrupt (floating-point formulas)."""
         return self._answer(*self._start(text, seconds, proof_only), seconds)
 
-    def _start(self, text: str, seconds: float, proof_only: bool) -> tuple[Path, ChildCall]:
-        """The bounded check of :meth:`verify`, started in a child: (the
-        checked copy, the call)."""
+    def _start(self, text: str, seconds: float, proof_only: bool, nice: int = 0) -> tuple[Path, ChildCall]:
+        """The bounded check of :meth:`verify`, started in a child (at
+        niceness ``nice`` more than this process): (the checked copy, the
+        call)."""
         from crepair.api import verify
 
         target = self.copy(text)
         self.stats.proofs += 1
         return target, ChildCall(partial(verify, target, unwind=self.unwind, timeout=seconds, reference=self.reference,
-                                         proof_only=proof_only, solver=self.solver))
+                                         proof_only=proof_only, solver=self.solver), nice=nice)
 
     def _answer(self, target: Path, call: ChildCall, seconds: float):
         """The result of the check ``call`` of ``target`` started by
@@ -137,9 +139,13 @@ class CandidateChecks:
     def start_reference_check(self, seconds: float) -> None:
         """Starts :meth:`reference_cut_off`'s check now, in a child, within
         ``seconds``: it runs beside the search, and the first plausible
-        patch finds its answer ready."""
+        patch finds its answer ready.  It runs at a lower priority
+        (:data:`BESIDE_NICE`): the search's runs of candidates on the tests
+        have time-outs of a quarter second, which a busy processor made
+        them miss."""
         self.cancel_reference_check()
-        self._reference_check = (*self._start(read_source(Path(self.reference.path)), seconds, True), seconds)
+        started = self._start(read_source(Path(self.reference.path)), seconds, True, nice=BESIDE_NICE)
+        self._reference_check = (*started, seconds)
 
     def cancel_reference_check(self) -> None:
         """Kills a reference check started and not asked for (none: nothing)."""

@@ -27,8 +27,10 @@ _GRACE = 0.5  # seconds the child has to send its result after the limit before 
 _LIVE: set[int] = set()  # process ids of children not yet reaped: killed when this process exits
 
 
-def _child(conn: Connection, fn: Callable[..., Any], args: tuple) -> None:
+def _child(conn: Connection, fn: Callable[..., Any], args: tuple, nice: int = 0) -> None:
     os.setpgid(0, 0)  # its own process group: Ctrl-C reaches the parent, which kills it
+    if nice:
+        os.nice(nice)
     try:
         conn.send_bytes(pickle.dumps(("value", fn(*args))))
     except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises or reports it
@@ -67,9 +69,11 @@ class ChildCall:
     it.  Made with ``os.fork`` itself (not ``multiprocessing``, whose
     children may not have children: a bounded check run in a child starts
     Bitwuzla in one).  Where ``fork`` does not exist the call runs here,
-    at once."""
+    at once.  ``nice``: the child's niceness increment (0: this process's
+    priority), for a call that runs beside work of this process and must
+    not slow it down."""
 
-    def __init__(self, fn: Callable[..., T], *args: Any):
+    def __init__(self, fn: Callable[..., T], *args: Any, nice: int = 0):
         self.started = time.monotonic()
         self._pid: int | None = None
         self._receive: Connection | None = None
@@ -85,7 +89,7 @@ class ChildCall:
         if pid == 0:  # the child: answer through the pipe, then leave without the parent's exit handlers
             os.close(read)
             try:
-                _child(Connection(write), fn, args)
+                _child(Connection(write), fn, args, nice)
             finally:
                 os._exit(0)
         os.close(write)
