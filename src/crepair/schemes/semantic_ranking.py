@@ -146,10 +146,11 @@ def probe_of(run, ws) -> Probe | None:
 def measure(run, probe: Probe | None, repair: Repair, order: int, cand, clock: Clock) -> Ranked:
     """The ranking record of a validated patch: its behaviour and
     distance on ``probe``, measured with the meta-program running
-    ``cand`` (not after the run's time limit, but always for the first)."""
+    ``cand`` (not after the run's time limit: a patch validated just
+    before it keeps its cost only)."""
     from crepair.testequiv.protocol import run_environment
 
-    if probe is None or (order and clock.over()):
+    if probe is None or clock.over():
         return Ranked(repair, order, cand.cost)
     b = probe.behaviour(run_environment(run.linked.runtime_id(cand.id)))
     return Ranked(repair, order, cand.cost, b, probe.distance(b))

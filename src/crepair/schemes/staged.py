@@ -40,6 +40,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from crepair.bmc import VerifyOutcome
 from crepair.errors import UsageError
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, write_suite
@@ -150,7 +151,8 @@ class StagedRun:
             return None
         result = self.checks.verify(text, budget)
         # cut by the run's deadline, not by its own SEED_SECONDS: the run's time limit, not a lack of inputs
-        self._no_time_to_seed = self.checks.unanswered and budget < SEED_SECONDS
+        self._no_time_to_seed = budget < SEED_SECONDS and (self.checks.unanswered or (
+            result is not None and result.outcome == VerifyOutcome.UNKNOWN))  # cut, or unknown: the time left
         return self.checks.test_of(result, text)
 
     def __iter__(self) -> Iterator[Repair]:
