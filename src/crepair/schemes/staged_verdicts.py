@@ -54,10 +54,16 @@ class PatchVerdicts:
         """Starts the check whether the reference's own runs go beyond the
         bound (:meth:`CandidateChecks.start_reference_check`) beside the
         search, so that the first plausible patch does not wait for it."""
-        left = self.deadline.left()
-        budget = REFERENCE_CHECK_SECONDS if left is None else min(REFERENCE_CHECK_SECONDS, left - CHECK_MARGIN)
+        budget = self.budget(REFERENCE_CHECK_SECONDS)
         if budget >= 0.5:
             self.checks.start_reference_check(budget)
+
+    def budget(self, most: float) -> float:
+        """Seconds a bounded check of at most ``most`` seconds gets: it ends
+        :data:`CHECK_MARGIN` before the deadline, and not after ``until``."""
+        left = self.deadline.left()
+        budget = most if left is None else min(most, left - CHECK_MARGIN)
+        return budget if self.until is None else min(budget, self.until - time.monotonic())
 
     def evidence(self, why: str) -> PassesSuite:
         """The evidence of a patch that passes the whole suite; ``why``: why it is not proved."""
@@ -75,10 +81,7 @@ class PatchVerdicts:
                 self.best_failures = failed
             self.stats.refuted += 1
             return "refuted", None, failed
-        left = self.deadline.left()
-        budget = PROOF_SECONDS if left is None else min(PROOF_SECONDS, left - CHECK_MARGIN)
-        if self.until is not None:
-            budget = min(budget, self.until - time.monotonic())
+        budget = self.budget(PROOF_SECONDS)
         self.hopeless = True  # unless the proof ran out of its time (below)
         if budget < 0.5:
             return "tests", self.evidence("no time left for the bounded check"), 0

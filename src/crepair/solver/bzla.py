@@ -181,8 +181,7 @@ class BitwuzlaRun:
         call = self._call
         try:
             while not call.wait(0.02):
-                if self._stop():
-                    call.cancel()
+                if self._stop():  # the child is killed below
                     self.verdict, self.reason = Verdict.UNKNOWN, self._why()
                     return
             answered, value = call.result(0.0)

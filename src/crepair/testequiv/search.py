@@ -106,6 +106,13 @@ class Exploration:
         finally:
             self.stats.seconds = time.monotonic() - start
 
+    def _stop_asked(self) -> bool:
+        """Whether ``stop`` says to stop (its reason then in ``stopped``)."""
+        reason = self.stop() if self.stop is not None else None
+        if reason:
+            self.stopped = reason
+        return bool(reason)
+
     def _search(self) -> Iterator[int]:
         self._order = order = list(dict.fromkeys([*self._order, *self.tests]))  # tests added before: first
         by_site: dict[int, list[int]] = {}
@@ -120,11 +127,8 @@ class Exploration:
         done: set[int] = set()
         stats = self.stats
         for cand in self.space.candidates:
-            if self.stop is not None:
-                reason = self.stop()
-                if reason:
-                    self.stopped = reason
-                    return
+            if self._stop_asked():
+                return
             if self.max_cost is not None and cand.cost > self.max_cost:
                 self.stopped = f"cost above {self.max_cost}"
                 return
@@ -139,8 +143,7 @@ class Exploration:
                 if p in passing[t]:  # line 10: in a passing class of t
                     stats.skipped_passing += 1
                     continue
-                if self.stop is not None and (reason := self.stop()):  # a candidate may run every test: ~0.6 s
-                    self.stopped = reason
+                if self._stop_asked():  # between tests too: a candidate may run every test (~0.6 s)
                     return
                 others = frozenset()
                 if self.partition:
