@@ -222,6 +222,22 @@ def test_an_output_that_depends_on_what_the_stack_holds_is_not_a_test_even_when_
         assert oracle.expected(b"x\n") == b""  # exits 1 before reading the array: a valid test
 
 
+def test_an_output_that_depends_on_characters_read_past_the_end_of_the_input_is_not_a_test(tmp_path):
+    """Equal neighbours among ``n`` characters, given fewer: those never
+    read are equal under every uniform fill (the pattern, zeros, and the
+    zeros of a fresh stack page the plain build often has) and differ on a
+    dirty stack (Codeflaws 266-A: such an input, kept, refuted the accepted
+    fix)."""
+    ref = tmp_path / "ref.c"
+    ref.write_text('#include <stdio.h>\nint main(void) { int n, i, c = 0; char s[1000]; scanf("%d", &n);\n'
+                   '    for (i = 0; i <= n; i++) scanf("%c", &s[i]);\n'
+                   '    for (i = 1; i < n; i++) if (s[i] == s[i + 1]) c++;\n'
+                   '    printf("%d\\n", c); return 0; }\n')
+    with ReferenceProgram(ref) as oracle:
+        assert oracle.expected(b"5\nRGGBR\n") == b"1\n"
+        assert [oracle.expected(b"10\nRRRRR\n") for _ in range(6)] == [None] * 6
+
+
 # -- the staged run -------------------------------------------------------------------------------
 
 SUM = r"""#include <stdio.h>
@@ -278,6 +294,39 @@ def test_a_test_that_refutes_a_patch_joins_the_search_and_the_reference_s_loop_r
     assert isinstance(evidence, PassesSuite) and evidence.generated == run.stats.generated > 0
     assert "runs of the reference go beyond unwinding bound 8" in evidence.why_not_proved
     assert run.stats.proofs == 1  # the reference's own bound check, once: no candidate's proof is tried
+
+
+def test_a_patch_that_passes_the_suite_is_confirmed_on_inputs_held_back_from_it(tmp_path):
+    from crepair.options import ReferenceOptions
+    from crepair.records import PassesSuite
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    ref = SUM.replace("i < n - 1", "i < n")
+    (tmp_path / "ref.c").write_text(ref)
+    (tmp_path / "sub.c").write_text(ref.replace("i < n", "i < 2"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("3\n1 2 3\n")
+    (tmp_path / "tests" / "a.out").write_text("6\n")
+    options = StagedOptions(timeout=60, generated=0)  # the suite is the given test alone: i < 3 passes it
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), options, tests_dir=tmp_path / "tests")
+    try:
+        wrong, held = ref.replace("i < n", "i < 3"), run.verdicts.held
+        assert run.stats.generated == 0 and len(held.inputs) == run.stats.held_back > 50
+        assert run.checks.failures(wrong, run.suite) == 0
+        agreed, refuter = run.checks.confirm(wrong, held, run.suite)
+        assert refuter in run.suite.generated  # the input that refutes it joined the suite
+        assert run.checks.failures(wrong, run.suite) == 1
+        agreed, refuter = run.checks.confirm(ref, held, run.suite)
+        assert refuter is None and agreed == len(held.live()) > 50
+    finally:
+        run.close()
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), options, tests_dir=tmp_path / "tests")
+    repairs = list(run)
+    assert [(c.before, c.after) for r in repairs for c in r.changes] == [("i < 2", "i < n")]
+    assert run.stats.held_back_refuted >= 1  # i < 3 and the like passed the given test
+    evidence = repairs[0].evidence
+    assert isinstance(evidence, PassesSuite) and evidence.held_back > 50
+    assert f"generated {evidence.generated + evidence.held_back}/" in evidence.describe()
 
 
 COUNT_A = r"""#include <stdio.h>

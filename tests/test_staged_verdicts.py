@@ -26,6 +26,9 @@ class FakeChecks:
     def failures(self, text, suite, enough=None) -> int:
         return 0
 
+    def confirm(self, text, held, suite) -> tuple[int, str | None]:
+        return 0, None
+
     def reference_cut_off(self, seconds: float) -> bool:
         return self.cut_off
 

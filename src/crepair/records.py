@@ -159,9 +159,11 @@ class PassesSuite(Evidence):
     generated: int
     counterexamples: int = 0
     why_not_proved: str = ""
+    held_back: int = 0
 
     def counts(self) -> str:
-        parts = [f"given {self.given}/{self.given}", f"generated {self.generated}/{self.generated}"]
+        generated = self.generated + self.held_back
+        parts = [f"given {self.given}/{self.given}", f"generated {generated}/{generated}"]
         if self.counterexamples:
             parts.append(f"counterexamples {self.counterexamples}/{self.counterexamples}")
         return "tests (" + ", ".join(parts) + ")"

@@ -7,11 +7,13 @@ inputs from given ones, token by token) -> :class:`~crepair.oracle.reference.Ref
 when both builds end normally and agree, its expected output is the
 reference's) -> :func:`~crepair.oracle.suite.write_suite` (given,
 generated and counterexample tests as one folder of ``input-X``/``output-X``
-pairs, the test-driven scheme's specification).
+pairs, the test-driven scheme's specification), beside
+:class:`~crepair.oracle.suite.HeldBack` (more generated inputs that only a
+patch passing the suite runs on).
 """
 
 from crepair.oracle.inputs import mutate_inputs, stdin_of
 from crepair.oracle.reference import ReferenceProgram
-from crepair.oracle.suite import Suite, write_suite
+from crepair.oracle.suite import HeldBack, Suite, write_suite
 
-__all__ = ["ReferenceProgram", "Suite", "mutate_inputs", "stdin_of", "write_suite"]
+__all__ = ["HeldBack", "ReferenceProgram", "Suite", "mutate_inputs", "stdin_of", "write_suite"]

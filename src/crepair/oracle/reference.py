@@ -1,15 +1,19 @@
 """The reference implementation as an oracle of concrete runs.
 
-The reference is compiled three times: with gcc's address and
+The reference is compiled four times: with gcc's address and
 undefined-behaviour sanitizers and uninitialized locals filled with a
 pattern, plain with them filled with zeros (``-ftrivial-auto-var-init``),
-and plain as they are (as the candidates are built: what the stack holds).
-An input is *valid* when every build ends within the time limit, without a
-sanitizer report and without a signal, and prints the same output: then
-the output does not depend on undefined behaviour or on uninitialized
-locals and is the expected output of that input.  (Pattern and zeros alone
-can agree by chance: an array read past what ``scanf`` filled, sorted,
-puts both fills below a positive value; Codeflaws 22-A.)  Inputs are run several at once (one
+plain with ``main`` called on a stack dirtied with pseudo-random bytes (and
+``malloc`` filling its blocks, ``MALLOC_PERTURB_``), and plain as they are
+(as the candidates are built: what the stack holds).  An input is *valid*
+when every build ends within the time limit, without a sanitizer report and
+without a signal, and prints the same output: then the output does not
+depend on undefined behaviour or on uninitialized locals and is the
+expected output of that input.  (Uniform fills can agree by chance: an
+array read past what ``scanf`` filled, sorted, puts both fills below a
+positive value, Codeflaws 22-A; a string read past the end of the input,
+``n`` characters of fewer, has equal neighbours under every uniform fill
+and under the zeros a fresh stack page holds, Codeflaws 266-A.)  Inputs are run several at once (one
 thread per processor; the runs are processes).  The user's
 files are only read; the builds live in a temporary folder.
 """
@@ -32,7 +36,25 @@ _ENV = {"ASAN_OPTIONS": f"detect_leaks=0:exitcode={SANITIZER_EXIT}:abort_on_erro
         "UBSAN_OPTIONS": f"halt_on_error=1:exitcode={SANITIZER_EXIT}:print_stacktrace=0"}
 _BASE = ("-std=gnu99", "-w", "-O0", "-fno-omit-frame-pointer")
 _SANITIZE = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
-_BUILDS = ((*_SANITIZE, "-ftrivial-auto-var-init=pattern"), ("-ftrivial-auto-var-init=zero",), ())
+_DIRTY = "-Dmain=crepair_user_main"  # the dirty build: the program's main is called by DIRTY_MAIN's
+_BUILDS = ((*_SANITIZE, "-ftrivial-auto-var-init=pattern"), ("-ftrivial-auto-var-init=zero",), (_DIRTY,), ())
+_BUILD_ENV = ({}, {}, {"MALLOC_PERTURB_": "113"}, {})  # per build, beside _ENV
+DIRTY_MAIN = r"""
+#undef main
+int crepair_user_main();
+static void __attribute__((noinline)) crepair_dirty_stack(void) {
+    volatile unsigned char junk[1 << 16];
+    unsigned state = 2463534242u;
+    for (unsigned i = 0; i < sizeof junk; i++) {
+        state ^= state << 13; state ^= state >> 17; state ^= state << 5;
+        junk[i] = (unsigned char) state;
+    }
+}
+int main(int argc, char **argv, char **envp) {
+    crepair_dirty_stack();
+    return crepair_user_main(argc, argv, envp);
+}
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +70,13 @@ class Run:
         return self.code is not None and self.code >= 0 and self.code != SANITIZER_EXIT
 
 
-def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: float = 60.0) -> str | None:
-    """Compile ``source`` (its folder on the include path) to ``out``;
-    None on success, else gcc's first error line.  Raises ``MissingTool``
-    without gcc."""
+def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: float = 60.0,
+              more: tuple[Path, ...] = ()) -> str | None:
+    """Compile ``source`` (its folder on the include path) and the C files
+    ``more`` to ``out``; None on success, else gcc's first error line.
+    Raises ``MissingTool`` without gcc."""
     gcc = toolchain.find("gcc", "gcc not found: install gcc (e.g. apt-get install gcc)")
-    argv = [gcc, *_BASE, *flags, "-I", str(source.parent), str(source), "-o", str(out), "-lm"]
+    argv = [gcc, *_BASE, *flags, "-I", str(source.parent), str(source), *map(str, more), "-o", str(out), "-lm"]
     done = toolchain.run(argv, text=True, timeout=timeout)
     if done.timed_out:
         return f"{source}: gcc did not finish in {timeout:g} s"
@@ -91,10 +114,13 @@ class ReferenceProgram:
         self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
         self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._builds: list[Path] = []
+        dirty = self._dir / "dirty_main.c"
+        dirty.write_text(DIRTY_MAIN)
         try:
             for k, flags in enumerate(_BUILDS):
                 out = self._dir / f"reference{k}"
-                error = compile_c(self.path, out, flags, timeout=self._cap(60.0))
+                more = (dirty,) if _DIRTY in flags else ()
+                error = compile_c(self.path, out, flags, timeout=self._cap(60.0), more=more)
                 if error is not None and flags[:1] == _SANITIZE[:1] and not self._passed():
                     # no sanitizer runtime here: a plain build still checks the initial values
                     error = compile_c(self.path, out, flags[len(_SANITIZE):], timeout=self._cap(60.0))
@@ -120,11 +146,30 @@ class ReferenceProgram:
         or the two builds disagree) or the deadline passed."""
         if self.cut or self._passed():
             return None
-        runs = [run_binary(b, stdin, timeout=self._cap(self.timeout), env=_ENV, sanitized=True)
-                for b in self._builds]
+        runs = [run_binary(b, stdin, timeout=self._cap(self.timeout), env={**_ENV, **env}, sanitized=True)
+                for b, env in zip(self._builds, _BUILD_ENV)]
         if self._passed() or not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
             return None
         return runs[0].output
+
+    def plain_all(self, inputs: list[bytes]) -> list[bytes | None]:
+        """The outputs of the reference built as the candidates are (no
+        sanitizer, locals as the stack holds them) on each of ``inputs``, in
+        their order, ``os.cpu_count()`` at a time; None where the run did not
+        end normally or the deadline passed.  Cheaper than :meth:`expected`
+        (one run per input, not three), and not a validity check: an input
+        on which a candidate disagrees is checked with :meth:`expected`
+        before it refutes anything."""
+        if self.cut or len(self._builds) < len(_BUILDS):
+            return [None] * len(inputs)
+
+        def one(stdin: bytes) -> bytes | None:
+            if self._passed():
+                return None
+            run = run_binary(self._builds[-1], stdin, timeout=self._cap(self.timeout))
+            return run.output if run.normal and not self._passed() else None
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            return list(pool.map(one, inputs))
 
     def expected_all(self, inputs: list[bytes]) -> list[bytes | None]:
         """:meth:`expected` of each of ``inputs``, in their order, run

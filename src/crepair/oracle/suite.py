@@ -45,6 +45,27 @@ class Suite:
         return (self.folder / f"output-{test_id}").read_bytes()
 
 
+@dataclass(slots=True)
+class HeldBack:
+    """Generated inputs held back from the suite: a patch that passes the
+    whole suite runs on them too, and the first valid one it answers
+    differently from the reference joins the suite
+    (:meth:`crepair.schemes.staged_checks.CandidateChecks.confirm`).
+    ``outputs``: the reference's outputs from its plain build, one per input
+    (None until first needed; an entry is None where that run did not end
+    normally); ``dropped``: indices (0-based) of inputs no longer run (not
+    valid tests, or already in the suite)."""
+
+    inputs: list[bytes]
+    outputs: list[bytes | None] | None = None
+    dropped: set[int] = field(default_factory=set)
+
+    def live(self) -> list[int]:
+        """Indices (0-based) of the inputs a patch runs on, in order."""
+        outputs = self.outputs or []
+        return [i for i, out in enumerate(outputs) if out is not None and i not in self.dropped]
+
+
 def write_suite(folder: Path, given: Sequence[tuple[str, bytes, bytes]],
                 generated: Sequence[tuple[bytes, bytes]]) -> Suite:
     """A :class:`Suite` in the empty folder ``folder``: ``given`` as

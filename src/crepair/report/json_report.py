@@ -97,7 +97,8 @@ def evidence_dict(repair: Repair) -> dict[str, Any]:
 
 
 def _suite_dict(ev: PassesSuite) -> dict[str, Any]:
-    return {"given": ev.given, "generated": ev.generated, "counterexamples": ev.counterexamples}
+    return {"given": ev.given, "generated": ev.generated, "counterexamples": ev.counterexamples,
+            "held_back": ev.held_back}
 
 
 def repair_dict(repair: Repair) -> dict[str, Any]:

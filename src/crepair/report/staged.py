@@ -24,6 +24,7 @@ def render_header(run) -> str:
         f"checked in stages, output compared {o.compare.value}, time limit {timeout}",
         f"tests: {plural(s.given, 'given test')}, {s.generated} generated from them with the reference's outputs"
         + (f" ({s.invalid} more rejected: the reference's run was not normal)" if s.invalid else "")
+        + (f", {s.held_back} more held back to confirm a patch that passes them" if s.held_back else "")
         + (f", {plural(s.counterexamples, 'counterexample')} of the bounded check" if s.counterexamples else ""),
         f"proof last: bounded equivalence with the reference (unwind {o.unwind}, "
         f"input bound {run.reference.input_bound})",
@@ -58,7 +59,8 @@ def render_summary(run, repairs: list[Repair]) -> str:
     return "\n".join([
         f"outcome: {run.outcome.value} ({what})",
         f"{s.explored} candidates explored in {plural(s.rounds, 'round')} with {plural(s.executions, 'test execution')}; "
-        f"{s.plausible} passed the tests searched, {s.refuted} refuted by the other tests "
+        f"{s.plausible} passed the tests searched, {s.refuted} refuted by the other tests"
+        + (f" ({s.held_back_refuted} by held-back inputs)" if s.held_back_refuted else "") + " "
         f"({plural(s.guided, 'refuting test')} added to the search); "
         f"{plural(s.proofs, 'bounded check')} ({s.proved} proved, {s.undecided} undecided); "
         f"{plural(s.counterexamples, 'counterexample test')}; {run.seconds:.1f} s",
@@ -79,15 +81,16 @@ def run_json(run, repairs: list[Repair]) -> str:
         "scheme": "reference-staged",
         "options": {"reference": run.reference.path, "compare": o.compare.value, "timeout": o.timeout,
                     "unwind": o.unwind, "input_bound": run.reference.input_bound, "generated": o.generated,
-                    "solver": o.solver},
+                    "held_back": o.held_back, "solver": o.solver},
         "tests": {"given": s.given, "failing_given": s.failing_given, "generated": s.generated,
-                  "rejected_generated": s.invalid, "counterexamples": s.counterexamples},
+                  "rejected_generated": s.invalid, "held_back": s.held_back, "counterexamples": s.counterexamples},
         "repairs": [{**repair_dict(r), "evidence_level": evidence_level(r)} for r in repairs],
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
         "reason": run.reason,
         "stats": {"explored": s.explored, "executions": s.executions, "plausible": s.plausible,
-                  "refuted": s.refuted, "guided": s.guided, "proofs": s.proofs, "proved": s.proved, "undecided": s.undecided,
+                  "refuted": s.refuted, "refuted_by_held_back": s.held_back_refuted, "guided": s.guided,
+                  "proofs": s.proofs, "proved": s.proved, "undecided": s.undecided,
                   "rounds": s.rounds, "seconds": round(run.seconds, 3)},
         "notes": list(s.notes),
     }

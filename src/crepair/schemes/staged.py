@@ -11,10 +11,10 @@ are checked cheapest first:
    token (:mod:`crepair.oracle.inputs`), whose expected outputs are the
    reference's (:mod:`crepair.oracle.reference`); the search runs them
    with test-equivalence, failing tests first (Algorithm 3);
-2. *counterexample-guided*: the test of the suite that refutes a patch
-   the searched tests let through, or a counterexample of the bounded
-   check that the patched program really fails (run concretely), is added
-   to the search: every later candidate runs it in the meta-program;
+2. *counterexample-guided*: the test of the suite (or generated input held
+   back from it) that refutes a patch the searched tests let through, or a
+   counterexample of the bounded check that the patched program really
+   fails (run concretely), is added to the search (the meta-program's);
 3. *proof*: a bounded equivalence check of the surviving candidate
    against the reference (:func:`crepair.api.verify` with ``reference``).
 
@@ -50,7 +50,7 @@ from crepair.schemes.staged_checks import CandidateChecks
 from crepair.schemes.staged_partial import first_stage, nearest_fix
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
-from crepair.schemes.staged_suite import generated_tests, given_tests
+from crepair.schemes.staged_suite import generated_tests, given_tests, held_back
 from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
@@ -129,10 +129,10 @@ class StagedRun:
         self.suite = write_suite(self._tmp / "tests", given, generated)
         for stdin, expected in seeded:
             self.suite.add("counterexample", stdin, expected)
-        self.stats.generated = len(generated)
-        self.stats.counterexamples = len(seeded)
+        self.stats.generated, self.stats.counterexamples = len(generated), len(seeded)
+        held = held_back(seeds, options.held_back, sources, [*seeds, *(stdin for stdin, _ in generated)])
         self.verdicts = PatchVerdicts(self.checks, self.suite, self.stats, options.unwind, reference.input_bound,
-                                      self.deadline)
+                                      self.deadline, held)
         self.verdicts.start()  # beside the search
         self._iter = self._run()
 

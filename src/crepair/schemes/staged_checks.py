@@ -7,9 +7,11 @@ copies of the user's headers; the user's files are only read.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from crepair.errors import BadInput
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
-from crepair.oracle.suite import Suite
+from crepair.oracle.suite import HeldBack, Suite
 from crepair.options import ReferenceOptions
 from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison
@@ -26,6 +28,7 @@ from crepair.toolchain.child import ChildCall
 
 BESIDE_NICE = 10  # niceness increment of a bounded check run beside the search
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
+CONFIRM_CHUNK = 16  # held-back inputs run at once before looking for one that refutes the patch
 
 
 class CandidateChecks:
@@ -49,6 +52,7 @@ class CandidateChecks:
         self.unanswered = False  # the last bounded check did not answer in time
         self.undecided = False  # the last proof ended without an answer: unknown, or out of time
         self._reference_check: tuple[Path, ChildCall, float] | None = None  # started, not asked for yet
+        self._last: tuple[str, Path | None] | None = None  # the text :meth:`failures` built last, its binary
 
     def same(self, a: bytes, b: bytes) -> bool:
         """Whether outputs ``a`` and ``b`` are equal under the comparison."""
@@ -85,6 +89,7 @@ class CandidateChecks:
         ids = sorted(suite.ids, key=lambda t: -self._failed.get(t, 0))
         self.refuting = []
         binary = self.build(text)
+        self._last = (text, binary)
         if binary is None:
             return len(ids)
         failed = 0
@@ -101,6 +106,45 @@ class CandidateChecks:
         if self.deadline.passed():
             return max(failed, 1)  # a run cut short by the deadline: never "passes every test"
         return failed
+
+    def confirm(self, text: str, held: HeldBack, suite: Suite) -> tuple[int, str | None]:
+        """Runs ``text`` (built normally) on the held-back inputs ``held``,
+        :data:`CONFIRM_CHUNK` at a time, until one refutes it; returns (how
+        many it answered as the reference's plain build does, None), or
+        (that many, the id of the test just added to ``suite``): the first
+        input on which it answers differently and that is a valid test
+        (:meth:`ReferenceProgram.expected`), with the reference's output.
+        An input found not valid is dropped from ``held``, as is one that
+        joins the suite.  Inputs not run when the deadline passes are not
+        counted."""
+        if held.outputs is None:
+            held.outputs = self.oracle.plain_all(held.inputs)
+        binary = self._last[1] if self._last is not None and self._last[0] == text else self.build(text)
+        if binary is None:
+            return 0, None
+        run = partial(self._output, binary)
+        agreed, live = 0, held.live()
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            for at in range(0, len(live), CONFIRM_CHUNK):
+                chunk = live[at:at + CONFIRM_CHUNK]
+                for i, out in zip(chunk, pool.map(run, [held.inputs[i] for i in chunk])):
+                    if out is None:  # the deadline passed
+                        return agreed, None
+                    if self.same(out, held.outputs[i]):
+                        agreed += 1
+                        continue
+                    held.dropped.add(i)
+                    expected = self.oracle.expected(held.inputs[i])
+                    if expected is not None and not self.same(out, expected):
+                        return agreed, suite.add("generated", held.inputs[i], expected)
+        return agreed, None
+
+    def _output(self, binary: Path, stdin: bytes) -> bytes | None:
+        """``binary``'s output on ``stdin`` (None: the deadline passed)."""
+        if self.deadline.passed():
+            return None
+        out = run_binary(binary, stdin, timeout=self.deadline.cap(RUN_SECONDS)).output
+        return None if self.deadline.passed() else out
 
     def verify(self, text: str, seconds: float, proof_only: bool = False):
         """The bounded equivalence check of ``text`` within ``seconds`` (a

@@ -8,12 +8,15 @@ from dataclasses import dataclass, field
 from crepair.testsuite.spec import Comparison
 
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
+DEFAULT_HELD_BACK = 240  # more generated inputs, held back to confirm a patch that passes the suite
 
 
 @dataclass(frozen=True, slots=True)
 class StagedOptions:
     """``timeout``: seconds for the whole run (None: none); ``compare``: how
-    outputs are compared; ``generated``: inputs to generate; ``unwind``:
+    outputs are compared; ``generated``: inputs to generate for the suite;
+    ``held_back``: more inputs to generate (another seed) that only a patch
+    passing the suite runs on (:class:`~crepair.oracle.suite.HeldBack`); ``unwind``:
     the proof's unwinding bound; ``max_repairs``: stop after this many
     proved repairs (None: explore the whole space); ``rounds``: locations
     changed at most (1 or 2); ``test_timeout``: ms per test (None: auto);
@@ -25,6 +28,7 @@ class StagedOptions:
     timeout: float | None = 60.0
     compare: Comparison = Comparison.TRAILING_WHITESPACE
     generated: int = DEFAULT_GENERATED
+    held_back: int = DEFAULT_HELD_BACK
     unwind: int = 8
     max_repairs: int | None = 1
     rounds: int = 2
@@ -42,6 +46,8 @@ class StagedStats:
     failing_given: int = 0
     generated: int = 0
     invalid: int = 0  # generated inputs the reference rejects (undefined behaviour, time-out, disagreement)
+    held_back: int = 0  # generated inputs held back from the suite (confirmation of a plausible patch)
+    held_back_refuted: int = 0  # patches that passed the suite and failed a held-back input
     counterexamples: int = 0
     explored: int = 0
     candidates: int = 0

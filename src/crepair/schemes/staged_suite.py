@@ -2,14 +2,15 @@
 the given ones, whose expected outputs are the test files', and inputs
 generated from them token by token (:func:`crepair.oracle.mutate_inputs`),
 whose expected outputs are the reference's (kept only where the reference
-ends normally without undefined behaviour).
+ends normally without undefined behaviour); and more generated inputs,
+held back from the suite to confirm a patch that passes it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crepair.oracle import ReferenceProgram, mutate_inputs
+from crepair.oracle import HeldBack, ReferenceProgram, mutate_inputs
 from crepair.oracle.inputs import int_constants
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
@@ -46,8 +47,7 @@ def generated_tests(seeds: list[bytes], oracle: ReferenceProgram, count: int,
     test), each with the reference's output, as (stdin, expected); and how
     many mutants the reference rejected (undefined behaviour, a time-out,
     an abnormal end)."""
-    constants = list(dict.fromkeys(c for text in sources for c in int_constants(text)))[:MOST_CONSTANTS]
-    inputs = list(mutate_inputs(seeds, count=count, seed=0, constants=constants))
+    inputs = list(mutate_inputs(seeds, count=count, seed=0, constants=_constants(sources)))
     kept, invalid = [], 0
     for stdin, expected in zip(inputs, oracle.expected_all(inputs)):
         if expected is None:
@@ -55,3 +55,19 @@ def generated_tests(seeds: list[bytes], oracle: ReferenceProgram, count: int,
         else:
             kept.append((stdin, expected))
     return kept, invalid
+
+
+def held_back(seeds: list[bytes], count: int, sources: tuple[str, ...], suite: list[bytes]) -> HeldBack:
+    """Up to ``count`` more inputs mutated from ``seeds`` as
+    :func:`generated_tests` does, with another seed, none of them an input
+    of ``suite``; their expected outputs are computed when a patch first
+    needs them (:meth:`~crepair.schemes.staged_checks.CandidateChecks.confirm`)."""
+    if count <= 0:
+        return HeldBack([])
+    known = set(suite)
+    inputs = mutate_inputs(seeds, count=count + len(known), seed=1, constants=_constants(sources))
+    return HeldBack([i for i in inputs if i not in known][:count])
+
+
+def _constants(sources: tuple[str, ...]) -> list[int]:
+    return list(dict.fromkeys(c for text in sources for c in int_constants(text)))[:MOST_CONSTANTS]

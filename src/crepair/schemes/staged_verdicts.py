@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from crepair.oracle.inputs import is_number
+from crepair.oracle.suite import HeldBack
 from crepair.records import EquivalenceProof, PassesSuite, Repair
 from crepair.schemes.staged_checks import CandidateChecks
 from crepair.schemes.time_limit import Deadline
@@ -22,9 +23,10 @@ REFERENCE_CHECK_SECONDS = 5.0  # the most the check whether the reference's own 
 
 class PatchVerdicts:
     """Verdicts on plausible patches, with the run's ``checks`` (a
-    :class:`~crepair.schemes.staged_checks.CandidateChecks`), its ``suite``
-    and ``stats`` (counted here: refuted, guided), at unwinding bound
-    ``unwind`` and input bound ``input_bound``, within ``deadline``.
+    :class:`~crepair.schemes.staged_checks.CandidateChecks`), its ``suite``,
+    the inputs ``held`` back from it (a :class:`~crepair.oracle.suite.HeldBack`;
+    None: none) and ``stats`` (counted here: refuted, guided), at unwinding
+    bound ``unwind`` and input bound ``input_bound``, within ``deadline``.
 
     ``best_failures``: the fewest tests a refuted patch of the round failed
     (None: none yet; the caller resets it per round); ``refuter``: the test
@@ -37,8 +39,12 @@ class PatchVerdicts:
     only), once enough repairs passed the suite and the search only looks
     on a little for a proved one."""
 
-    def __init__(self, checks: CandidateChecks, suite, stats, unwind: int, input_bound: int, deadline: Deadline):
+    def __init__(self, checks: CandidateChecks, suite, stats, unwind: int, input_bound: int, deadline: Deadline,
+                 held: HeldBack | None = None):
         self.checks, self.suite, self.stats = checks, suite, stats
+        self.held = held if held is not None else HeldBack([])
+        stats.held_back = len(self.held.inputs)
+        self.agreed = 0  # held-back inputs the last patch that passed the suite answered as the reference
         self.unwind, self.input_bound, self.deadline = unwind, input_bound, deadline
         self.best_failures: int | None = None
         self.refuter: list[str] = []
@@ -67,13 +73,14 @@ class PatchVerdicts:
 
     def evidence(self, why: str) -> PassesSuite:
         """The evidence of a patch that passes the whole suite; ``why``: why it is not proved."""
-        return PassesSuite(len(self.suite.given), len(self.suite.generated), len(self.suite.counterexamples), why)
+        return PassesSuite(len(self.suite.given), len(self.suite.generated), len(self.suite.counterexamples), why,
+                           self.agreed)
 
     def verdict(self, rep: Repair) -> tuple[str, PassesSuite | EquivalenceProof | None, int]:
         """(status, evidence, tests failed) of the plausible patch ``rep``:
-        ``refuted`` (fails a test of the suite, or the bounded check's
-        counterexample, which joins the suite), ``tests`` (passes every
-        test, not proved: the evidence says why), ``proved``."""
+        ``refuted`` (fails a test of the suite; or a held-back input or the
+        bounded check's counterexample, which joins the suite), ``tests``
+        (passes every test, not proved: the evidence says why), ``proved``."""
         failed = self.checks.failures(rep.patched, self.suite, self.best_failures)
         self.refuter = self.checks.refuting[:1]
         if failed:
@@ -81,6 +88,13 @@ class PatchVerdicts:
                 self.best_failures = failed
             self.stats.refuted += 1
             return "refuted", None, failed
+        self.agreed, refuter = self.checks.confirm(rep.patched, self.held, self.suite)
+        if refuter is not None:
+            self.refuter = [refuter]
+            self.stats.refuted += 1
+            self.stats.held_back_refuted += 1
+            self.stats.generated += 1
+            return "refuted", None, 1
         budget = self.budget(PROOF_SECONDS)
         self.hopeless = True  # unless the proof ran out of its time (below)
         if budget < 0.5:
