@@ -485,6 +485,14 @@ def test_a_missing_program_is_one_bad_input_line(tmp_path):
     assert proc.returncode == 3 and proc.stderr == "crepair: error: cannot read nosuch.c: No such file or directory\n"
 
 
+def test_a_submission_that_does_not_parse_is_one_bad_input_line_and_nothing_before_it(tmp_path):
+    course(tmp_path)
+    (tmp_path / "broken.c").write_text("int main(void) {\n    int x = ;\n    return 0;\n}\n")
+    proc = crepair("repair", "broken.c", "--reference", "model.c", "--tests-dir", "tests", cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr == "crepair: error: broken.c:2:13: expected expression before ';' token\n"
+
+
 # -- two presentation errors: no single change passes a test -------------------------------
 
 GRID = """\

@@ -46,7 +46,7 @@ from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, write_suite
 from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
-from crepair.schemes.staged_checks import CandidateChecks
+from crepair.schemes.staged_checks import CandidateChecks, checked_source
 from crepair.schemes.staged_partial import first_stage, nearest_fix
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
@@ -101,7 +101,7 @@ class StagedRun:
         self.outcome = RepairOutcome.UNKNOWN
         self.stopped = StopReason.NOT_STARTED
         self.reason = ""
-        self.original = read_source(self.path)  # BadInput (one line) for a file that cannot be read
+        self.original = checked_source(self.path)  # BadInput (one line) for a file that cannot be read or parsed
         self._round_ends: float | None = None
         self._no_time_to_seed = False  # the bounded check that finds a test input had no time (or too little) left
         self._first_changes: tuple = ()

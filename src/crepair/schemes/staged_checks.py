@@ -17,6 +17,7 @@ from pathlib import Path
 
 from crepair.bmc import VerifyOutcome
 from crepair.errors import BadInput
+from crepair.frontend import load_program
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
@@ -29,6 +30,16 @@ from crepair.toolchain.child import ChildCall
 BESIDE_NICE = 10  # niceness increment of a bounded check run beside the search
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 CONFIRM_CHUNK = 16  # held-back inputs run at once before looking for one that refutes the patch
+
+
+def checked_source(path: Path) -> str:
+    """The text of the C file at ``path``, parsed once as the test-driven
+    search parses it (real C), so that a file the search cannot take fails
+    before anything is printed.  Raises ``BadInput`` (one line naming
+    file:line:col) for a file that cannot be read or parsed."""
+    text = read_source(path)
+    load_program(path, text=text, real_c=True)
+    return text
 
 
 class CandidateChecks:
