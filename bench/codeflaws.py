@@ -49,9 +49,9 @@ MODES = {"first": ("first",), "full": ("full",), "both": ("first", "full")}
 
 @dataclass
 class CodeflawsJob(Job):
-    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank", "reference")
+    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank", "reference", "compare")
     PARAMS = ("defect", "explore", "partition", "timeout", "test_timeout", "keep", "heldout_limit",
-              "heldout_timeout", "heldout", "root", "rank", "reference")
+              "heldout_timeout", "heldout", "root", "rank", "reference", "compare")
 
     defect: str
     klass: str
@@ -65,6 +65,7 @@ class CodeflawsJob(Job):
     root: str = ""
     rank: str = "distance"  # crepair's --rank
     reference: bool = False  # the accepted program given as --reference (the staged run, issue 27)
+    compare: str = "trailing-whitespace"  # crepair's --compare (the runs before 2026-11-28 used its default)
     heldout: list = field(default_factory=list)  # the valid held-out test numbers, set before the run
     plausible: dict = field(default_factory=dict)  # the worker's summary of all plausible patches
 
@@ -86,6 +87,8 @@ def crepair_args(buggy: str, p: dict) -> list[str]:
         args += ["--rank", p["rank"]]
     if p.get("reference"):
         args += ["--reference", REFERENCE]
+    if p.get("compare", "trailing-whitespace") != "trailing-whitespace":
+        args += ["--compare", p["compare"]]
     return args
 
 
@@ -123,6 +126,9 @@ class Codeflaws(CodeflawsSuite, Benchmark):
         ap.add_argument("--reference", action="store_true",
                         help="also give crepair the accepted program (--reference ACCEPTED.c): the staged run "
                         "against a model solution (issue 27); the held-out tests stay unseen")
+        ap.add_argument("--compare", choices=["lines", "trailing-whitespace", "tokens", "exact"], default="lines",
+                        help="crepair's --compare (default lines: Codeflaws' own judge, test-genprog.sh, which the "
+                        "held-out check uses too; the runs before 2026-11-28 used trailing-whitespace)")
         ap.add_argument("--test-timeout", type=int, default=None, metavar="MS",
                         help="crepair's --test-timeout in milliseconds (default: crepair's own)")
         ap.add_argument("--keep-repairs", type=int, default=20, metavar="N",
@@ -154,7 +160,7 @@ class Codeflaws(CodeflawsSuite, Benchmark):
         jobs = [CodeflawsJob(defect=d.name, klass=d.klass, explore=explore, partition=part, timeout=a.timeout,
                              test_timeout=a.test_timeout, keep=a.keep_repairs, heldout_limit=a.heldout_limit,
                              heldout_timeout=a.heldout_timeout, root=str(self.root), rank=a.rank,
-                             reference=a.reference)
+                             reference=a.reference, compare=a.compare)
                 for explore in MODES[a.mode] for d in self.selected()
                 for part in ((True,) if a.partition_only else (True, False))]
         return {j.key: j for j in jobs}
@@ -162,7 +168,7 @@ class Codeflaws(CodeflawsSuite, Benchmark):
     def meta(self) -> dict:
         a = self.args
         return {"mode": a.mode, "defects": [d.name for d in self.selected()], "test_timeout": a.test_timeout,
-                "rank": a.rank, "reference": a.reference, "sample": a.sample, "partition_only": a.partition_only,
+                "rank": a.rank, "reference": a.reference, "compare": a.compare, "sample": a.sample, "partition_only": a.partition_only,
                 "keep_repairs": a.keep_repairs, "heldout_limit": a.heldout_limit,
                 "heldout_timeout": a.heldout_timeout}
 

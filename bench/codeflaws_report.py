@@ -275,6 +275,8 @@ def report(bench, jobs: dict, meta: dict, final: bool) -> str:
            "expected; the held-out tests are never given to crepair)" if staged else "")
         + (f" `--test-timeout {meta['test_timeout']}`" if meta.get("test_timeout") else "")
         + (" `--rank cost`" if meta.get("rank") == "cost" else "")
+        + (f" `--compare {meta['compare']}`" if meta.get("compare", "trailing-whitespace") != "trailing-whitespace"
+           else "")
         + (f"; a sample of {meta['sample']} defects (`--sample`)" if meta.get("sample") else "")
         + "; P = test-equivalence partitioning (Algorithm 3), B = `--no-partition` (Algorithm 2); *first* = stop "
         f"at the first plausible patch, *full* = `--all`; mode `{meta.get('mode')}`; {meta.get('jobs')} runs in "

@@ -85,12 +85,23 @@ def test_a_folder_mixing_both_namings_is_a_usage_error(tmp_path):
         load_tests(tmp_path / "sub.c", tests_dir=tmp_path / "tests")
 
 
-@pytest.mark.parametrize("how,same", [("exact", False), ("trailing-whitespace", True), ("tokens", True)])
+@pytest.mark.parametrize("how,same", [("exact", False), ("trailing-whitespace", True), ("lines", True),
+                                      ("tokens", True)])
 def test_the_comparisons(how, same):
     c = Comparison(how)
     assert (c.normalize(b"3 \n\n") == c.normalize(b"3\n")) is same
     assert Comparison.TOKENS.normalize(b"1\n2\n") == Comparison.TOKENS.normalize(b"1 2")
     assert Comparison.EXACT.normalize(b"1\n2") != Comparison.EXACT.normalize(b"1 2")
+
+
+def test_codeflaws_judge_ignores_leading_blanks_and_blank_lines_and_not_blanks_inside_a_line():
+    """Codeflaws' test-genprog.sh: empty lines deleted, leading blanks and
+    tabs stripped, then diff --ignore-trailing-space (``%I64d`` pads a
+    number to 64 columns on glibc: Codeflaws 61-D's accepted program)."""
+    lines, trailing = Comparison.LINES, Comparison.TRAILING_WHITESPACE
+    padded = b" " * 62 + b"42\n\n\t7 \n"
+    assert lines.normalize(padded) == lines.normalize(b"42\n7\n") != trailing.normalize(padded)
+    assert lines.normalize(b"1  2\n") != lines.normalize(b"1 2\n") == Comparison.TOKENS.normalize(b"1 2\n")
 
 
 def test_a_missing_newline_fails_a_course_judge_and_not_codeflaws_comparison(tmp_path):

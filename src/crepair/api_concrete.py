@@ -30,7 +30,7 @@ def localize_tests(
     ``DRIVER ID`` exits 0 on a pass) or a folder of ``input-X``/``output-X``
     or ``X.in``/``X.out`` pairs (``tests_dir``, optionally restricted to
     ``test_ids``; outputs compared as ``compare`` says: ``exact``,
-    ``trailing-whitespace`` or ``tokens``); see
+    ``trailing-whitespace``, ``lines`` or ``tokens``); see
     :func:`crepair.testsuite.load_tests` for ``build`` and ``project``.
     A copy of the project is built with gcov coverage, every test runs (at
     most ``test_timeout_ms`` milliseconds each, default 1000), and the

@@ -35,7 +35,7 @@ class Runner(enum.Enum):
 class TestSuite:
     """A test suite: ``tests_dir`` (a folder of ``input-X``/``output-X`` or
     ``X.in``/``X.out`` pairs, outputs compared as ``compare`` says: exact,
-    trailing-whitespace, tokens) or ``driver`` with ``test_ids`` (f1x's
+    trailing-whitespace, lines, tokens) or ``driver`` with ``test_ids`` (f1x's
     contract: ``DRIVER ID`` exits 0 on a pass); ``build``, ``project`` as
     for :func:`crepair.testsuite.load_tests`."""
 

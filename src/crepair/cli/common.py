@@ -162,9 +162,10 @@ def add_tests(sp: argparse.ArgumentParser) -> None:
     g.add_argument("--tests-dir", metavar="DIR",
                    help="folder of input-X/output-X or X.in/X.out pairs (stdin, expected stdout); "
                         "heldout-* files are never read")
-    g.add_argument("--compare", choices=["exact", "trailing-whitespace", "tokens"], default="trailing-whitespace",
+    g.add_argument("--compare", choices=["exact", "trailing-whitespace", "lines", "tokens"], default="trailing-whitespace",
                    help="how a folder test's output is compared with the expected one: byte for byte (a course "
-                        "judge), ignoring trailing whitespace (default, as Codeflaws), or token by token")
+                        "judge), ignoring trailing whitespace (default), ignoring leading and trailing blanks of "
+                        "lines and blank lines (lines: Codeflaws' judge), or token by token")
     g.add_argument("--build", metavar="CMD",
                    help="build command run by the shell in the project copy, CC set to crepair's compiler "
                         "(default: make CC=... when there is a Makefile, else gcc)")

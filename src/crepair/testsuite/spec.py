@@ -12,7 +12,8 @@ Two forms, both on the user's project directory, which is only read:
   ``X.in``/``X.out`` (C-Pack-IPAs, Orvalho et al., APR'24, and most course
   judges).  Outputs are compared as the :class:`Comparison` says (default
   ``trailing-whitespace``: trailing whitespace on every line and trailing
-  blank lines ignored; a course judge is ``exact``).  Files named
+  blank lines ignored; a course judge is ``exact``; Codeflaws' judge is
+  ``lines``).  Files named
   ``heldout-*`` (tests kept back to measure overfitting) are never opened,
   nor listed among the tests.
 
@@ -74,15 +75,23 @@ class Comparison(enum.Enum):
     """How a test's standard output is compared with the expected one."""
 
     EXACT = "exact"  # byte for byte (a course judge: a missing newline is a wrong answer)
-    TRAILING_WHITESPACE = "trailing-whitespace"  # Codeflaws: trailing blanks of lines, trailing blank lines ignored
+    TRAILING_WHITESPACE = "trailing-whitespace"  # trailing blanks of lines, trailing blank lines ignored
+    LINES = "lines"  # Codeflaws' judge: leading blanks and tabs and trailing white space of lines, blank lines ignored
     TOKENS = "tokens"  # the same whitespace-separated tokens
 
     def normalize(self, data: bytes) -> bytes:
-        """``data`` in the form compared (``expected`` is stored so)."""
+        """``data`` in the form compared (``expected`` is stored so).
+        ``lines`` is the comparison of Codeflaws' test script
+        (``test-genprog.sh``: the output's empty lines deleted and each line's
+        leading blanks and tabs, then ``diff --ignore-trailing-space``), made
+        symmetric: blank lines are left out of both sides."""
         if self is Comparison.EXACT:
             return data
         if self is Comparison.TOKENS:
             return b" ".join(data.split())
+        if self is Comparison.LINES:
+            lines = (line.lstrip(b" \t").rstrip() for line in data.splitlines())
+            return b"\n".join(line for line in lines if line)
         return normalize_output(data)
 
 
