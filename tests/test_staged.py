@@ -128,6 +128,18 @@ def test_generated_inputs_keep_separators_and_lines_and_are_deterministic():
             assert int(new.split()[0]) == len(new.split()) - 1
 
 
+def test_generated_words_keep_the_given_alphabet_and_the_length_of_a_board_s_rows():
+    """A board of '.', 'B' and 'W' stays a board: no row one square longer
+    or shorter, no letter the tests never show (Codeflaws 592-A: a row of
+    nine squares told the accepted fix from an equivalent one); a word
+    whose given lengths differ may change length."""
+    board = [b"........\n..B.....\n.W......\n", b"B.......\n........\n......WW\n"]
+    for new in mutate_inputs(board, count=40, seed=3):
+        assert [len(row) for row in new.split()] == [8, 8, 8] and set(new) <= set(b".BW\n")
+    names = [b"ann 3\n", b"bob 4\n", b"carol 5\n"]
+    assert {len(new.split()[0]) for new in mutate_inputs(names, count=40, seed=3)} > {3, 5}
+
+
 def test_generated_numbers_come_near_the_constants_the_programs_test():
     from crepair.oracle.inputs import NEAR, int_constants
 

@@ -13,7 +13,10 @@ classes the given inputs show: a
 number's sign class (negative, zero, positive) is one that a given number
 at the same token index has (a count or a size that every test gives as
 positive stays positive; a mutant outside that domain tests what the task
-never asked).  A number that counts what follows it in every given input
+never asked); a word's new character is one the given words use, and a word
+keeps its length where every given word at its token index has the same
+length (the rows of a board: a row one square longer is no board).  A
+number that counts what follows it in every given input
 (``n`` then ``n`` numbers: the tokens after it, or the lines after its
 own) stays a count: a mutant changes it together with the items, dropping
 the last ones or repeating mutated copies of them, so the program never
@@ -32,6 +35,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from crepair.bmc import Counterexample
 
@@ -53,6 +57,37 @@ def _split(data: bytes) -> list[bytes]:
         last = m.end()
     parts.append(data[last:])
     return parts
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The shape of the given inputs' words (tokens that are not numbers):
+    ``lengths``, token index (0-based) -> the lengths of the words there;
+    ``alphabet``, every byte they use.  A mutated word keeps to the
+    alphabet, and keeps its length where the given words at its index all
+    have one length (the rows of a board, a string of a stated length)."""
+
+    lengths: dict[int, frozenset[int]] = field(default_factory=dict)
+    alphabet: bytes = b""
+
+    def fixed(self, k: int | None) -> bool:
+        """Whether a word at token index ``k`` keeps its length (None: a
+        word whose index is not known, e.g. in an item a count adds: when
+        every given word has one length)."""
+        if k is None:
+            return len(set().union(*self.lengths.values())) == 1 if self.lengths else False
+        return len(self.lengths.get(k, ())) == 1
+
+
+def _words(inputs: Sequence[bytes]) -> Words:
+    lengths: dict[int, set[int]] = {}
+    alphabet: set[int] = set()
+    for data in inputs:
+        for k, t in enumerate(_TOKEN.findall(data)):
+            if not is_number(t):
+                lengths.setdefault(k, set()).add(len(t))
+                alphabet.update(t)
+    return Words({k: frozenset(v) for k, v in lengths.items()}, bytes(sorted(alphabet)))
 
 
 ALL_SIGNS = frozenset({-1, 0, 1})
@@ -104,7 +139,7 @@ def _count_at(data: bytes, k: int, kind: str) -> tuple[bool, int] | None:
     return value == sum(1 for line in rest if line.strip()), value
 
 
-def _resized(data: bytes, k: int, kind: str, rng: random.Random) -> bytes:
+def _resized(data: bytes, k: int, kind: str, rng: random.Random, words: Words = Words()) -> bytes:
     """``data`` with its count at token ``k`` changed and the items after
     it dropped from the end or repeated (mutated copies) to match."""
     tokens = list(_TOKEN.finditer(data))
@@ -118,7 +153,7 @@ def _resized(data: bytes, k: int, kind: str, rng: random.Random) -> bytes:
         inner = seps[-2] if len(seps) > 2 else b" "
         if new < old:
             return head + b"".join(_split(tail)[:2 * new]) + seps[-1]
-        extra = [mutate_token(rng.choice(items), rng) for _ in range(new - old)] if items else []
+        extra = [mutate_token(rng.choice(items), rng, words=words) for _ in range(new - old)] if items else []
         return head + tail[:len(tail) - len(seps[-1])] + b"".join(inner + t for t in extra) + seps[-1]
     line_end = tail.find(b"\n")
     if line_end < 0:
@@ -129,7 +164,7 @@ def _resized(data: bytes, k: int, kind: str, rng: random.Random) -> bytes:
         cut = items[new] if new < len(items) else len(lines)
         return head + first + b"\n".join(lines[:cut]) + (b"\n" if cut < len(lines) else b"")
     last = items[-1] if items else -1
-    added = [_mutant(lines[rng.choice(items)], rng) for _ in range(new - old)] if items else []
+    added = [_mutant(lines[rng.choice(items)], rng, words=words, whole=False) for _ in range(new - old)] if items else []
     return head + first + b"\n".join(lines[:last + 1] + added + lines[last + 1:])
 
 
@@ -174,31 +209,36 @@ def _real(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS) -
     return f"{new:.{max(decimals, 1)}f}".encode()
 
 
-def _word(token: bytes, rng: random.Random) -> bytes:
+def _word(token: bytes, rng: random.Random, words: Words = Words(), k: int | None = None) -> bytes:
     i = rng.randrange(len(token))
-    how = rng.randrange(3)
+    how = 2 if words.fixed(k) else rng.randrange(3)
     if how == 0 and len(token) > 1:
         return token[:i] + token[i + 1:]
     if how == 1:
         return token[:i] + token[i:i + 1] * 2 + token[i + 1:]
-    letters = b"abcdefghijklmnopqrstuvwxyz"
+    letters = words.alphabet or b"abcdefghijklmnopqrstuvwxyz"
     return token[:i] + bytes([rng.choice(letters)]) + token[i + 1:]
 
 
 def mutate_token(token: bytes, rng: random.Random, signs: frozenset[int] = ALL_SIGNS,
-                 constants: Sequence[int] = ()) -> bytes:
-    """A neighbour of ``token``: a number stays a number of the same kind
-    (integer or decimal) whose sign class is in ``signs`` (-1, 0, 1), a
-    word stays a word; an integer may also come near one of ``constants``."""
+                 constants: Sequence[int] = (), words: Words = Words(), k: int | None = None) -> bytes:
+    """A neighbour of ``token`` (token index ``k``, 0-based; None: not
+    known): a number stays a number of the same kind (integer or decimal)
+    whose sign class is in ``signs`` (-1, 0, 1), a word stays a word of
+    the given inputs' alphabet, of the same length where ``words`` says so;
+    an integer may also come near one of ``constants``."""
     if _INT.fullmatch(token):
         return _number(token, rng, signs, constants)
     if _FLOAT.fullmatch(token):
         return _real(token, rng, signs)
-    return _word(token, rng)
+    return _word(token, rng, words, k)
 
 
 def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | None = None,
-            counts: dict[int, str] | None = None, constants: Sequence[int] = ()) -> bytes:
+            counts: dict[int, str] | None = None, constants: Sequence[int] = (), words: Words = Words(),
+            whole: bool = True) -> bytes:
+    """One mutant of ``data`` (``whole``: a whole input, whose token indices
+    are those of ``signs``, ``counts`` and ``words``; else a line of one)."""
     parts = _split(data)
     tokens = list(range(1, len(parts), 2))
     if not tokens:
@@ -207,13 +247,16 @@ def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | 
                 if (found := _count_at(data, k, kind)) is not None and found[0]}
     if counting and rng.random() < 0.3:  # the size changes, the items follow
         k = rng.choice(sorted(counting))
-        return _resized(data, k, counting[k], rng)
+        return _resized(data, k, counting[k], rng, words)
     tokens = [i for i in tokens if (i - 1) // 2 not in counting]
     if not tokens:
         return data
     numeric = [i for i in tokens if is_number(parts[i])]
     def allowed(i: int) -> frozenset[int]:  # parts index i is token (i - 1) // 2
         return ALL_SIGNS if signs is None else signs.get((i - 1) // 2, ALL_SIGNS)
+
+    def index(i: int) -> int | None:
+        return (i - 1) // 2 if whole else None
 
     how = rng.random()
     if how < 0.25 and len(numeric) > 1:  # every number at once: all negated, all negative, all random, all near
@@ -223,14 +266,14 @@ def _mutant(data: bytes, rng: random.Random, signs: dict[int, frozenset[int]] | 
                 near = _near(constants, rng)
                 parts[i] = str(near).encode() if _sign(near) in allowed(i) else parts[i]
             elif not _INT.fullmatch(parts[i]) or mode == 2 or -1 not in allowed(i):
-                parts[i] = mutate_token(parts[i], rng, allowed(i), constants)
+                parts[i] = mutate_token(parts[i], rng, allowed(i), constants, words, index(i))
             elif mode == 0:
                 parts[i] = str(-int(parts[i])).encode()
             else:
                 parts[i] = str(-rng.randint(1, max(10, abs(int(parts[i])) * 2))).encode()
     else:
         for i in rng.sample(tokens, min(len(tokens), 1 if how < 0.7 else 2)):
-            parts[i] = mutate_token(parts[i], rng, allowed(i), constants)
+            parts[i] = mutate_token(parts[i], rng, allowed(i), constants, words, index(i))
     return b"".join(parts)
 
 
@@ -238,20 +281,21 @@ def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0, constan
     """Up to ``count`` distinct mutants of the standard inputs ``inputs``
     (none of which is returned again), deterministic for a ``seed``.
     Fewer come back when the inputs have few tokens.  A number keeps to
-    the sign classes of the numbers at its token index in ``inputs``; a
-    count keeps counting its items (module docstring).  ``constants``
+    the sign classes of the numbers at its token index in ``inputs``, a
+    word to their words' alphabet and, where they show one, length
+    (:class:`Words`); a count keeps counting its items (module docstring).  ``constants``
     (:func:`int_constants` of the reference): integers may also be set near
     them, one at a time or all at once (without them, the mutants are
     those of earlier versions)."""
     rng = random.Random(seed)
-    signs, counts = _signs(inputs), _counts(inputs)
+    signs, counts, words = _signs(inputs), _counts(inputs), _words(inputs)
     seen = set(inputs)
     out: list[bytes] = []
     pool = [i for i in inputs if _TOKEN.search(i)]
     attempts = 0
     while pool and len(out) < count and attempts < 20 * count:
         attempts += 1
-        new = _mutant(rng.choice(pool), rng, signs, counts, constants)
+        new = _mutant(rng.choice(pool), rng, signs, counts, constants, words)
         if new not in seen:
             seen.add(new)
             out.append(new)

@@ -114,16 +114,11 @@ class ReferenceProgram:
         self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
         self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._builds: list[Path] = []
-        dirty = self._dir / "dirty_main.c"
-        dirty.write_text(DIRTY_MAIN)
+        (self._dir / "dirty_main.c").write_text(DIRTY_MAIN)
         try:
-            for k, flags in enumerate(_BUILDS):
-                out = self._dir / f"reference{k}"
-                more = (dirty,) if _DIRTY in flags else ()
-                error = compile_c(self.path, out, flags, timeout=self._cap(60.0), more=more)
-                if error is not None and flags[:1] == _SANITIZE[:1] and not self._passed():
-                    # no sanitizer runtime here: a plain build still checks the initial values
-                    error = compile_c(self.path, out, flags[len(_SANITIZE):], timeout=self._cap(60.0))
+            with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:  # gcc runs are processes
+                built = list(pool.map(self._build, range(len(_BUILDS))))
+            for out, error in built:
                 if error is not None and self._passed():
                     self.cut = True
                     break
@@ -133,6 +128,16 @@ class ReferenceProgram:
         except BaseException:
             self.close()
             raise
+
+    def _build(self, k: int) -> tuple[Path, str | None]:
+        """Build ``k`` of :data:`_BUILDS`: its binary and gcc's first error line (None: built)."""
+        out, flags = self._dir / f"reference{k}", _BUILDS[k]
+        more = (self._dir / "dirty_main.c",) if _DIRTY in flags else ()
+        error = compile_c(self.path, out, flags, timeout=self._cap(60.0), more=more)
+        if error is not None and flags[:1] == _SANITIZE[:1] and not self._passed():
+            # no sanitizer runtime here: a plain build still checks the initial values
+            error = compile_c(self.path, out, flags[len(_SANITIZE):], timeout=self._cap(60.0))
+        return out, error
 
     def _cap(self, seconds: float) -> float:
         return seconds if self.deadline is None else self.deadline.cap(seconds)
