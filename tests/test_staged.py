@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -350,6 +351,29 @@ def test_a_patch_that_passes_the_suite_is_confirmed_on_inputs_held_back_from_it(
     evidence = repairs[0].evidence
     assert isinstance(evidence, PassesSuite) and evidence.held_back > 50
     assert f"generated {evidence.generated + evidence.held_back}/" in evidence.describe()
+
+
+def test_checking_generated_inputs_takes_a_fifth_of_the_time_limit_at_most(tmp_path):
+    """A reference that runs for ever on every input but the given one:
+    each generated input costs its 1 s time limit, 60 of them half a
+    minute; the check stops at a fifth of the time left (Codeflaws 7-B)."""
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    ref = '#include <stdio.h>\nint main(void) { int n; scanf("%d", &n); while (n != 3) n = n * 1; printf("%d\\n", n); return 0; }\n'
+    (tmp_path / "ref.c").write_text(ref)
+    (tmp_path / "sub.c").write_text(ref.replace("n != 3", "n != 4"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("3\n")
+    (tmp_path / "tests" / "a.out").write_text("3\n")
+    start = time.monotonic()
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=30),
+                    tests_dir=tmp_path / "tests")
+    try:
+        assert time.monotonic() - start < 15  # 6 s of checks, the builds; not 30 s
+        assert run.stats.generated == 0 and run.stats.invalid > 0
+    finally:
+        run.close()
 
 
 COUNT_A = r"""#include <stdio.h>

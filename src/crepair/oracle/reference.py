@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from concurrent.futures import ThreadPoolExecutor
 import tempfile
 import weakref
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from crepair import toolchain
@@ -145,23 +147,29 @@ class ReferenceProgram:
     def _passed(self) -> bool:
         return self.deadline is not None and self.deadline.passed()
 
-    def expected(self, stdin: bytes) -> bytes | None:
+    def expected(self, stdin: bytes, until: float | None = None) -> bytes | None:
         """The reference's output on ``stdin``, or None when the input is
         not valid (a build failed, timed out, reported undefined behaviour,
-        or the two builds disagree) or the deadline passed."""
-        if self.cut or self._passed():
-            return None
-        runs = [run_binary(b, stdin, timeout=self._cap(self.timeout), env={**_ENV, **env}, sanitized=True)
-                for b, env in zip(self._builds, _BUILD_ENV)]
-        if self._passed() or not all(r.normal for r in runs) or len({(r.output, r.code) for r in runs}) != 1:
-            return None
-        return runs[0].output
+        or the builds disagree), the deadline passed, or the
+        ``time.monotonic()`` instant ``until`` did.  The builds run one
+        after the other, and the first that rejects the input ends the check."""
+        first: Run | None = None
+        for binary, env in zip(self._builds, _BUILD_ENV):
+            if self.cut or self._passed() or (until is not None and time.monotonic() > until):
+                return None
+            run = run_binary(binary, stdin, timeout=self._cap(self.timeout), env={**_ENV, **env}, sanitized=True)
+            if self._passed() or not run.normal or (first is not None and (run.output, run.code) != (
+                    first.output, first.code)):
+                return None
+            first = first or run
+        return None if first is None else first.output
 
-    def plain_all(self, inputs: list[bytes]) -> list[bytes | None]:
+    def plain_all(self, inputs: list[bytes], until: float | None = None) -> list[bytes | None]:
         """The outputs of the reference built as the candidates are (no
         sanitizer, locals as the stack holds them) on each of ``inputs``, in
         their order, ``os.cpu_count()`` at a time; None where the run did not
-        end normally or the deadline passed.  Cheaper than :meth:`expected`
+        end normally, the deadline passed or the ``time.monotonic()``
+        instant ``until`` did.  Cheaper than :meth:`expected`
         (one run per input, not three), and not a validity check: an input
         on which a candidate disagrees is checked with :meth:`expected`
         before it refutes anything."""
@@ -169,20 +177,21 @@ class ReferenceProgram:
             return [None] * len(inputs)
 
         def one(stdin: bytes) -> bytes | None:
-            if self._passed():
+            if self._passed() or (until is not None and time.monotonic() > until):
                 return None
             run = run_binary(self._builds[-1], stdin, timeout=self._cap(self.timeout))
             return run.output if run.normal and not self._passed() else None
         with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
             return list(pool.map(one, inputs))
 
-    def expected_all(self, inputs: list[bytes]) -> list[bytes | None]:
-        """:meth:`expected` of each of ``inputs``, in their order, run
-        ``os.cpu_count()`` at a time."""
+    def expected_all(self, inputs: list[bytes], until: float | None = None) -> list[bytes | None]:
+        """:meth:`expected` of each of ``inputs`` (``until`` as there), in
+        their order, run ``os.cpu_count()`` at a time."""
+        check = partial(self.expected, until=until)
         if len(inputs) < 2:
-            return [self.expected(stdin) for stdin in inputs]
+            return [check(stdin) for stdin in inputs]
         with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-            return list(pool.map(self.expected, inputs))
+            return list(pool.map(check, inputs))
 
     def close(self) -> None:
         self._removal()

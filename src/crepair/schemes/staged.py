@@ -164,11 +164,11 @@ class StagedRun:
     def close(self) -> None:
         self._iter.close()
         self._cleanup()
+        self._removal()
 
-    def _cleanup(self) -> None:
+    def _cleanup(self) -> None:  # the folder's removal is left to close() or to collection (after the report)
         self.checks.cancel_reference_check()
         self._oracle.close()
-        self._removal()
 
     def _run(self) -> Iterator[Repair]:
         try:

@@ -23,6 +23,7 @@ from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.oracle.suite import HeldBack, Suite
 from crepair.options import ReferenceOptions
+from crepair.schemes.staged_suite import GENERATION_SHARE
 from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison
 from crepair.toolchain.child import ChildCall
@@ -128,8 +129,10 @@ class CandidateChecks:
         An input found not valid is dropped from ``held``, as is one that
         joins the suite.  Inputs not run when the deadline passes are not
         counted."""
-        if held.outputs is None:
-            held.outputs = self.oracle.plain_all(held.inputs)
+        if held.outputs is None:  # at most a share of the time left, as the suite's generated inputs
+            left = self.deadline.left()
+            until = None if left is None else time.monotonic() + GENERATION_SHARE * left
+            held.outputs = self.oracle.plain_all(held.inputs, until)
         binary = self._last[1] if self._last is not None and self._last[0] == text else self.build(text)
         if binary is None:
             return 0, None
