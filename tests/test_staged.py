@@ -640,3 +640,23 @@ def test_a_change_searched_on_top_of_an_earlier_one_at_its_place_is_one_change()
     for e in edits:
         text = text[:e.span.start] + e.new + text[e.span.end:]
     assert text == patched
+
+
+def test_a_change_inside_a_condition_the_first_round_added_is_one_change_with_it():
+    # Codeflaws 41-C: round 1 refined "a == 'd'" with " && at < j" (inserted at the condition's end); round 2
+    # changed "at < j" inside the inserted text: one change, not two insertions at one place (which, applied,
+    # gave "&& at < j(at < j || i < 'a')")
+    from crepair.records import Change, Edit, text_span
+    from crepair.schemes.staged_spans import merged
+
+    original = "if (a == 'd') x();\n"
+    patched = "if (a == 'd' && (at < j || i < 'a')) x();\n"
+    cond = text_span("p.c", original, 4, 12)
+    end = text_span("p.c", original, 12, 12)
+    first = (Change(cond, "main", "refinement", "a == 'd'", "a == 'd' && at < j", (Edit(end, "", " && at < j"),)),)
+    later = (Change(end, "main", "expression", "at < j", "(at < j || i < 'a')",
+                    (Edit(end, "at < j", "(at < j || i < 'a')"),)),)
+    changes = merged(first, later, original, patched)
+    assert [(c.before, c.after) for c in changes] == [("a == 'd'", "a == 'd' && (at < j || i < 'a')")]
+    (edit,) = changes[0].edits
+    assert original[:edit.span.start] + edit.new + original[edit.span.end:] == patched

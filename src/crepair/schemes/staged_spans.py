@@ -79,4 +79,9 @@ def merged(first: tuple[Change, ...], later: tuple[Change, ...], original: str, 
 
 
 def _overlap(a: Span, b: Span) -> bool:
-    return a.start < b.end and b.start < a.end or a.start == b.start
+    """Whether spans ``a`` and ``b`` share text, start together, or one is
+    empty and touches the other (a later change inside text a first one
+    inserted at the end of its span maps back to an empty span there)."""
+    if a.start < b.end and b.start < a.end or a.start == b.start:
+        return True
+    return (a.start == a.end or b.start == b.end) and (a.start <= b.start <= a.end or b.start <= a.start <= b.end)
