@@ -170,7 +170,7 @@ class ReferenceProgram:
         their order, ``os.cpu_count()`` at a time; None where the run did not
         end normally, the deadline passed or the ``time.monotonic()``
         instant ``until`` did.  Cheaper than :meth:`expected`
-        (one run per input, not three), and not a validity check: an input
+        (one run per input, not one per build), and not a validity check: an input
         on which a candidate disagrees is checked with :meth:`expected`
         before it refutes anything."""
         if self.cut or len(self._builds) < len(_BUILDS):
@@ -181,17 +181,12 @@ class ReferenceProgram:
                 return None
             run = run_binary(self._builds[-1], stdin, timeout=self._cap(self.timeout))
             return run.output if run.normal and not self._passed() else None
-        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-            return list(pool.map(one, inputs))
+        return _each(one, inputs)
 
     def expected_all(self, inputs: list[bytes], until: float | None = None) -> list[bytes | None]:
         """:meth:`expected` of each of ``inputs`` (``until`` as there), in
         their order, run ``os.cpu_count()`` at a time."""
-        check = partial(self.expected, until=until)
-        if len(inputs) < 2:
-            return [check(stdin) for stdin in inputs]
-        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-            return list(pool.map(check, inputs))
+        return _each(partial(self.expected, until=until), inputs)
 
     def close(self) -> None:
         self._removal()
@@ -201,3 +196,12 @@ class ReferenceProgram:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _each(run, inputs: list[bytes]) -> list[bytes | None]:
+    """``run`` of each of ``inputs``, in their order, ``os.cpu_count()`` at
+    a time (each run is a process; a thread waits for it)."""
+    if len(inputs) < 2:
+        return [run(stdin) for stdin in inputs]
+    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        return list(pool.map(run, inputs))

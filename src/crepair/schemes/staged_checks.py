@@ -130,9 +130,7 @@ class CandidateChecks:
         joins the suite.  Inputs not run when the deadline passes are not
         counted."""
         if held.outputs is None:  # at most a share of the time left, as the suite's generated inputs
-            left = self.deadline.left()
-            until = None if left is None else time.monotonic() + GENERATION_SHARE * left
-            held.outputs = self.oracle.plain_all(held.inputs, until)
+            held.outputs = self.oracle.plain_all(held.inputs, self.deadline.share(GENERATION_SHARE).at)
         binary = self._last[1] if self._last is not None and self._last[0] == text else self.build(text)
         if binary is None:
             return 0, None

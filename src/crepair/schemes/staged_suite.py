@@ -8,11 +8,11 @@ held back from the suite to confirm a patch that passes it.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from crepair.oracle import HeldBack, ReferenceProgram, mutate_inputs
 from crepair.oracle.inputs import int_constants
+from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
 
@@ -53,8 +53,7 @@ def generated_tests(seeds: list[bytes], oracle: ReferenceProgram, count: int,
     that runs past its time limit on many of them took 120 s of a 300 s run
     and left the search none, Codeflaws 7-B)."""
     inputs = list(mutate_inputs(seeds, count=count, seed=0, constants=_constants(sources)))
-    left = oracle.deadline.left() if oracle.deadline is not None else None
-    until = None if left is None else time.monotonic() + GENERATION_SHARE * left
+    until = (oracle.deadline or Deadline()).share(GENERATION_SHARE).at
     kept, invalid = [], 0
     for stdin, expected in zip(inputs, oracle.expected_all(inputs, until)):
         if expected is None:

@@ -72,6 +72,12 @@ class Deadline:
     def passed(self) -> bool:
         return self.at is not None and time.monotonic() >= self.at
 
+    def share(self, fraction: float) -> "Deadline":
+        """The deadline ``fraction`` (0 to 1) of the time left from now
+        (no limit when this one has none)."""
+        left = self.left()
+        return Deadline(None if left is None else time.monotonic() + fraction * left)
+
     def cap(self, seconds: float | None) -> float | None:
         """The time limit, in seconds, of a process whose own limit is
         ``seconds`` (None: none): no later than the deadline, and at least
