@@ -73,6 +73,10 @@ def run_crepair(args: list[str], cwd: Path, timeout: float) -> dict:
         killed = True
         os.killpg(proc.pid, 9)
         out, err = proc.communicate()
+    except BaseException:  # Ctrl-C or SIGTERM (the harness's _stop): its session is its own, no signal reaches it
+        os.killpg(proc.pid, 9)
+        proc.wait()
+        raise
     try:
         data = json.loads(out.decode("utf-8", "replace"))
     except json.JSONDecodeError:

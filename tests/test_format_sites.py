@@ -428,3 +428,44 @@ int main(void) {
     change = first_repair(crepair("repair", "prog.c", "--tests-dir", "tests", "--compare", "exact", "--json",
                                   "--timeout", "120", cwd=tmp_path))["changes"][0]
     assert (change["kind"], change["replacement"]) == ("format", '"%d\\n"')
+
+
+def test_a_word_in_another_case_is_one_edit_and_conversions_and_escapes_keep_theirs():
+    edits = format_edits('"second\\n"', None)
+    assert '"Second\\n"' in edits and '"SECOND\\n"' in edits
+    assert '"YES %d\\n"' in format_edits('"yes %d\\n"', (INT,))
+    assert all("%d" in e and "\\n" in e for e in format_edits('"yes %d\\n"', (INT,)) if "YES" in e or "Yes" in e)
+    assert not [e for e in format_edits('"%d\\n"', (INT,)) if "%D" in e or "\\N" in e]  # no letter outside
+
+
+def test_a_reference_s_output_literals_replace_a_literal_with_the_same_conversions(tmp_path):
+    from crepair.testequiv.formats import literal_replacements, output_literals
+
+    model = write_c(tmp_path, '#include <stdio.h>\nint main(void) { int n = 2; if (n) printf("Impossible\\n"); else '
+                              'printf("%d items\\n", n); puts("end"); fprintf(stdout, "%d-%d", n, n); return 0; }',
+                    "model.c")
+    found = output_literals(load_program(model, real_c=True).ast)
+    assert found == ('"Impossible\\n"', '"%d items\\n"', '"end"', '"%d-%d"')
+    assert literal_replacements('"impossivel"', None, found) == ['"Impossible\\n"', '"end"']
+    assert literal_replacements('"%d\\n"', (INT,), found) == ['"%d items\\n"']  # one %d: the same conversions
+    assert literal_replacements('"%d items\\n"', (INT,), found) == []  # itself is no candidate
+
+
+def test_a_wrong_word_of_the_output_is_repaired_from_the_reference_s_literals(tmp_path):
+    """The judge's word is not a small edit of the student's (Codeflaws
+    20-B's kind: ``"-1"`` where ``"0"`` is expected): the model solution
+    prints it."""
+    (tmp_path / "model.c").write_text('#include <stdio.h>\nint main(void) { int a; scanf("%d", &a);\n'
+                                      '  if (a < 0) printf("Impossible\\n"); else printf("%d\\n", 2 * a);\n'
+                                      '  return 0; }\n')
+    (tmp_path / "sub.c").write_text('#include <stdio.h>\nint main(void) { int a; scanf("%d", &a);\n'
+                                    '  if (a < 0) printf("impossivel\\n"); else printf("%d\\n", a + a);\n'
+                                    '  return 0; }\n')
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for k, (given, expected) in enumerate([("3\n", "6\n"), ("-2\n", "Impossible\n")]):
+        (tests / f"{k}.in").write_text(given)
+        (tests / f"{k}.out").write_text(expected)
+    first = first_repair(crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests",
+                                 "--compare", "exact", "--json", "--timeout", "120", cwd=tmp_path))
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [('"impossivel\\n"', '"Impossible\\n"')]

@@ -228,6 +228,85 @@ def test_an_input_on_which_the_reference_has_undefined_behaviour_is_not_a_test(t
         assert oracle.expected(b"x\n") is None  # prints an uninitialized value
 
 
+def test_signed_overflow_the_reference_relies_on_in_the_given_tests_wraps_and_other_ub_stays_invalid(tmp_path):
+    """Codeflaws 225-B's kind: a hash that wraps around on every test;
+    before, every input was rejected for it (and a wrong patch passed
+    the few left).  Division by zero stays undefined behaviour."""
+    ref = tmp_path / "ref.c"
+    ref.write_text('#include <stdio.h>\nint main(void){ int n, d, h = 1; scanf("%d%d", &n, &d);'
+                   ' for (int i = 0; i < n; i++) h = h * 31 + 7; printf("%d\\n", (h & 1023) / d); return 0; }\n')
+    with ReferenceProgram(ref) as oracle:
+        assert oracle.expected(b"2 1\n") == b"" + str(((31 + 7) * 31 + 7) & 1023).encode() + b"\n"
+        assert oracle.expected(b"10 1\n") is None  # overflows
+        assert not oracle.rely_on_wrapping([b"2 0\n"])  # a division by zero: no overflow to rely on
+        assert oracle.rely_on_wrapping([b"10 1\n"])
+        wrapped = 1
+        for _ in range(10):
+            wrapped = (wrapped * 31 + 7) & 0xFFFFFFFF
+        assert oracle.expected(b"10 1\n") == str(wrapped & 1023).encode() + b"\n"
+        assert oracle.expected(b"12 0\n") is None
+
+
+MAGIC = r"""#include <stdio.h>
+int main(void) {
+    int s, i, found = -1;
+    scanf("%d", &s);
+    for (i = 1; i <= 9; i++)
+        if (i * i == s) { found = i; break; }
+    printf("%d\n", found);
+    return 0;
+}
+"""
+
+
+def test_a_bound_the_reference_s_constant_loop_fits_is_found_and_refutes_a_patch_only_its_last_turn_tells(tmp_path):
+    """Codeflaws 143-A's kind: a loop of nine turns is beyond bound 8, so
+    no proof was tried and a patch skipping a solution passed; at the
+    deeper bound the reference fits, the check's counterexample refutes it."""
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    (tmp_path / "ref.c").write_text(MAGIC)
+    (tmp_path / "sub.c").write_text(MAGIC)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("16\n")
+    (tmp_path / "tests" / "a.out").write_text("4\n")
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=120),
+                    tests_dir=tmp_path / "tests")
+    try:
+        assert run.checks.unwind == 8
+        assert not run.checks.reference_cut_off(60)
+        assert run.checks.unwind == 10
+        before = len(run.suite.counterexamples)
+        assert run.checks.prove(MAGIC.replace("i * i == s", "i * i == s && i < 9"), 60, run.suite) == (False, None)
+        assert len(run.suite.counterexamples) == before + 1
+        assert run.suite.stdin(run.suite.counterexamples[-1]).split() == [b"81"]
+    finally:
+        run.close()
+
+
+def test_a_given_test_the_reference_itself_does_not_run_validly_on_is_noted(tmp_path):
+    """Codeflaws 7-B's and 171-C's kind: a repair test on which the
+    accepted program crashes or loops; the test's file is still the
+    expected output, and the user is told."""
+    from crepair.schemes.staged_suite import given_tests
+
+    ref = tmp_path / "ref.c"
+    ref.write_text('#include <stdio.h>\nint main(void){ int a, b; scanf("%d%d", &a, &b);'
+                   ' printf("%d\\n", a / b); return 0; }\n')
+    (tmp_path / "tests").mkdir()
+    for name, given, expected in (("t1", "7 2\n", "3\n"), ("t2", "7 0\n", "0\n"), ("t3", "9 3\n", "4\n")):
+        (tmp_path / "tests" / f"{name}.in").write_text(given)
+        (tmp_path / "tests" / f"{name}.out").write_text(expected)
+    notes: list[str] = []
+    with ReferenceProgram(ref) as oracle:
+        tests = given_tests(ref, tmp_path / "tests", oracle, Comparison.EXACT, notes)
+    assert [(t, expected) for t, _, expected in tests] == [("t1", b"3\n"), ("t2", b"0\n"), ("t3", b"4\n")]
+    assert len(notes) == 2
+    assert notes[0].startswith("test t2: the reference's own run on it is not valid")
+    assert notes[1].startswith("test t3: the reference's output differs")
+
+
 def test_an_output_that_depends_on_what_the_stack_holds_is_not_a_test_even_when_both_fills_agree(tmp_path):
     """The largest of an array filled only in part: the pattern fill is
     negative and the zero fill is 0, so both builds print the one value
@@ -317,7 +396,8 @@ def test_a_test_that_refutes_a_patch_joins_the_search_and_the_reference_s_loop_r
     evidence = repairs[0].evidence
     assert isinstance(evidence, PassesSuite) and evidence.generated == run.stats.generated > 0
     assert "runs of the reference go beyond unwinding bound 8" in evidence.why_not_proved
-    assert run.stats.proofs == 1  # the reference's own bound check, once: no candidate's proof is tried
+    # the reference's own bound check, at 8 and at the deeper bounds 10, 16, 32: no candidate's proof is tried
+    assert run.stats.proofs == 4
 
 
 def test_a_patch_that_passes_the_suite_is_confirmed_on_inputs_held_back_from_it(tmp_path):

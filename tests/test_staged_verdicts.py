@@ -22,6 +22,7 @@ class FakeChecks:
         self.refuting: list[str] = []
         self.budgets: list[float] = []
         self.unanswered = False
+        self.unwind = 8
 
     def failures(self, text, suite, enough=None) -> int:
         return 0

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,16 @@ class Job:
         return job
 
 
+_WORKERS: set[subprocess.Popen] = set()  # workers running now (each kills its own crepair run when stopped)
+
+
+def _stop(signum, frame) -> None:
+    """SIGTERM as Ctrl-C: the benchmark writes its partial results and
+    stops its workers, and a worker its crepair run (which runs in a
+    session of its own, where no signal to this process group reaches)."""
+    raise KeyboardInterrupt
+
+
 def run_worker(cmd: list[str], out: Path, timeout: float, grace: float | None, cwd: Path, env: dict) -> str:
     """Run a worker; "" if it exited with 0 or 1 (1: it recorded its error),
     else what went wrong.  It is killed after 2 × timeout + 180 s or, with
@@ -98,9 +109,11 @@ def run_worker(cmd: list[str], out: Path, timeout: float, grace: float | None, c
     deadline = t0 + 2 * timeout + 180
     started = False
     err = out.with_suffix(".stderr")
+    proc = None
     try:
         with open(err, "w", encoding="utf-8") as fh:
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=fh, cwd=cwd, env=env)
+            _WORKERS.add(proc)
             while proc.poll() is None:
                 time.sleep(0.5)
                 if grace is not None and not started and out.exists():
@@ -116,6 +129,8 @@ def run_worker(cmd: list[str], out: Path, timeout: float, grace: float | None, c
                     return f"killed after {time.monotonic() - t0:.0f} s (the hard limit)"
     except Exception as exc:  # noqa: BLE001
         return f"{type(exc).__name__}: {exc}"
+    finally:
+        _WORKERS.discard(proc)  # None: never started
     if proc.returncode not in (0, 1):
         tail = " | ".join(err.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-2:])
         return f"worker exited with {proc.returncode}" + (f": {tail}" if tail else "")
@@ -263,6 +278,8 @@ def resumed(bench: Benchmark, old: dict, jobs: dict, retry_errors: bool, rerun: 
 
 def main(bench: Benchmark, doc: str, argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)
     if argv[:1] == ["--_worker"]:
         params = json.loads(argv[1])
         return worker(argv[2], lambda fh, t0: bench.work(params, fh, t0))
@@ -335,6 +352,8 @@ def _run(bench: Benchmark, jobs: dict, argv: list[str], old_meta: dict, out_md: 
     except KeyboardInterrupt:
         print("interrupted: writing partial results", file=sys.stderr)
         pool.shutdown(wait=False, cancel_futures=True)
+        for proc in list(_WORKERS):
+            proc.terminate()
         for j in jobs.values():
             if j.status == "running":
                 j.status = "pending"

@@ -164,6 +164,31 @@ class ReferenceProgram:
             first = first or run
         return None if first is None else first.output
 
+    def rely_on_wrapping(self, inputs: list[bytes]) -> bool:
+        """Whether the reference relies on signed overflow wrapping around
+        (as gcc's ``-O0`` code does) in runs it is expected to make: the
+        sanitized build rejects one of ``inputs`` (the given tests' inputs
+        it was not valid on; the first five are tried) and the same build
+        with ``-fwrapv`` (overflow defined, so not reported) runs it
+        normally.  Then the ``-fwrapv`` build replaces it for every later
+        check, and an overflow no longer makes an input invalid (Codeflaws
+        225-B ends a sequence when a sum wraps to a negative value, on
+        every test; every generated input was rejected)."""
+        if self.cut or len(self._builds) < len(_BUILDS):
+            return False
+        sanitized, wrapping = self._builds[0], self._dir / "reference-wrap"
+        for stdin in inputs[:5]:
+            run = run_binary(sanitized, stdin, timeout=self._cap(self.timeout), env=_ENV, sanitized=True)
+            if run.code != SANITIZER_EXIT:
+                continue
+            if not wrapping.exists() and compile_c(self.path, wrapping, (*_BUILDS[0], "-fwrapv"),
+                                                   timeout=self._cap(60.0)) is not None:
+                return False
+            if run_binary(wrapping, stdin, timeout=self._cap(self.timeout), env=_ENV, sanitized=True).normal:
+                self._builds[0] = wrapping
+                return True
+        return False
+
     def plain_all(self, inputs: list[bytes], until: float | None = None) -> list[bytes | None]:
         """The outputs of the reference built as the candidates are (no
         sanitizer, locals as the stack holds them) on each of ``inputs``, in

@@ -50,7 +50,7 @@ from crepair.schemes.staged_checks import CandidateChecks, checked_source
 from crepair.schemes.staged_partial import first_stage, nearest_fix
 from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
 from crepair.schemes.staged_spans import named, relative_to_original
-from crepair.schemes.staged_suite import generated_tests, given_tests, held_back
+from crepair.schemes.staged_suite import generated_tests, given_tests, held_back, reference_literals
 from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
@@ -124,6 +124,7 @@ class StagedRun:
                 seeded.append(seed)
                 seeds.append(seed[0])
         sources = (read_source(Path(reference.path)), self.original)
+        self._literals = reference_literals(reference.path)  # the reference's output literals: FORMAT candidates
         generated, self.stats.invalid = generated_tests(seeds, self._oracle, options.generated, sources)
         (self._tmp / "tests").mkdir()
         self.suite = write_suite(self._tmp / "tests", given, generated)
@@ -381,7 +382,7 @@ class StagedRun:
             # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
-                                        anti_patterns=frozenset(), schemas=schemas, lines=lines)
+                                        anti_patterns=frozenset(), schemas=schemas, lines=lines, literals=self._literals)
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:

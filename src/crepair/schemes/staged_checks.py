@@ -31,6 +31,7 @@ from crepair.toolchain.child import ChildCall
 BESIDE_NICE = 10  # niceness increment of a bounded check run beside the search
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 CONFIRM_CHUNK = 16  # held-back inputs run at once before looking for one that refutes the patch
+DEEPER = (lambda u: u + 2, lambda u: 2 * u, lambda u: 4 * u)  # bounds tried when the reference's runs go beyond u
 
 
 def checked_source(path: Path) -> str:
@@ -219,13 +220,28 @@ class CandidateChecks:
         (within its input bound): then no candidate can be proved equivalent
         at this bound, whatever its code (checked within ``seconds``, or the
         check :meth:`start_reference_check` started, within its own
-        seconds; False when the check does not answer)."""
+        seconds; False when the check does not answer).  When they do, the
+        larger bounds of :data:`DEEPER` are tried within ``seconds`` more,
+        and the first that every run of the reference fits becomes
+        ``unwind``: a loop of a constant ten iterations is proved, and its
+        candidates refuted, only at bound ten (Codeflaws 143-A: a patch
+        that skips the first solution fails only on runs of ten iterations)."""
+        text = read_source(Path(self.reference.path))
         if self._reference_check is not None:
             started, self._reference_check = self._reference_check, None
             result = self._answer(*started)
         else:
-            result = self.verify(read_source(Path(self.reference.path)), seconds, proof_only=True)
-        return result is not None and bool(result.bound.too_small)
+            result = self.verify(text, seconds, proof_only=True)
+        cut, until, first = result is not None and bool(result.bound.too_small), time.monotonic() + seconds, self.unwind
+        for unwind in (u for u in dict.fromkeys(f(first) for f in DEEPER) if u > first):
+            if not cut or until - time.monotonic() < 0.5:
+                break
+            self.unwind = unwind
+            result = self.verify(text, until - time.monotonic(), proof_only=True)
+            cut = result is None or bool(result.bound.too_small)
+        if cut:
+            self.unwind = first
+        return cut
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:
         """The bounded equivalence check of ``text`` within ``seconds``:

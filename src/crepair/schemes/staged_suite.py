@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crepair.errors import BadInput, MissingTool
+from crepair.frontend.parse import load_program
 from crepair.oracle import HeldBack, ReferenceProgram, mutate_inputs
 from crepair.oracle.inputs import int_constants
 from crepair.schemes.time_limit import Deadline
+from crepair.testequiv.formats import output_literals
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
 
@@ -32,10 +35,19 @@ def given_tests(path: Path, tests_dir: str | Path | None, oracle: ReferenceProgr
     spec = load_tests(path, tests_dir=tests_dir, compare=compare)
     assert isinstance(spec, FolderTests)
     inputs = [spec.input_path(t).read_bytes() for t in spec.ids]
-    out = []
-    for t, stdin, mine in zip(spec.ids, inputs, oracle.expected_all(inputs)):
+    out, outputs = [], oracle.expected_all(inputs)
+    invalid = [k for k, mine in enumerate(outputs) if mine is None]
+    if invalid and oracle.rely_on_wrapping([inputs[k] for k in invalid]):
+        notes.append("the reference's signed arithmetic overflows and wraps around on the given tests: an input on "
+                     "which it overflows is not rejected for it (gcc -fwrapv)")
+        for k, mine in zip(invalid, oracle.expected_all([inputs[k] for k in invalid])):
+            outputs[k] = mine
+    for t, stdin, mine in zip(spec.ids, inputs, outputs):
         expected = (spec.folder / spec.naming.files(t)[1]).read_bytes()
-        if mine is not None and compare.normalize(mine) != compare.normalize(expected):
+        if mine is None:
+            notes.append(f"test {t}: the reference's own run on it is not valid (a crash, the time limit, undefined "
+                         "behaviour or an output that depends on what memory held; the test's file is taken)")
+        elif compare.normalize(mine) != compare.normalize(expected):
             notes.append(f"test {t}: the reference's output differs from the expected one (the test's file is taken)")
         out.append((t, stdin, expected))
     return out
@@ -73,6 +85,17 @@ def held_back(seeds: list[bytes], count: int, sources: tuple[str, ...], suite: l
     known = set(suite)
     inputs = mutate_inputs(seeds, count=count + len(known), seed=1, constants=_constants(sources))
     return HeldBack([i for i in inputs if i not in known][:count])
+
+
+def reference_literals(path: str | Path) -> tuple[str, ...]:
+    """The literals the reference's output calls print
+    (:func:`crepair.testequiv.formats.output_literals`), offered in place of
+    the program's format literals; () when gcc or the parser cannot read
+    the reference (its builds say why)."""
+    try:
+        return output_literals(load_program(path, real_c=True).ast)
+    except (BadInput, MissingTool):
+        return ()
 
 
 def _constants(sources: tuple[str, ...]) -> list[int]:

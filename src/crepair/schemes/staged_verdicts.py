@@ -101,6 +101,9 @@ class PatchVerdicts:
             return "tests", self.evidence("no time left for the bounded check"), 0
         if self.unprovable is None:
             self.unprovable = self.checks.reference_cut_off(min(budget, REFERENCE_CHECK_SECONDS))
+            self.unwind, budget = self.checks.unwind, self.budget(PROOF_SECONDS)  # a deeper bound, if one fits
+            if budget < 0.5:
+                return "tests", self.evidence("no time left for the bounded check"), 0
         if self.unprovable:
             return "tests", self.evidence(f"runs of the reference go beyond unwinding bound {self.unwind}: "
                                           "no change can be proved equivalent at this bound"), 0

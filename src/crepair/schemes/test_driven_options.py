@@ -39,7 +39,10 @@ class TestRepairOptions:
     bounded extra search in first-patch mode —
     :mod:`crepair.schemes.semantic_ranking`);
     ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
-    (None: the run's construction; the command line passes its own start).
+    (None: the run's construction; the command line passes its own start);
+    ``literals``: string literals (C source, e.g. a reference's output
+    literals) offered in place of an output call's format literal
+    (:class:`~crepair.testequiv.space.SpaceOptions`).
     Every build and test run gets at most the time left as its limit.
     """
 
@@ -56,6 +59,7 @@ class TestRepairOptions:
     schemas: frozenset[Schema] | None = None
     rank: Ranking = Ranking.COST
     started: float | None = None
+    literals: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -24,7 +24,15 @@ candidates are the literal with one small edit (:func:`format_edits`):
   ``%f`` <-> ``%d`` when the argument's type says the other.  The number of
   conversions never changes; no conversion changes when an argument's type
   is unknown, a ``*`` width is used, or the conversions do not match the
-  arguments one to one.
+  arguments one to one;
+- the letters outside conversions and escapes in another case: the first
+  letter's case swapped (``"second\\n"`` -> ``"Second\\n"``), all upper
+  case (``"yes"`` -> ``"YES"``), all lower case.
+
+With a reference implementation at hand, the literals its own output
+calls print (:func:`output_literals`) are candidates too, at each format
+whose conversions they share (:func:`literal_replacements`): the words a
+judge expects (``"-1"`` -> ``"0"``) are seldom one small edit away.
 
 In a loop, a separator is often right on all but the first or last
 iteration: :func:`separator_choices` gives the pairs of literals a
@@ -44,6 +52,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -138,6 +147,7 @@ def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]
         bodies += _prompt_edits(body, conversions[0].start(), conversions[-1].end())
     if arg_types is not None:
         bodies += _conversion_edits(body, conversions, arg_types)
+    bodies += _case_edits(units, protected)
     out: list[str] = []
     for b in bodies:
         text = f'"{b}"'
@@ -163,6 +173,64 @@ def _prompt_edits(body: str, first: int, last: int) -> list[str]:
     if _WORD.search(head) and _WORD.search(tail):
         kept.append(body[first:last] + nl)
     return [b for k in kept for b in (k, k if k.endswith("\\n") else k + "\\n")]
+
+
+def _case_edits(units: list[tuple[int, str]], protected: set[int]) -> list[str]:
+    """The body (as ``units``: (offset, character or escape)) with the
+    letters outside conversions (offsets in ``protected``) and escapes in
+    another case: the first letter's swapped, all upper, all lower."""
+    letters = {k for k, (at, u) in enumerate(units) if at not in protected and len(u) == 1 and u.isalpha()}
+    if not letters:
+        return []
+
+    def spelled(change) -> str:
+        return "".join(change(u) if k in letters else u for k, (_, u) in enumerate(units))
+
+    first = min(letters)
+    swapped = "".join(u.swapcase() if k == first else u for k, (_, u) in enumerate(units))
+    return [swapped, spelled(str.upper), spelled(str.lower)]
+
+
+def _conversions(body: str) -> list[str]:
+    return [c.group(0) for c in _CONVERSION.finditer(body) if c.group("conv") != "%"]
+
+
+def literal_replacements(literal: str, arg_types: tuple[CType, ...] | None, literals: Sequence[str]) -> list[str]:
+    """The ``literals`` (C string literals' source, quotes included) that
+    may stand in place of ``literal`` at an output call: plain ``"..."``
+    literals other than it whose conversions are ``literal``'s, in the
+    same order (a ``puts`` text, ``arg_types`` None: literals without a
+    ``%``), without repeats, in the order given."""
+    m = _LITERAL.match(literal)
+    if m is None:
+        return []
+    own = _conversions(m.group(1)) if arg_types is not None else None
+    out: list[str] = []
+    for other in literals:
+        o = _LITERAL.match(other)
+        if o is None or other == literal or other in out:
+            continue
+        body = o.group(1)
+        if (own is None and "%" not in body) or (own is not None and "%" not in _CONVERSION.sub("", body)
+                                                  and _conversions(body) == own):
+            out.append(other)
+    return out
+
+
+def output_literals(ast: c_ast.Node) -> tuple[str, ...]:
+    """The literals the output calls of ``ast`` (a pycparser tree) print
+    (:func:`format_argument`), in source order, without repeats."""
+    found: dict[str, None] = {}
+
+    class _Calls(c_ast.NodeVisitor):
+        def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
+            fmt = format_argument(node)
+            if fmt is not None:
+                found.setdefault(node.args.exprs[fmt.index].value, None)
+            self.generic_visit(node)
+
+    _Calls().visit(ast)
+    return tuple(found)
 
 
 def separator_choices(literal: str) -> list[tuple[str, str]]:
@@ -239,4 +307,5 @@ def _int_length(t: CType) -> str | None:
     return _LENGTH.get(promote(t).rank)
 
 
-__all__ = ["FormatArgument", "FormatCall", "format_argument", "format_edits", "separator_choices"]
+__all__ = ["FormatArgument", "FormatCall", "format_argument", "format_edits", "literal_replacements",
+           "output_literals", "separator_choices"]

@@ -81,7 +81,7 @@ from crepair.testequiv.antipatterns import AntiPattern, pruned
 from crepair.testequiv.atoms import Atom, is_concrete, site_atoms
 from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
-from crepair.testequiv.formats import format_edits, separator_choices
+from crepair.testequiv.formats import format_edits, literal_replacements, separator_choices
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.place import Place
 from crepair.testequiv.sites import collect
@@ -96,7 +96,10 @@ OUTPUT_GROUP = 1 << 30  # an OUTPUT candidate is compared with no other (its own
 class SpaceOptions:
     """Bounds of the space (see the module docstring); ``schemas``: the
     schemas to generate; ``anti_patterns``: the rules whose candidates are
-    left out (:mod:`crepair.testequiv.antipatterns`; all by default)."""
+    left out (:mod:`crepair.testequiv.antipatterns`; all by default);
+    ``literals``: string literals (C source) that may replace a format's
+    literal whose conversions they share (a reference's output literals;
+    :func:`~crepair.testequiv.formats.literal_replacements`)."""
 
     max_variables: int = 5
     max_pointers: int = 2
@@ -106,6 +109,7 @@ class SpaceOptions:
     max_candidates: int = 200_000
     schemas: frozenset[Schema] = field(default_factory=lambda: frozenset(Schema))
     anti_patterns: frozenset[AntiPattern] = field(default_factory=lambda: frozenset(AntiPattern))
+    literals: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +257,7 @@ class _Builder:
         reads (cost of an edit and an atom, as a guard)."""
         text = self._original[p.span.start:p.span.end]
         edits = format_edits(text, p.format_types)
+        edits += [e for e in literal_replacements(text, p.format_types, self._options.literals) if e not in edits]
         out = [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group) for group, e in enumerate(edits, start=1)]
         group = len(edits)
         for when_true, when_false in separator_choices(text) if p.loop_reads else ():
