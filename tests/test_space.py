@@ -76,7 +76,10 @@ def check_invariants(program, space):
         assert not re.search(r"[/%]\s*0(?![\w.])", c.replacement) or re.search(r"[/%]\s*0(?![\w.])", s.text)
         if c.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION):
             assert c.lhs
-        if s.kind == SiteKind.STMT:
+        if s.kind == SiteKind.STMT and c.schema == Schema.EXPRESSION:  # an assignment's operator changed
+            assert c.lhs and re.sub(r"[-+*/]?=", "=", c.replacement, count=1) == re.sub(r"[-+*/]?=", "=", s.text,
+                                                                                          count=1)
+        elif s.kind == SiteKind.STMT:
             assert c.schema in (Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT) and s.text in c.replacement
         assert (c.param is not None) == ("__CR_PARAM" in c.code)
         if c.param is not None:  # f1x's condition parameter: 0..64, read from a table by the meta-program
@@ -85,7 +88,7 @@ def check_invariants(program, space):
             # a guarded separator's atom
             atom = re.search(r"(\w+ [<>=!]=? )__CR_PARAM", c.code)[1] + str(c.param)
             assert atom in c.replacement and re.search(rf"\b{re.escape(atom)}(?!\w)", c.replacement)
-        if c.schema == Schema.EXPRESSION and "__cr_e" not in c.code:
+        if c.schema == Schema.EXPRESSION and "__cr_e" not in c.code and s.kind != SiteKind.STMT:
             assert c.code.replace("__CR_PARAM", str(c.param)) == c.replacement
 
 
@@ -115,7 +118,11 @@ def test_each_schema_on_an_if_with_an_else(tmp_path):
     assert at(space, then)["{ y = 0; x = x + 1; }"].lhs == "y"  # the only statement of a branch
     y_stmt = site(space, "y = x * 2;", SiteKind.STMT)
     assert at(space, y_stmt)["if (0) y = x * 2;"].cost == 18
-    assert not [c for c in at(space, y_stmt).values() if c.lhs == "y"]  # overwritten at once
+    assert not [c for c in at(space, y_stmt).values() if c.lhs == "y" and c.schema == Schema.ASSIGNMENT]  # overwritten
+    ops = at(space, y_stmt)  # the assignment's own operator: one operator change, valued by what it assigns
+    assert (ops["y += x * 2;"].schema, ops["y += x * 2;"].code, ops["y += x * 2;"].cost) == (
+        Schema.EXPRESSION, "(y) + (x * 2)", 8)
+    assert ops["y -= x * 2;"].group == ops["y += x * 2;"].group and "y *= x * 2;" not in ops
     ret = at(space, site(space, "return x + y;", SiteKind.STMT))
     assign = ret["x = a; return x + y;"]
     assert (assign.schema, assign.code, assign.lhs, assign.cost, assign.variables) == (
@@ -127,6 +134,39 @@ def test_each_schema_on_an_if_with_an_else(tmp_path):
     init = at(space, site(space, "y", SiteKind.DECL))
     assert list(init) == ["y = 0"] and init["y = 0"].cost == 10 and init["y = 0"].schema == Schema.INITIALIZATION
     assert at(space, site(space, "a - b"))["a + b"].cost == 8
+
+
+def test_an_assignment_s_operator_is_changed_where_both_sides_are_free_of_side_effects(tmp_path):
+    """Codeflaws 534-B ``v2 -= d`` -> ``v2 += d``; an accumulation written
+    as an assignment (``s = a[i]`` -> ``s += a[i]``); never a pointer's
+    ``*=``, never a side with a side effect."""
+    program, space = space_of(tmp_path, """
+        int f(int *a, int n, double d, int *p) {
+            int i, s = 0;
+            double v2 = 1;
+            for (i = 0; i < n; i++)
+                s = a[i];
+            v2 -= d;
+            a[0] *= 2;
+            p += 1;
+            a[i++] += 1;
+            s -= f(a, n, d, p);
+            return s + (int) v2;
+        }
+    """, options=SpaceOptions(anti_patterns=frozenset()))
+    check_invariants(program, space)
+    v2 = at(space, site(space, "v2 -= d;", SiteKind.STMT))
+    assert (v2["v2 += d;"].code, v2["v2 += d;"].lhs) == ("(v2) + (d)", "v2")
+    assert v2["v2 = d;"].code == "(d)" and "v2 *= d;" not in v2
+    s = at(space, site(space, "s = a[i];", SiteKind.STMT))
+    assert {"s += a[i];", "s -= a[i];"} <= set(s) and "s *= a[i];" not in s
+    assert at(space, site(space, "a[0] *= 2;", SiteKind.STMT))["a[0] /= 2;"].lhs == "a[0]"
+    for text in ("p += 1;", "a[i++] += 1;", "s -= f(a, n, d, p);"):
+        assert not [c for c in at(space, site(space, text, SiteKind.STMT)).values() if c.schema == Schema.EXPRESSION]
+    # the plain assignment made to read what it assigns is crepair's C5 anti-pattern (on by default)
+    _, pruned_space = space_of(tmp_path, "int g(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s = a[i];"
+                                         " return s; }", "g.c")
+    assert "s += a[i];" not in at(pruned_space, site(pruned_space, "s = a[i];", SiteKind.STMT))
 
 
 def test_leaf_changes_and_their_costs(tmp_path):

@@ -740,3 +740,19 @@ def test_a_change_inside_a_condition_the_first_round_added_is_one_change_with_it
     assert [(c.before, c.after) for c in changes] == [("a == 'd'", "a == 'd' && (at < j || i < 'a')")]
     (edit,) = changes[0].edits
     assert original[:edit.span.start] + edit.new + original[edit.span.end:] == patched
+
+
+def test_an_accumulation_written_as_an_assignment_is_repaired_against_the_model(tmp_path):
+    """A student's ``soma = x;`` for ``soma += x;``: the assignment's
+    operator is one change (crepair.testequiv.assignops; the anti-pattern
+    that forbids it without a reference, C5, is off against a model)."""
+    model = ('#include <stdio.h>\nint main(void) { int n, x, soma = 0; scanf("%d", &n);\n'
+             '  for (int i = 0; i < n; i++) { scanf("%d", &x); soma += x; }\n  printf("%d\\n", soma); return 0; }\n')
+    course(tmp_path, model.replace("soma += x;", "soma = x;"), {"t0": ("3\n1 2 3\n", "6\n"), "t1": ("1\n5\n", "5\n")})
+    (tmp_path / "model.c").write_text(model)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = json.loads(proc.stdout)["repairs"][0]
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("soma = x;", "soma += x;")]
+    assert first["evidence_level"] in ("proof", "tests")

@@ -220,3 +220,30 @@ def test_the_summary_counts_agree_with_the_patches_reported():
     assert ", 2 plausible," not in text
     stats.plausible, stats.rejected = 1, 0
     assert "1 candidate passed every test, 1.0 s" in render_summary(run)
+
+
+VOLUME = """\
+#include <stdio.h>
+
+int main(void) {
+  int v, d, k;
+  if (scanf("%d %d %d", &v, &d, &k) != 3)
+    return 1;
+  while (k-- > 0)
+    v -= d;
+  printf("%d\\n", v);
+  return 0;
+}
+"""
+
+
+def test_a_compound_assignment_of_the_wrong_sign_is_one_operator_change(tmp_path):
+    """Codeflaws 534-B's fault (``v2 -= d`` for ``v2 += d``): the operator
+    of an assignment is a site (crepair.testequiv.assignops), and the
+    meta-program runs the changed statement in place of the original."""
+    project(tmp_path, VOLUME, tests={"pos1": ("5 0 3", "5"), "neg1": ("1 2 3", "7"), "neg2": ("4 1 1", "5")})
+    proc = crepair("repair", "prog.c", "--tests-dir", ".", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = json.loads(proc.stdout)["repairs"][0]
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("v -= d;", "v += d;")]
+    assert first["diff"].count("+    v += d;") == 1

@@ -89,7 +89,7 @@ from typing import Protocol
 from pycparser import c_ast
 
 from crepair.errors import UsageError
-from crepair.testequiv.candidates import Schema
+from crepair.testequiv.candidates import Schema, SiteKind
 from crepair.testequiv.roles import Roles
 from crepair.testequiv.scope import VarKind
 from crepair.testequiv.place import Place
@@ -153,6 +153,7 @@ class Draft(Protocol):
     code: str
     replacement: str
     param: int | None
+    lhs: str
 
 
 def _deletion(d: Draft) -> bool:
@@ -269,7 +270,10 @@ def unused_main_parameter(p: Place, d: Draft, original: str) -> bool:
 
 
 def self_read(p: Place, d: Draft, original: str) -> bool:
-    """crepair's C5: the value of ``v = e`` made to read ``v``."""
+    """crepair's C5: the value of ``v = e`` made to read ``v`` (also by
+    its operator: ``v = e`` -> ``v += e``, :mod:`crepair.testequiv.assignops`)."""
+    if d.schema is Schema.EXPRESSION and p.kind is SiteKind.STMT:
+        return isinstance(p.node, c_ast.Assignment) and p.node.op == "=" and d.code.startswith(f"({d.lhs}) ")
     v = p.roles.assigned
     if not v or d.schema is not Schema.EXPRESSION:
         return False
@@ -389,7 +393,8 @@ def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: f
     counts = {r: 0 for r in chosen}
     for d in drafts:
         p = places[place_of(d)]
-        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members)) \
+        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members
+                                                                       or p.kind is SiteKind.STMT)) \
             or p.function.name == "main" or p.roles != _NO_ROLES  # C3 reads any candidate of main
         hit = next((r for r in chosen if RULES[r](p, d, original)), None) if relevant else None
         if hit is None:

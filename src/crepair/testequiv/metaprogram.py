@@ -40,7 +40,9 @@ of ``r``'s site and group listed in the partition file):
 - STMT ``s`` becomes ``{ <site code> if (__cr_g) s }``: GUARD candidates'
   value is ``!!(code)`` and ``r``'s sets ``__cr_g``; ASSIGNMENT candidates'
   value is ``code`` converted to ``lhs``'s (promoted) type and ``r`` assigns
-  it to ``lhs`` before ``s``; OUTPUT candidates (an output call, never
+  it to ``lhs`` before ``s``; EXPRESSION candidates (an assignment's
+  operator changed, :mod:`crepair.testequiv.assignops`) likewise, but
+  ``r`` assigns in place of ``s`` (``__cr_g`` cleared); OUTPUT candidates (an output call, never
   tracked: it has side effects) have the value 0 and ``r`` makes its call
   before ``s``.  Only candidates of one group are compared.
 - DECL ``x`` (a declarator's name, as the space builder gives it) becomes
@@ -126,7 +128,7 @@ _KIND_CODE = {SiteKind.EXPR: 1, SiteKind.STMT: 2, SiteKind.DECL: 3}
 _TRACKS = 4
 _SCHEMAS = {
     SiteKind.EXPR: {Schema.EXPRESSION, Schema.REFINEMENT, Schema.FORMAT},
-    SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT},
+    SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT, Schema.EXPRESSION},
     SiteKind.DECL: {Schema.INITIALIZATION},
 }
 
@@ -195,7 +197,8 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
     bare = _LITERALS.sub('""', cand.code)
     if "\n" in cand.code or "//" in bare or "/*" in bare or not cand.code.strip():
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
-    if cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) and not cand.lhs.strip():
+    if (cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) or site.kind is SiteKind.STMT and
+            cand.schema is Schema.EXPRESSION) and not cand.lhs.strip():
         raise InternalError(f"candidate {cand.id}: an {cand.schema.value} without lhs")
     if (cand.param is not None) != (PARAM in cand.code):
         raise InternalError(f"candidate {cand.id}: parameter {cand.param} but code {cand.code!r} (reads {PARAM}?)")
@@ -293,6 +296,7 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
     cases = _cases(cands, lambda c: f"__CR_G(({c.code}))" if c.schema is Schema.GUARD
                    else f"__CR_S(({c.code}), ({c.lhs}))" if c.schema is Schema.OUTPUT and c.lhs
                    else f"__CR_O(({c.code}))" if c.schema is Schema.OUTPUT
+                   else f"__CR_R(({c.lhs}), ({c.code}))" if c.schema is Schema.EXPRESSION
                    else f"__CR_A(({c.lhs}), ({c.code}))")
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")
     return (f"{{ volatile int __cr_g = 1; if (__builtin_expect(__cr_on[{s}], 0) && __cr_enter({s})) {{ "

@@ -78,6 +78,7 @@ from pycparser import c_ast
 from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
 from crepair.testequiv.antipatterns import AntiPattern, pruned
+from crepair.testequiv.assignops import operator_changes
 from crepair.testequiv.atoms import Atom, is_concrete, site_atoms
 from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
@@ -90,6 +91,7 @@ from crepair.testequiv.verbatim import Verbatim
 
 ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST, OUTPUT_COST = 3, 4, 2, 1, 1, 2
 OUTPUT_GROUP = 1 << 30  # an OUTPUT candidate is compared with no other (its own group at its site)
+OPERATOR_GROUP = 1 << 29  # an assignment's operator changes: compared with each other by the value they assign
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +174,8 @@ def build_space(
     candidates = []
     for j, d in enumerate(kept):
         read = _variables(d.code, places[d.place])
-        names[d.place].update(read, [d.lhs] if d.lhs and d.schema is not Schema.OUTPUT else [])
+        lhs = _variables(d.lhs, places[d.place]) if d.schema is Schema.EXPRESSION else [d.lhs]  # l of l op= r
+        names[d.place].update(read, lhs if d.lhs and d.schema is not Schema.OUTPUT else [])
         candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
                                     d.param))
     sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
@@ -217,6 +220,7 @@ class _Builder:
         self._options = options
         self._verbatim = Verbatim(program)
         self._mutator = Mutator(program, types, self._verbatim)
+        self._types = types
         self._null = "NULL" if _NULL_HEADERS.search(program.original) else "0"
         self._newline = (None if not _STDIO.search(program.original) else "putchar('\\n')"
                          if re.search(r"\bputchar\s*\(", program.original) else 'printf("\\n")')
@@ -320,6 +324,10 @@ class _Builder:
                 values += [(f"{v} + 1", 5), (f"{v} - 1", 5)]
                 for e, cost in values:
                     out.append(_Draft(tenths(cost), i, Schema.ASSIGNMENT, e, wrap.format(f"{v} = {e}; {s}"), group, v))
+        if Schema.EXPRESSION in schemas and isinstance(p.node, c_ast.Assignment):
+            lhs, rhs = (self._mutator.text_of(n) for n in (p.node.lvalue, p.node.rvalue))
+            for ch in operator_changes(p.node, s, lhs, rhs, self._types, p.scope):
+                out.append(_Draft(tenths(1, GOOD), i, Schema.EXPRESSION, ch.code, ch.replacement, OPERATOR_GROUP, lhs))
         if Schema.OUTPUT in schemas and self._newline is not None:
             out += self._output(i, p, s, atoms)
         return out

@@ -123,6 +123,8 @@ extern void __cr_longjmp(void *, int) __asm__("_longjmp") __attribute__((__noret
 #define __CR_S(code, out) { __cr_k = !!(code); __cr_x = 1; if (__cr_c == __cr_cand && __cr_k) (void)(out); }
 #define __CR_A(lhs, code) { __typeof__(0 ? (lhs) : (lhs)) __cr_t = (code); __cr_k = __CR_KEY(__cr_t); \
     __cr_x = __CR_EXACT(__cr_t); if (__cr_c == __cr_cand) (lhs) = __cr_t; }
+#define __CR_R(lhs, code) { __typeof__(0 ? (lhs) : (lhs)) __cr_t = (code); __cr_k = __CR_KEY(__cr_t); \
+    __cr_x = __CR_EXACT(__cr_t); if (__cr_c == __cr_cand) { (lhs) = __cr_t; __cr_g = 0; } }
 
 struct __cr_sigaction_t { /* glibc's struct sigaction on Linux */
     void (*handler)(int, void *, void *);
