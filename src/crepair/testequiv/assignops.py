@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from crepair.testequiv.effects import side_effect_free
 from crepair.testequiv.scope import TypeKind, Types
 
 _OTHERS = {"=": ("+=", "-="), "+=": ("-=", "="), "-=": ("+=", "="), "*=": ("/=", "="), "/=": ("*=", "=")}
-_SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|[-+*/%&|^]=|<<=|>>=|\b[A-Za-z_]\w*\s*\(")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ def operator_changes(node: c_ast.Node, text: str, lhs: str, rhs: str, types: Typ
     ``lhs``."""
     if not isinstance(node, c_ast.Assignment) or node.op not in _OTHERS:
         return []
-    if _SIDE_EFFECT.search(lhs) or _SIDE_EFFECT.search(rhs):
+    if not (side_effect_free(node.lvalue) and side_effect_free(node.rvalue)):
         return []
     kind = types.of(node.lvalue, {name: v.type for name, v in scope.items()}).kind
     if kind not in (TypeKind.INTEGER, TypeKind.FLOAT):
