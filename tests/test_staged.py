@@ -285,6 +285,41 @@ def test_a_bound_the_reference_s_constant_loop_fits_is_found_and_refutes_a_patch
         run.close()
 
 
+SIGN = r"""#include <stdio.h>
+int main(void) {
+    float x;
+    int n;
+    scanf("%d", &n);
+    scanf("%f", &x);
+    printf("%d\n", n > 0);
+    return 0;
+}
+"""
+
+
+def test_a_cut_no_larger_bound_moves_is_not_deepened_and_is_named(tmp_path):
+    """C-Pack lab02/ex08's kind: float input is tried at integer values only
+    at every bound, so the deeper bounds are not tried (one check, the
+    bound stays 8) and the reason names the cut and its place."""
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    (tmp_path / "ref.c").write_text(SIGN)
+    (tmp_path / "sub.c").write_text(SIGN)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("3 2.5\n")
+    (tmp_path / "tests" / "a.out").write_text("1\n")
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=120),
+                    tests_dir=tmp_path / "tests")
+    try:
+        proofs = run.stats.proofs
+        assert run.checks.reference_cut_off(60)
+        assert run.checks.unwind == 8 and run.stats.proofs == proofs + 1
+        assert run.checks.cut == f"float input (integer values tried only) at {tmp_path / 'ref.c'}:6:5"
+    finally:
+        run.close()
+
+
 def test_a_given_test_the_reference_itself_does_not_run_validly_on_is_noted(tmp_path):
     """Codeflaws 7-B's and 171-C's kind: a repair test on which the
     accepted program crashes or loops; the test's file is still the
@@ -366,7 +401,7 @@ def test_generated_inputs_refute_a_loop_bound_replaced_by_a_constant(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "a.in").write_text("2\n5 6\n")  # n - 1 == 1: i < 1 passes the given test
     (tmp_path / "tests" / "a.out").write_text("5\n")
-    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=30),
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=120),
                     tests_dir=tmp_path / "tests")
     try:
         assert run.stats.generated >= 10

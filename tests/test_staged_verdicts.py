@@ -23,6 +23,7 @@ class FakeChecks:
         self.budgets: list[float] = []
         self.unanswered = False
         self.unwind = 8
+        self.cut = None
 
     def failures(self, text, suite, enough=None) -> int:
         return 0

@@ -32,6 +32,44 @@ BESIDE_NICE = 10  # niceness increment of a bounded check run beside the search
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 CONFIRM_CHUNK = 16  # held-back inputs run at once before looking for one that refutes the patch
 DEEPER = (lambda u: u + 2, lambda u: 2 * u, lambda u: 4 * u)  # bounds tried when the reference's runs go beyond u
+DEEPENED = frozenset({"loop", "recursion", "string", "qsort"})  # cuts (Cut.what) that a larger unwinding bound moves
+
+
+def deepens(result) -> bool:
+    """Whether the bounded check ``result`` (a VerifyResult or None) is cut
+    off by the unwinding bound itself — a loop, a recursion, a string or a
+    qsort longer than it — so that a larger bound may take every run.  A
+    cut of another kind (float input tried at integer values only, pow, a
+    printed infinity) stays at every bound, and deepening only costs time."""
+    cut = None if result is None else result.bound.cut
+    return cut is not None and cut.what in DEEPENED
+
+
+def reference_bound(path: Path, unwinds: tuple[int, ...], seconds: float, reference: ReferenceOptions,
+                    solver: str) -> tuple[int, object, int]:
+    """The reference's own bounded check (its text at ``path``, checked for
+    equivalence with itself, proof only) at ``unwinds[0]`` within
+    ``seconds``, then, while it is cut off by a cut a larger bound moves
+    (:func:`deepens`), at the larger ``unwinds`` in turn within ``seconds``
+    more: (the first bound every run fits, its VerifyResult, the checks
+    run), or (``unwinds[0]``, its result, the checks run) when none does.
+    Runs in a child of the staged run (it is the child's whole work)."""
+    from crepair.api import verify
+
+    first, tried, until = None, 0, time.monotonic() + seconds
+    for unwind in unwinds:
+        left = until - time.monotonic()
+        if left < 0.5:
+            break
+        result = verify(path, unwind=unwind, timeout=left, reference=reference, proof_only=True, solver=solver)
+        tried += 1
+        if first is None:
+            first, until = result, time.monotonic() + seconds
+        if result.bound.too_small is False or first.bound.too_small is None:  # fits; or unknown at the first bound
+            return unwind, result, tried
+        if not deepens(result):
+            break
+    return unwinds[0], first, tried
 
 
 def checked_source(path: Path) -> str:
@@ -64,6 +102,7 @@ class CandidateChecks:
         self.refuting: list[str] = []  # the tests the last :meth:`failures` saw fail, in the order run
         self.unanswered = False  # the last bounded check did not answer in time
         self.undecided = False  # the last proof ended without an answer: unknown, or out of time
+        self.cut: str | None = None  # what cuts the reference's runs off and where, once reference_cut_off found it
         self._reference_check: tuple[Path, ChildCall, float] | None = None  # started, not asked for yet
         self._last: tuple[str, Path | None] | None = None  # the text :meth:`failures` built last, its binary
 
@@ -200,14 +239,22 @@ class CandidateChecks:
 
     def start_reference_check(self, seconds: float) -> None:
         """Starts :meth:`reference_cut_off`'s check now, in a child, within
-        ``seconds``: it runs beside the search, and the first plausible
-        patch finds its answer ready.  It runs at a lower priority
-        (:data:`BESIDE_NICE`): the search's runs of candidates on the tests
-        have time-outs of a quarter second, which a busy processor made
-        them miss."""
+        ``seconds`` (and as long again for the deeper bounds): it runs
+        beside the search, and the first plausible patch finds its answer
+        ready.  It runs at a lower priority (:data:`BESIDE_NICE`): the
+        search's runs of candidates on the tests have time-outs of a
+        quarter second, which a busy processor made them miss."""
         self.cancel_reference_check()
-        started = self._start(read_source(Path(self.reference.path)), seconds, True, nice=BESIDE_NICE)
-        self._reference_check = (*started, seconds)
+        self._reference_check = self._start_reference(seconds, nice=BESIDE_NICE)
+
+    def _start_reference(self, seconds: float, nice: int = 0) -> tuple[Path, ChildCall, float]:
+        """:func:`reference_bound` of the reference started in a child, with
+        ``seconds`` for the check at ``unwind`` and as many again for the
+        deeper ones: (the checked copy, the call, its seconds)."""
+        target = self.copy(read_source(Path(self.reference.path)))
+        unwinds = tuple(dict.fromkeys([self.unwind, *(u for u in (f(self.unwind) for f in DEEPER) if u > self.unwind)]))
+        call = ChildCall(partial(reference_bound, target, unwinds, seconds, self.reference, self.solver), nice=nice)
+        return target, call, self.deadline.cap(2 * seconds + 1.0)
 
     def cancel_reference_check(self) -> None:
         """Kills a reference check started and not asked for (none: nothing)."""
@@ -221,26 +268,23 @@ class CandidateChecks:
         at this bound, whatever its code (checked within ``seconds``, or the
         check :meth:`start_reference_check` started, within its own
         seconds; False when the check does not answer).  When they do, the
-        larger bounds of :data:`DEEPER` are tried within ``seconds`` more,
+        larger bounds of :data:`DEEPER` are tried (:func:`reference_bound`)
         and the first that every run of the reference fits becomes
         ``unwind``: a loop of a constant ten iterations is proved, and its
         candidates refuted, only at bound ten (Codeflaws 143-A: a patch
-        that skips the first solution fails only on runs of ten iterations)."""
-        text = read_source(Path(self.reference.path))
-        if self._reference_check is not None:
-            started, self._reference_check = self._reference_check, None
-            result = self._answer(*started)
-        else:
-            result = self.verify(text, seconds, proof_only=True)
-        cut, until, first = result is not None and bool(result.bound.too_small), time.monotonic() + seconds, self.unwind
-        for unwind in (u for u in dict.fromkeys(f(first) for f in DEEPER) if u > first):
-            if not cut or until - time.monotonic() < 0.5:
-                break
+        that skips the first solution fails only on runs of ten iterations).
+        ``cut`` becomes what cuts the reference's runs off and where
+        ("loop at ref.c:19:5"; None: they are not, or it is not known)."""
+        started, self._reference_check = self._reference_check or self._start_reference(seconds), None
+        unwind, result, tried = self._answer(*started) or (self.unwind, None, 1)  # None: killed at its limit
+        self.stats.proofs += tried
+        if result is None:
+            return False
+        cut = bool(result.bound.too_small)
+        if not cut:
             self.unwind = unwind
-            result = self.verify(text, until - time.monotonic(), proof_only=True)
-            cut = result is None or bool(result.bound.too_small)
-        if cut:
-            self.unwind = first
+        where = result.bound.cut if cut else None  # its span names the scratch copy
+        self.cut = None if where is None else f"{where.what} at {self.reference.path}:{where.span.line}:{where.span.column}"
         return cut
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:

@@ -18,7 +18,7 @@ from crepair.testsuite.spec import Comparison, load_tests
 
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
-REFERENCE_CHECK_SECONDS = 5.0  # the most the check whether the reference's own runs go beyond the bound may take
+REFERENCE_CHECK_SECONDS = 5.0  # the most the check whether the reference's runs go beyond the bound may take (as much again deeper)
 
 
 class PatchVerdicts:
@@ -105,7 +105,8 @@ class PatchVerdicts:
             if budget < 0.5:
                 return "tests", self.evidence("no time left for the bounded check"), 0
         if self.unprovable:
-            return "tests", self.evidence(f"runs of the reference go beyond unwinding bound {self.unwind}: "
+            where = f" ({self.checks.cut})" if self.checks.cut else ""
+            return "tests", self.evidence(f"runs of the reference go beyond unwinding bound {self.unwind}{where}: "
                                           "no change can be proved equivalent at this bound"), 0
         proved, why = self.checks.prove(rep.patched, budget, self.suite)
         if proved and (longest := self.longest_word()) > self.input_bound:  # the proof's inputs are not the tests'
