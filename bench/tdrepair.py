@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -59,6 +60,22 @@ def shown(args: list[str]) -> str:
     return "crepair " + " ".join(a if a and all(c not in a for c in " '\"$") else repr(a) for a in args)
 
 
+def _end(proc: subprocess.Popen, grace: float = 3.0) -> None:
+    """Stop the run ``proc`` (a session of its own): SIGTERM, which crepair
+    takes as Ctrl-C (its temporary folders go), then SIGKILL to whatever is
+    left of its session ``grace`` seconds later."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=grace)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 def run_crepair(args: list[str], cwd: Path, timeout: float) -> dict:
     """Run ``crepair ARGS`` in ``cwd``; it is killed ``GRACE`` s after
     ``timeout``.  Returns ``{"command", "exit", "json" (the parsed object or
@@ -71,11 +88,10 @@ def run_crepair(args: list[str], cwd: Path, timeout: float) -> dict:
         out, err = proc.communicate(timeout=timeout + GRACE)
     except subprocess.TimeoutExpired:
         killed = True
-        os.killpg(proc.pid, 9)
+        _end(proc)
         out, err = proc.communicate()
     except BaseException:  # Ctrl-C or SIGTERM (the harness's _stop): its session is its own, no signal reaches it
-        os.killpg(proc.pid, 9)
-        proc.wait()
+        _end(proc)
         raise
     try:
         data = json.loads(out.decode("utf-8", "replace"))

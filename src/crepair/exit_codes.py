@@ -30,12 +30,14 @@ class ExitCode(enum.IntEnum):
     NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)
     NO_FAILING_TEST = 123  # test-driven: the original passes every test (f1x's code)
     BROKEN_PIPE = 141
+    TERMINATED = 143  # SIGTERM: stopped as by Ctrl-C, as a shell reports a terminated process
 
 
 #: the ``kind`` of an error in a JSON report, by its exit code
 ERROR_KINDS = {
     ExitCode.USAGE: "usage", ExitCode.BAD_INPUT: "bad-input", ExitCode.MISSING_TOOL: "missing-tool",
     ExitCode.INTERNAL: "internal", ExitCode.INTERRUPTED: "interrupted", ExitCode.UNKNOWN: "unknown",
+    ExitCode.TERMINATED: "terminated",
 }
 
 #: ``verify``

@@ -1,4 +1,6 @@
-"""Ctrl-C (SIGINT) that stops a run, even in the middle of a z3 check.
+"""Ctrl-C (SIGINT) that stops a run, even in the middle of a z3 check;
+SIGTERM (``kill``, a batch system's time limit) stops it the same way, so
+that its temporary folders and child processes go as they do on Ctrl-C.
 
 z3 catches SIGINT itself while it checks (unless its parameter ``ctrl_c``
 is off): the check answers ``unknown`` and Python never sees the signal,
@@ -31,9 +33,17 @@ import signal
 import threading
 from collections.abc import Callable
 
-_REQUESTED = threading.Event()  # SIGINT arrived (process-wide, as the signal is)
+_REQUESTED = threading.Event()  # SIGINT or SIGTERM arrived (process-wide, as the signal is)
 _RAISED = threading.Event()  # KeyboardInterrupt raised for it
 _RETRY_SECONDS = 0.1
+_STOPPING = (signal.SIGINT, signal.SIGTERM)  # the signals that stop a run
+_RECEIVED: list[int] = []  # the stopping signals that arrived, in order
+
+
+def terminated() -> bool:
+    """Whether the run was stopped by SIGTERM rather than Ctrl-C (the
+    command line then exits 143, as a shell reports a terminated process)."""
+    return bool(_RECEIVED) and _RECEIVED[0] == signal.SIGTERM
 
 
 def requested() -> bool:
@@ -64,6 +74,8 @@ def _unsafe(frame) -> bool:
 
 
 def _on_sigint(signum, frame) -> None:
+    if not _RECEIVED:
+        _RECEIVED.append(signum)
     _REQUESTED.set()
     if not _RAISED.is_set() and not _unsafe(frame):
         _RAISED.set()
@@ -71,18 +83,19 @@ def _on_sigint(signum, frame) -> None:
 
 
 class InterruptWatch:
-    """A ``with`` block in which SIGINT stops the run (module docstring);
-    ``on_signal``: called from the watcher thread once the signal came, and
-    again every 0.1 s until the block ends.  Installs nothing outside the
-    main thread, nor when SIGINT is ignored (a background job)."""
+    """A ``with`` block in which SIGINT or SIGTERM stops the run (module
+    docstring); ``on_signal``: called from the watcher thread once the
+    signal came, and again every 0.1 s until the block ends.  Installs
+    nothing outside the main thread; leaves SIGINT alone when it is ignored
+    (a background job), and SIGTERM when someone else handles or ignores it."""
 
     def __init__(self, on_signal: Callable[[], None] | None = None) -> None:
         self._on_signal = on_signal
         self._pipe: tuple[int, int] | None = None
         self._old_fd = -1
-        self._old_handler = None
+        self._old_handlers: dict[int, object] = {}
         self._thread: threading.Thread | None = None
-        self.fired = False  # SIGINT arrived within the block (set on leaving it)
+        self.fired = False  # SIGINT or SIGTERM arrived within the block (set on leaving it)
 
     def __enter__(self) -> "InterruptWatch":
         if threading.current_thread() is not threading.main_thread():
@@ -91,10 +104,12 @@ class InterruptWatch:
             return self
         _REQUESTED.clear()
         _RAISED.clear()
+        _RECEIVED.clear()
         read, write = os.pipe()
         os.set_blocking(write, False)
         self._pipe = (read, write)
-        self._old_handler = signal.signal(signal.SIGINT, _on_sigint)
+        self._old_handlers = {sig: signal.signal(sig, _on_sigint) for sig in _STOPPING
+                              if sig == signal.SIGINT or signal.getsignal(sig) is signal.SIG_DFL}
         self._old_fd = signal.set_wakeup_fd(write)
         self._thread = threading.Thread(target=self._watch, args=(read,), name="crepair-sigint", daemon=True)
         self._thread.start()
@@ -108,7 +123,10 @@ class InterruptWatch:
                 return
             if not data:
                 return
-            if signal.SIGINT in data:
+            came = [sig for sig in self._old_handlers if sig in data]
+            if came:
+                if not _RECEIVED:
+                    _RECEIVED.append(came[0])
                 break
         _REQUESTED.set()
         while self._pipe is not None:
@@ -128,7 +146,8 @@ class InterruptWatch:
         if self.fired:
             _RAISED.set()  # a handler call still pending must not raise outside the block
         else:
-            signal.signal(signal.SIGINT, self._old_handler)
+            for sig, handler in self._old_handlers.items():
+                signal.signal(sig, handler)
         os.close(write)
         self._thread.join(timeout=1)
         os.close(read)

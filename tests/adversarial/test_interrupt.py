@@ -43,11 +43,13 @@ def _z3_loaded(pid: int) -> bool:
         return False
 
 
-def interrupt(args: list[str], cwd: Path, after: float, started=None) -> subprocess.CompletedProcess:
-    """Run crepair with ``args`` in ``cwd``, send SIGINT ``after`` seconds
-    after z3 is loaded (and after ``started(stdout_so_far)`` holds, when
-    given: then stdout is read line by line), and return the finished run."""
-    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONHASHSEED": "0"}
+def interrupt(args: list[str], cwd: Path, after: float, started=None, sig: int = signal.SIGINT,
+              env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run crepair with ``args`` in ``cwd``, send ``sig`` (SIGINT) ``after``
+    seconds after z3 is loaded (and after ``started(stdout_so_far)`` holds,
+    when given: then stdout is read line by line), and return the finished
+    run; ``env``: more environment variables."""
+    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONHASHSEED": "0", **(env or {})}
     # as from a shell's foreground: SIGINT at its default, whatever the test process inherited (an ignored
     # SIGINT is inherited across exec, and crepair rightly installs nothing then: a background job)
     proc = subprocess.Popen([sys.executable, "-m", "crepair.cli", *args], cwd=cwd, env=env, text=True,
@@ -64,14 +66,14 @@ def interrupt(args: list[str], cwd: Path, after: float, started=None) -> subproc
         time.sleep(after)
         assert proc.poll() is None, "the run ended before the signal"
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         rest, err = proc.communicate(timeout=60)
         stopped = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert stopped < 10, f"the run went on for {stopped:.1f} s after Ctrl-C"
+    assert stopped < 10, f"the run went on for {stopped:.1f} s after the signal"
     return subprocess.CompletedProcess(args, proc.returncode, out + rest, err)
 
 
@@ -140,6 +142,25 @@ def test_ctrl_c_during_test_driven_repair(tmp_path):
     assert_interrupted(run)
     assert (tmp_path / "max" / "max.c").read_bytes() == before
     assert not (tmp_path / "max" / "max.c.orig").exists()
+
+
+def test_sigterm_during_a_staged_repair_removes_its_temporary_folder(tmp_path):
+    """``kill`` (a batch system's time limit) stops a run against a reference
+    as Ctrl-C does: exit 143, one line, the user's files as they were, and
+    none of the run's scratch folders (its builds, its copies) left."""
+    shutil.copytree(ROOT / "examples" / "max", tmp_path / "max")
+    work = tmp_path / "max"
+    (work / "ref.c").write_text((work / "max.c").read_text().replace("a > b", "a >= b"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    before = {p.name: p.read_bytes() for p in work.iterdir()}
+    run = interrupt(["repair", "max.c", "--reference", "ref.c", "--tests-dir", ".", "--timeout", "60", "--all"], work,
+                    after=2.0, sig=signal.SIGTERM, env={"TMPDIR": str(scratch)})
+    assert run.returncode == 143, (run.returncode, run.stderr)
+    assert run.stderr.strip().splitlines()[-1] == "crepair: terminated", run.stderr
+    assert "Traceback" not in run.stderr
+    assert {p.name: p.read_bytes() for p in work.iterdir()} == before
+    assert list(scratch.iterdir()) == []
 
 
 def test_ctrl_c_during_a_batch_keeps_whole_records(tmp_path):

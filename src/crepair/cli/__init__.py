@@ -9,7 +9,8 @@ missing; 8 inconclusive: the unwinding bound is too small; 9 part of the
 work failed (a command of a scripted ``crepair debug`` session; a batch
 job that crashed, was killed or could not run); 70 internal
 error; 130 interrupted (Ctrl-C: the run stops, nothing is written); 141
-standard output closed early (e.g. ``| head``).  Test-driven
+standard output closed early (e.g. ``| head``); 143 terminated (SIGTERM:
+stopped as by Ctrl-C, its temporary files removed).  Test-driven
 repair and spectrum localization (``--tests``/``--tests-dir``) use f1x's
 codes: 0 plausible patch (or ranking); 122 no plausible patch in the
 search space; 123 no failing test.
@@ -30,9 +31,11 @@ from contextlib import nullcontext
 # light imports only: the stages (z3, pycparser, ...) are imported inside
 # main(), so that Ctrl-C while they load is an interruption, not a traceback
 from crepair.cli.codes import ExitCode
+from crepair.exit_codes import ERROR_KINDS
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError, out_of_memory
 from crepair.interrupt import InterruptWatch
 from crepair.interrupt import requested as interrupt_requested
+from crepair.interrupt import terminated
 
 __all__ = ["ExitCode", "main", "run"]
 
@@ -55,12 +58,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-_KINDS = {
-    ExitCode.USAGE: "usage", ExitCode.BAD_INPUT: "bad-input", ExitCode.MISSING_TOOL: "missing-tool",
-    ExitCode.INTERNAL: "internal", ExitCode.INTERRUPTED: "interrupted", ExitCode.UNKNOWN: "unknown",
-}
-
-
 def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
     """One line on stderr, ``crepair: LABEL: MESSAGE`` (every error line
     starts with ``crepair: ``, once), and with ``--json`` the JSON error,
@@ -70,7 +67,7 @@ def _fail(code: ExitCode, message: str, as_json: bool, label: str = "") -> int:
     if as_json:
         import json
 
-        print(json.dumps({"error": {"kind": _KINDS[code], "message": message, "exit_code": int(code)}}, indent=2))
+        print(json.dumps({"error": {"kind": ERROR_KINDS[code], "message": message, "exit_code": int(code)}}, indent=2))
     return code
 
 
@@ -145,12 +142,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with watch:
             return _run(argv, as_json, started)
-    except KeyboardInterrupt:  # Ctrl-C: nothing more is written (no --apply, no --html)
-        return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: nothing more is written (no --apply, no --html)
+        return _stopped(as_json)
     except Exception:
         if getattr(watch, "fired", False):  # e.g. ctypes.ArgumentError: KeyboardInterrupt inside z3's calls
-            return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
+            return _stopped(as_json)
         raise
+
+
+def _stopped(as_json: bool) -> int:
+    """The end of a run stopped by Ctrl-C (130, "interrupted") or SIGTERM
+    (143, "terminated"), once its clean-up ran."""
+    if terminated():
+        return _fail(ExitCode.TERMINATED, "terminated", as_json)
+    return _fail(ExitCode.INTERRUPTED, "interrupted", as_json)
 
 
 def _run(argv: list[str], as_json: bool, started: float) -> int:
@@ -209,11 +214,11 @@ def _run(argv: list[str], as_json: bool, started: float) -> int:
 
 def run() -> None:
     """The ``crepair`` program: :func:`main`, then exit with its code.  An
-    interrupted run exits at once (130): Python would otherwise end a
+    interrupted or terminated run exits at once (130, 143): Python would otherwise end a
     process whose Ctrl-C landed in ``exec`` code (dataclasses build their
     methods so) by re-raising SIGINT, although it was handled."""
     code = main()
-    if code == ExitCode.INTERRUPTED:
+    if code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
