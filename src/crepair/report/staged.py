@@ -26,8 +26,8 @@ def render_header(run) -> str:
         + (f" ({s.invalid} more rejected: the reference's run was not normal)" if s.invalid else "")
         + (f", {s.held_back} more held back to confirm a patch that passes them" if s.held_back else "")
         + (f", {plural(s.counterexamples, 'counterexample')} of the bounded check" if s.counterexamples else ""),
-        f"proof last: bounded equivalence with the reference (unwind {o.unwind}, "
-        f"input bound {run.reference.input_bound})",
+        f"proof last: bounded equivalence with the reference (unwind {o.unwind}, up to "
+        f"{o.deepest_unwind} if the reference's runs need more; input bound {run.reference.input_bound})",
     ]
     lines += [f"note: {n}" for n in s.notes]
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.oracle.suite import HeldBack, Suite
 from crepair.options import ReferenceOptions
+from crepair.schemes.staged_options import deeper_bounds
 from crepair.schemes.staged_suite import GENERATION_SHARE
 from crepair.schemes.time_limit import Deadline
 from crepair.testsuite.spec import Comparison
@@ -31,7 +32,6 @@ from crepair.toolchain.child import ChildCall
 BESIDE_NICE = 10  # niceness increment of a bounded check run beside the search
 RUN_SECONDS = 0.25  # a patch's run on one test of the suite (the original runs in milliseconds)
 CONFIRM_CHUNK = 16  # held-back inputs run at once before looking for one that refutes the patch
-DEEPER = (lambda u: u + 2, lambda u: 2 * u, lambda u: 4 * u)  # bounds tried when the reference's runs go beyond u
 DEEPENED = frozenset({"loop", "recursion", "string", "qsort"})  # cuts (Cut.what) that a larger unwinding bound moves
 
 
@@ -252,7 +252,7 @@ class CandidateChecks:
         ``seconds`` for the check at ``unwind`` and as many again for the
         deeper ones: (the checked copy, the call, its seconds)."""
         target = self.copy(read_source(Path(self.reference.path)))
-        unwinds = tuple(dict.fromkeys([self.unwind, *(u for u in (f(self.unwind) for f in DEEPER) if u > self.unwind)]))
+        unwinds = (self.unwind, *deeper_bounds(self.unwind))
         call = ChildCall(partial(reference_bound, target, unwinds, seconds, self.reference, self.solver), nice=nice)
         return target, call, self.deadline.cap(2 * seconds + 1.0)
 
@@ -268,8 +268,9 @@ class CandidateChecks:
         at this bound, whatever its code (checked within ``seconds``, or the
         check :meth:`start_reference_check` started, within its own
         seconds; False when the check does not answer).  When they do, the
-        larger bounds of :data:`DEEPER` are tried (:func:`reference_bound`)
-        and the first that every run of the reference fits becomes
+        larger bounds of :func:`~crepair.schemes.staged_options.deeper_bounds`
+        are tried (:func:`reference_bound`), and the first that every run of
+        the reference fits becomes
         ``unwind``: a loop of a constant ten iterations is proved, and its
         candidates refuted, only at bound ten (Codeflaws 143-A: a patch
         that skips the first solution fails only on runs of ten iterations).
@@ -283,8 +284,9 @@ class CandidateChecks:
         cut = bool(result.bound.too_small)
         if not cut:
             self.unwind = unwind
-        where = result.bound.cut if cut else None  # its span names the scratch copy
-        self.cut = None if where is None else f"{where.what} at {self.reference.path}:{where.span.line}:{where.span.column}"
+        where = result.bound.cut if cut else None  # its span names the scratch copy: the reference's path instead
+        self.cut = None if where is None else (f"{where.what} at {self.reference.path}:"
+                                               f"{where.span.line}:{where.span.column}")
         return cut
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:

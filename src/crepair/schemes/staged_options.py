@@ -9,6 +9,13 @@ from crepair.testsuite.spec import Comparison
 
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
 DEFAULT_HELD_BACK = 240  # more generated inputs, held back to confirm a patch that passes the suite
+DEEPER = (lambda u: u + 2, lambda u: 2 * u, lambda u: 4 * u)  # bounds tried when the reference's runs go beyond u
+
+
+def deeper_bounds(unwind: int) -> tuple[int, ...]:
+    """The bounds tried after ``unwind`` when the reference's own runs go
+    beyond it (:data:`DEEPER`), smallest first, without repeats."""
+    return tuple(dict.fromkeys(u for u in sorted(f(unwind) for f in DEEPER) if u > unwind))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +42,12 @@ class StagedOptions:
     test_timeout: int | None = None
     started: float | None = None
     solver: str = "z3"
+
+    @property
+    def deepest_unwind(self) -> int:
+        """The largest bound the proof may use: ``unwind``, or a deeper one
+        when the reference's own runs go beyond it (:func:`deeper_bounds`)."""
+        return deeper_bounds(self.unwind)[-1]
 
 
 @dataclass(slots=True)
