@@ -165,7 +165,8 @@ def repair_reference(
     Bitwuzla, as for :func:`crepair.api.verify` with a reference).  Raises ``UsageError``,
     ``BadInput`` (a program does not compile), ``MissingTool`` (gcc).
     """
-    from crepair.schemes.staged import DEFAULT_GENERATED, StagedOptions, StagedRun
+    from crepair.schemes.staged import StagedOptions, StagedRun
+    from crepair.schemes.staged_options import DEFAULT_GENERATED
     from crepair.testsuite.spec import Comparison
 
     at_least("--unwind", unwind, 0)

@@ -32,6 +32,7 @@ presentation error, within the formats and output calls first.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import weakref
@@ -48,7 +49,7 @@ from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks, checked_source
 from crepair.schemes.staged_partial import first_stage, nearest_fix
-from crepair.schemes.staged_options import DEFAULT_GENERATED, StagedOptions, StagedStats  # noqa: F401 (re-exported)
+from crepair.schemes.staged_options import SEARCH_START_SECONDS, StagedOptions, StagedStats
 from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.schemes.staged_suite import generated_tests, given_tests, held_back, reference_literals
 from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
@@ -70,10 +71,8 @@ class _RoundOver(Exception):
 
 
 def _until_round_ends(run) -> Iterator[Repair]:
-    try:
+    with contextlib.suppress(_RoundOver):
         yield from run
-    except _RoundOver:
-        return
 
 
 class StagedRun:
@@ -98,9 +97,7 @@ class StagedRun:
         self.reference = reference
         self.options = options
         self.stats = StagedStats()
-        self.outcome = RepairOutcome.UNKNOWN
-        self.stopped = StopReason.NOT_STARTED
-        self.reason = ""
+        self.outcome, self.stopped, self.reason = RepairOutcome.UNKNOWN, StopReason.NOT_STARTED, ""
         self.original = checked_source(self.path)  # BadInput (one line) for a file that cannot be read or parsed
         self._round_ends: float | None = None
         self._no_time_to_seed = False  # the bounded check that finds a test input had no time (or too little) left
@@ -270,8 +267,9 @@ class StagedRun:
         return (self.options.timeout or 240.0) * HELD_PATIENCE
 
     def _timed_out(self) -> bool:
+        """Whether the time is up: too little left to start a search (:data:`SEARCH_START_SECONDS`)."""
         left = self.deadline.left()
-        return left is not None and left <= 0
+        return left is not None and left <= SEARCH_START_SECONDS
 
     def _finish(self, outcome: RepairOutcome, stopped: StopReason, reason: str = "") -> None:
         self.outcome, self.stopped, self.reason = outcome, stopped, reason
@@ -366,6 +364,8 @@ class StagedRun:
 
         program = self.checks.copy(base)
         while True:
+            if self._timed_out():  # building a space and its meta-program takes seconds and cannot be cut
+                return
             if not self.suite.ids and (self._no_time_to_seed or self._timed_out()):
                 self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT,
                              "time limit: no tests were given and the bounded check that finds an input on which "
