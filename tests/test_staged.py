@@ -259,20 +259,25 @@ int main(void) {
 """
 
 
+def _self_run(tmp_path, text: str, given: str, expected: str):
+    """A staged run (120 s) of ``text`` against itself with one test."""
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    (tmp_path / "ref.c").write_text(text)
+    (tmp_path / "sub.c").write_text(text)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text(given)
+    (tmp_path / "tests" / "a.out").write_text(expected)
+    return StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=120),
+                     tests_dir=tmp_path / "tests")
+
+
 def test_a_bound_the_reference_s_constant_loop_fits_is_found_and_refutes_a_patch_only_its_last_turn_tells(tmp_path):
     """Codeflaws 143-A's kind: a loop of nine turns is beyond bound 8, so
     no proof was tried and a patch skipping a solution passed; at the
     deeper bound the reference fits, the check's counterexample refutes it."""
-    from crepair.options import ReferenceOptions
-    from crepair.schemes.staged import StagedOptions, StagedRun
-
-    (tmp_path / "ref.c").write_text(MAGIC)
-    (tmp_path / "sub.c").write_text(MAGIC)
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "a.in").write_text("16\n")
-    (tmp_path / "tests" / "a.out").write_text("4\n")
-    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=120),
-                    tests_dir=tmp_path / "tests")
+    run = _self_run(tmp_path, MAGIC, "16\n", "4\n")
     try:
         assert run.checks.unwind == 8
         assert not run.checks.reference_cut_off(60)
@@ -301,16 +306,7 @@ def test_a_cut_no_larger_bound_moves_is_not_deepened_and_is_named(tmp_path):
     """C-Pack lab02/ex08's kind: float input is tried at integer values only
     at every bound, so the deeper bounds are not tried (one check, the
     bound stays 8) and the reason names the cut and its place."""
-    from crepair.options import ReferenceOptions
-    from crepair.schemes.staged import StagedOptions, StagedRun
-
-    (tmp_path / "ref.c").write_text(SIGN)
-    (tmp_path / "sub.c").write_text(SIGN)
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "a.in").write_text("3 2.5\n")
-    (tmp_path / "tests" / "a.out").write_text("1\n")
-    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")), StagedOptions(timeout=120),
-                    tests_dir=tmp_path / "tests")
+    run = _self_run(tmp_path, SIGN, "3 2.5\n", "1\n")
     try:
         proofs = run.stats.proofs
         assert run.checks.reference_cut_off(60)
