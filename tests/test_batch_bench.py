@@ -101,6 +101,20 @@ def test_an_invocation_is_recorded_before_its_jobs_run(tmp_path, monkeypatch):
     assert after["minutes"] is not None and after["started"] == during["started"]
 
 
+def test_shuffle_runs_the_jobs_in_a_seeded_random_order(tmp_path, monkeypatch):
+    # a partial run (hours of C-Pack-IPAs, stopped part way) is then a random sample, the same one for the seed
+    import crepair.batch.run
+
+    d = suite_dir(tmp_path)
+    orders = []
+    monkeypatch.setattr(crepair.batch.run, "run_batch", lambda jobs, *a, **k: orders.append([j.id for j in jobs]))
+    for extra in ([], ["--shuffle", "3"], ["--shuffle", "3"], ["--shuffle", "4"]):
+        assert main(["bench", "tiny", "--suites", str(d), "--results", str(tmp_path / "r"), *extra]) == 0
+    plain, three, again, four = orders
+    assert plain == ["p1 L1", "p1 L2", "p2 L1", "p2 L2"]
+    assert sorted(three) == plain and three == again and three != plain and four != three
+
+
 def test_a_job_not_run_and_the_columns():
     assert cell(None, "outcome") == "not run" and cell(None, "wall") == ""
     record = {"outcome": "unknown", "seconds": 61.04, "repairs": [{"vacuous": True, "seconds": 1}],

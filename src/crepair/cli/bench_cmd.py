@@ -7,6 +7,7 @@ import datetime
 import shlex
 import os
 import platform
+import random
 import re
 import sys
 import time
@@ -26,6 +27,9 @@ def add_parser(sub) -> None:
                    help="jobs at once (default: all cores)")
     b.add_argument("--resume", action="store_true", help="keep the results already in SUITE.jsonl, run the others")
     b.add_argument("--only", metavar="REGEX", help="run only the jobs whose id matches REGEX (the tables show all)")
+    b.add_argument("--shuffle", type=int, metavar="SEED",
+                   help="run the jobs in a random order drawn with SEED, so that a partial run is a random sample "
+                        "(default: the suite's order)")
     b.add_argument("--report-only", action="store_true", help="run nothing: write the tables from SUITE.jsonl")
     b.add_argument("--memory", type=at_least(64), default=4096, metavar="MB", help="memory limit of each worker in MiB")
     b.add_argument("--executor", choices=["process", "ray"], default="process", help="as for crepair batch")
@@ -141,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         add_run(stem, run)  # at once: an invocation killed (SIGTERM, SIGKILL) still names its commit
         try:
             chosen = [j for j in jobs if re.search(args.only, j.id)] if args.only else jobs
+            if args.shuffle is not None:
+                chosen = random.Random(args.shuffle).sample(chosen, len(chosen))
             run_batch(chosen, results, execute, resume=args.resume,
                       started=lambda kept, todo: display.append(BatchDisplay(len(chosen), kept, sys.stderr.isatty(),
                                                                              False)),
