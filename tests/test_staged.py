@@ -19,6 +19,7 @@ from crepair.bmc import Counterexample, InputValue
 from crepair.frontend.spans import Span
 from crepair.testsuite.spec import Comparison, Naming, load_tests
 from crepair.errors import UsageError
+from crepair.records import RepairOutcome
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -539,6 +540,50 @@ def test_the_reference_alone_seeds_the_tests_from_a_counterexample(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "proof (unwind 8" in proc.stdout
     assert "-    printf(\"%d\\n\", n);" in proc.stdout and "+    printf(\"%d\\n\", best);" in proc.stdout
+
+
+THRESHOLD = r"""#include <stdio.h>
+int main(void) {
+    int n;
+    if (scanf("%d", &n) != 1)
+        return 0;
+    printf("%s\n", n > 0 ? "big" : "small");
+    return 0;
+}
+"""
+
+
+def test_a_counterexample_found_when_every_given_test_passes_joins_round_one_s_search(tmp_path):
+    """The given test passes (5 is big either way), nothing is generated:
+    the bounded check's counterexample (n = 1) must be among the tests
+    the first round searches with, or the search finds no failing test
+    again and the check returns the same input until the time is up."""
+    from crepair.options import ReferenceOptions
+    from crepair.schemes.staged import StagedOptions, StagedRun
+
+    (tmp_path / "ref.c").write_text(THRESHOLD)
+    (tmp_path / "sub.c").write_text(THRESHOLD.replace("n > 0", "n > 1"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.in").write_text("5\n")
+    (tmp_path / "tests" / "a.out").write_text("big\n")
+    run = StagedRun(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "ref.c")),
+                    StagedOptions(timeout=120, generated=0, held_back=0), tests_dir=tmp_path / "tests")
+    try:
+        repairs = list(run)
+        assert run.outcome == RepairOutcome.REPAIRED, run.reason
+        assert [(c.before, c.after) for c in repairs[0].changes] in ([("n > 1", "n > 0")], [("n > 1", "n >= 1")])
+        assert len(run.suite.counterexamples) == 1
+    finally:
+        run.close()
+
+
+def test_a_counterexample_the_search_passes_again_ends_the_run_as_unknown_not_as_correct():
+    from crepair.schemes.staged_suite import no_failing_test
+
+    outcome, _, reason = no_failing_test(7, None)
+    assert outcome == RepairOutcome.NO_FAILING_TEST and "passes all 7 tests" in reason
+    outcome, _, reason = no_failing_test(7, b"ab\n")
+    assert outcome == RepairOutcome.UNKNOWN and "b'ab\\n'" in reason and "undefined behaviour" in reason
 
 
 def test_test_driven_without_a_specification_it_can_run_is_one_usage_line(tmp_path):

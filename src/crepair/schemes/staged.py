@@ -51,7 +51,7 @@ from crepair.schemes.staged_checks import CandidateChecks, checked_source
 from crepair.schemes.staged_partial import first_stage, nearest_fix
 from crepair.schemes.staged_options import SEARCH_START_SECONDS, StagedOptions, StagedStats
 from crepair.schemes.staged_spans import named, relative_to_original
-from crepair.schemes.staged_suite import generated_tests, given_tests, held_back, reference_literals
+from crepair.schemes.staged_suite import generated_tests, given_tests, held_back, no_failing_test, reference_literals
 from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
@@ -179,9 +179,8 @@ class StagedRun:
         f1x does, and checks each plausible patch on the whole suite; when
         none passes it, round 2 searches from the patch that fails the
         fewest tests, with the whole suite."""
-        base = self.original
+        base, proved = self.original, 0
         held: list[Repair] = []
-        proved = 0
         if self._timed_out():  # setting up (builds, the reference's runs) took the time
             self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
             return
@@ -390,12 +389,11 @@ class StagedRun:
             self.stats.candidates += run.stats.candidates
             if run.outcome == RepairOutcome.NO_FAILING_TEST:
                 added = self._counterexample(base)
-                if added is None:
-                    self._finish(RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED,
-                                 f"the program passes all {len(self.suite.ids)} tests and the bounded check "
-                                 "found no difference from the reference")
+                if added is None or added[0] in map(self.suite.stdin, self.suite.counterexamples):  # passed before
+                    self._finish(*no_failing_test(len(self.suite.ids), added and added[0]))
                     return
-                self.suite.add("counterexample", *added)
+                test = self.suite.add("counterexample", *added)
+                ids = None if ids is None else [*ids, test]  # the search's tests: round 1 runs a chosen few
                 self.stats.counterexamples += 1
                 continue
             break

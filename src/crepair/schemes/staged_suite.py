@@ -14,6 +14,7 @@ from crepair.errors import BadInput, MissingTool
 from crepair.frontend.parse import load_program
 from crepair.oracle import HeldBack, ReferenceProgram, mutate_inputs
 from crepair.oracle.inputs import int_constants
+from crepair.records import RepairOutcome, StopReason
 from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.formats import output_literals
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
@@ -96,6 +97,23 @@ def reference_literals(path: str | Path) -> tuple[str, ...]:
         return output_literals(load_program(path, real_c=True).ast)
     except (BadInput, MissingTool):
         return ()
+
+
+def no_failing_test(tests: int, repeated: bytes | None) -> tuple[RepairOutcome, StopReason, str]:
+    """How a staged run ends when the search finds no failing test among
+    its ``tests`` and the bounded check no new one: (outcome, stop reason,
+    reason).  ``repeated``: the standard input of a counterexample the
+    suite already has, found again (None: the check found none) — the
+    program's own build fails it and the search's instrumented build does
+    not, so its output depends on undefined behaviour (an uninitialized
+    read, say): unknown, not "passes every test"."""
+    if repeated is None:
+        return (RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED,
+                f"the program passes all {tests} tests and the bounded check found no difference from the reference")
+    return (RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
+            f"the program's own build fails the counterexample {repeated!r} of the bounded check, and the "
+            "search's instrumented build passes it: its output depends on undefined behaviour (an uninitialized "
+            "read?); no change was searched")
 
 
 def _constants(sources: tuple[str, ...]) -> list[int]:
