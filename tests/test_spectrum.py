@@ -225,3 +225,21 @@ def test_a_coverage_run_counts_the_busiest_line_and_sets_the_candidates_step_lim
     assert 700 <= most["large"] <= 702 and 3 <= most["small"] <= 5  # the body, the condition once more
     assert step_limit(most.values()) == STEP_FLOOR  # 100 x 701 is below the floor
     assert step_limit([5_000]) == STEP_FACTOR * 5_000 and step_limit([]) == STEP_FLOOR
+
+
+def test_a_failing_test_cut_short_for_printing_without_end_has_the_lines_it_ran(tmp_path):
+    """A student's ``while ((c = getchar()) != '\\n') putchar(c);`` on an
+    input without a final newline prints EOF's byte forever: the run is
+    cut short for its output, and still writes its coverage (SIGTERM
+    first, as at a time-out), so the repair's space is not empty."""
+    from crepair.testsuite import collect_spectrum, load_tests
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "echo.c").write_text("#include <stdio.h>\nint main(void) {\n    int c;\n"
+                                     "    while ((c = getchar()) != '\\n')\n        putchar(c);\n"
+                                     "    putchar('\\n');\n    return 0;\n}\n")
+    (tmp_path / "tests" / "input-1").write_text("foo")  # no newline
+    (tmp_path / "tests" / "output-1").write_text("foo\n")
+    (test,) = collect_spectrum(load_tests(tmp_path / "echo.c", tests_dir=tmp_path / "tests")).tests
+    assert test.outcome != PASS and not test.exact
+    assert {4, 5} <= test.lines

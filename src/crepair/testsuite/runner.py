@@ -98,7 +98,8 @@ def run_test(
     ``timeout_ms``: the time limit in milliseconds (> 0); ``env``: variables
     added to the caller's environment (e.g. the meta-program's
     ``CREPAIR_*``); ``counter`` is incremented once; ``grace_ms``: on a
-    time-out, time between SIGTERM and SIGKILL to the process group (0:
+    time-out or an output cut short for its size (a loop that prints at
+    end of input), time between SIGTERM and SIGKILL to the process group (0:
     SIGKILL at once; coverage runs give the program time to write its
     counters); ``measure``: give a failing run's ``distance``.  A program
     that cannot be started FAILS.  Raises
@@ -170,7 +171,7 @@ def _execute(inv: Invocation, env, timeout: float, grace: float) -> tuple[int | 
             proc.wait()
             return proc.returncode, output if capture else None, False
         timed_out = output is not None  # None: cut short for too much output
-        if timed_out and grace > 0:
+        if grace > 0:  # either way SIGTERM first: a coverage build writes its counters (gcov-flush.h)
             _kill(proc.pid, signal.SIGTERM)
             select.select([pidfd], [], [], grace)
         _kill(proc.pid)
