@@ -582,6 +582,7 @@ def test_a_counterexample_the_search_passes_again_ends_the_run_as_unknown_not_as
 
     outcome, _, reason = no_failing_test(7, None)
     assert outcome == RepairOutcome.NO_FAILING_TEST and "passes all 7 tests" in reason
+    assert "did not decide in time" in no_failing_test(7, None, decided=False)[2]
     outcome, _, reason = no_failing_test(7, b"ab\n")
     assert outcome == RepairOutcome.UNKNOWN and "b'ab\\n'" in reason and "undefined behaviour" in reason
 

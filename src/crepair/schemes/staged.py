@@ -142,7 +142,7 @@ class StagedRun:
         """A test on which ``text`` and the reference differ when run, from
         the bounded check's counterexample (at most ``SEED_SECONDS``); None
         when the check finds none in time or it does not reproduce."""
-        left = self.deadline.left()
+        left, self._seed_decided = self.deadline.left(), False
         budget = SEED_SECONDS if left is None else max(0.0, min(SEED_SECONDS, left - CHECK_MARGIN))
         if budget < 1:
             self._no_time_to_seed = True
@@ -151,6 +151,7 @@ class StagedRun:
         # cut by the run's deadline, not by its own SEED_SECONDS: the run's time limit, not a lack of inputs
         self._no_time_to_seed = budget < SEED_SECONDS and (self.checks.unanswered or (
             result is not None and result.outcome == VerifyOutcome.UNKNOWN))  # cut, or unknown: the time left
+        self._seed_decided = result is not None and result.outcome == VerifyOutcome.VERIFIED  # no difference found
         return self.checks.test_of(result, text)
 
     def __iter__(self) -> Iterator[Repair]:
@@ -390,7 +391,7 @@ class StagedRun:
             if run.outcome == RepairOutcome.NO_FAILING_TEST:
                 added = self._counterexample(base)
                 if added is None or added[0] in map(self.suite.stdin, self.suite.counterexamples):  # passed before
-                    self._finish(*no_failing_test(len(self.suite.ids), added and added[0]))
+                    self._finish(*no_failing_test(len(self.suite.ids), added and added[0], self._seed_decided))
                     return
                 test = self.suite.add("counterexample", *added)
                 ids = None if ids is None else [*ids, test]  # the search's tests: round 1 runs a chosen few

@@ -99,17 +99,21 @@ def reference_literals(path: str | Path) -> tuple[str, ...]:
         return ()
 
 
-def no_failing_test(tests: int, repeated: bytes | None) -> tuple[RepairOutcome, StopReason, str]:
+def no_failing_test(tests: int, repeated: bytes | None,
+                    decided: bool = True) -> tuple[RepairOutcome, StopReason, str]:
     """How a staged run ends when the search finds no failing test among
     its ``tests`` and the bounded check no new one: (outcome, stop reason,
     reason).  ``repeated``: the standard input of a counterexample the
     suite already has, found again (None: the check found none) — the
     program's own build fails it and the search's instrumented build does
     not, so its output depends on undefined behaviour (an uninitialized
-    read, say): unknown, not "passes every test"."""
+    read, say): unknown, not "passes every test".  ``decided``: the check
+    answered (no difference within its bounds); else it was unknown (its
+    time), and the reason says so rather than "no difference"."""
     if repeated is None:
-        return (RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED,
-                f"the program passes all {tests} tests and the bounded check found no difference from the reference")
+        check = ("the bounded check found no difference from the reference" if decided else
+                 "the bounded check did not decide in time whether it differs from the reference (unknown)")
+        return RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, f"the program passes all {tests} tests and {check}"
     return (RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
             f"the program's own build fails the counterexample {repeated!r} of the bounded check, and the "
             "search's instrumented build passes it: its output depends on undefined behaviour (an uninitialized "
