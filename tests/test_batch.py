@@ -204,3 +204,25 @@ def test_a_batch_with_a_crashed_job_exits_9(tmp_path, monkeypatch, capsys):
     code = main(["batch", str(tmp_path / "*.c"), "--options", "--scheme mutation", "-o", str(out), "--quiet"])
     assert code == 9
     assert "1 of 2 jobs gave no answer (crash)" in capsys.readouterr().err
+
+
+def test_a_worker_is_stopped_with_sigterm_first_so_that_it_cleans_up(tmp_path):
+    # crepair takes SIGTERM as Ctrl-C (its temporary folders go); SIGKILL only for what outlives the grace
+    import sys
+
+    from crepair import toolchain
+    from crepair.batch.job import kill
+
+    done = tmp_path / "cleaned"
+    script = ("import signal, sys, time, pathlib\n"
+              f"def bye(*_):\n    pathlib.Path({str(done)!r}).write_text('yes')\n    sys.exit(143)\n"
+              "signal.signal(signal.SIGTERM, bye)\nprint('ready', flush=True)\ntime.sleep(60)\n")
+    proc = toolchain.spawn([sys.executable, "-c", script], text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    kill(proc, grace=10)
+    assert proc.wait(timeout=5) == 143 and done.read_text() == "yes"
+    stubborn = toolchain.spawn([sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, "
+                                "signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(60)\n"], text=True)
+    assert stubborn.stdout.readline().strip() == "ready"
+    kill(stubborn, grace=0.3)
+    assert stubborn.wait(timeout=5) == -9

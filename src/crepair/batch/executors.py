@@ -14,18 +14,21 @@ as it finishes (in finishing order):
   worker process on its node, so a job's record is the same as in the
   process pool.  Needs the optional extra ``crepair[ray]``.
 
-Closing the generator (or an interruption) kills the running workers and
-runs no further job.
+Closing the generator (or an interruption) stops the running workers
+(SIGTERM, which crepair takes as Ctrl-C, then SIGKILL after
+:data:`~crepair.batch.job.TERM_GRACE` seconds) and runs no further job.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import signal
 import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-from crepair.batch.job import JobLimits, kill, run_job
+from crepair import toolchain
+from crepair.batch.job import TERM_GRACE, JobLimits, kill, run_job
 from crepair.batch.manifest import Job
 from crepair.batch.request import Refusal, Request
 from crepair.errors import MissingTool
@@ -52,9 +55,12 @@ def process_pool(jobs: list[Job], limits: JobLimits, workers: int,
         stop.set()
         for future in pending:
             future.cancel()
+        for proc in list(running):  # SIGTERM to all at once: each cleans up as on Ctrl-C
+            toolchain.kill_group(proc, signal.SIGTERM)
+        wait(pending, timeout=TERM_GRACE)
         while not all(f.done() for f in pending):
             for proc in list(running):
-                kill(proc)
+                kill(proc, grace=0)
             wait(pending, timeout=0.2)
         pool.shutdown(wait=True)
 

@@ -39,6 +39,7 @@ from crepair.options import DEFAULT_TIMEOUT
 from crepair.solver import WALL_CLOCK_SAFETY
 
 #: outcomes of a job that did not end with the command's own answer
+TERM_GRACE = 2.0  # seconds a worker has after SIGTERM to clean up before SIGKILL
 FAILURES = ("timeout", "out-of-memory", "crash")
 #: outcomes of a job that gave no answer about its program (``crepair
 #: batch`` then exits 9): the failures, and the command's own errors
@@ -167,6 +168,13 @@ def run_job(job: Job | dict, request: Request | Refusal | dict, limits: JobLimit
     }
 
 
-def kill(proc: toolchain.Process) -> None:
-    """SIGKILL the worker ``proc`` and the processes it started."""
+def kill(proc: toolchain.Process, grace: float = TERM_GRACE) -> None:
+    """Stop the worker ``proc`` and the processes it started: SIGTERM to
+    its process group, which crepair takes as Ctrl-C (its temporary
+    folders and children go), then SIGKILL to what is left once the worker
+    ended or ``grace`` seconds passed."""
+    toolchain.kill_group(proc, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while time.monotonic() < end and proc.poll() is None:
+        time.sleep(0.05)
     toolchain.kill_group(proc)
