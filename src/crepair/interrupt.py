@@ -30,6 +30,7 @@ import _thread
 import gc
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 
@@ -49,6 +50,14 @@ def terminated() -> bool:
 def requested() -> bool:
     """Whether SIGINT arrived while an :class:`InterruptWatch` was installed."""
     return _REQUESTED.is_set()
+
+
+def stop_solvers() -> None:
+    """Interrupt the z3 checks in progress, if z3 is loaded (an
+    ``on_signal`` for :class:`InterruptWatch`; nothing is imported here)."""
+    smt = sys.modules.get("crepair.solver.smt")
+    if smt is not None:
+        smt.interrupt_checks()
 
 
 def stop_if_requested() -> None:

@@ -38,8 +38,8 @@ from crepair.batch.request import Refusal, Request, request_or_refusal
 from crepair.options import DEFAULT_TIMEOUT
 from crepair.solver import WALL_CLOCK_SAFETY
 
-#: outcomes of a job that did not end with the command's own answer
 TERM_GRACE = 2.0  # seconds a worker has after SIGTERM to clean up before SIGKILL
+#: outcomes of a job that did not end with the command's own answer
 FAILURES = ("timeout", "out-of-memory", "crash")
 #: outcomes of a job that gave no answer about its program (``crepair
 #: batch`` then exits 9): the failures, and the command's own errors

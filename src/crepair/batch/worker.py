@@ -139,17 +139,11 @@ def run(limits: dict, request_data: dict) -> dict:
         return _error(ExitCode.INTERNAL, f"{message} (a defect of crepair: please report it)")
 
 
-def _interrupt_solvers() -> None:
-    smt = sys.modules.get("crepair.solver.smt")
-    if smt is not None:
-        smt.interrupt_checks()
-
-
 def main(argv: list[str]) -> int:
-    from crepair.interrupt import InterruptWatch
+    from crepair.interrupt import InterruptWatch, stop_solvers
 
     try:
-        with InterruptWatch(_interrupt_solvers):  # SIGTERM from the batch: the run's clean-up runs, then 143
+        with InterruptWatch(stop_solvers):  # SIGTERM from the batch: the run's clean-up runs, then 143
             envelope = run(json.loads(argv[0]), json.loads(argv[1]))
     except KeyboardInterrupt:
         return ExitCode.TERMINATED

@@ -35,7 +35,7 @@ from crepair.exit_codes import ERROR_KINDS
 from crepair.errors import BadInput, CRepairError, MissingTool, UsageError, out_of_memory
 from crepair.interrupt import InterruptWatch
 from crepair.interrupt import requested as interrupt_requested
-from crepair.interrupt import terminated
+from crepair.interrupt import stop_solvers, terminated
 
 __all__ = ["ExitCode", "main", "run"]
 
@@ -120,14 +120,6 @@ def _attach_options(argv: list[str]) -> list[str]:
     return out
 
 
-def _stop_solvers() -> None:
-    """Interrupt the z3 checks in progress, if z3 is loaded (from the
-    watcher thread of :class:`~crepair.interrupt.InterruptWatch`)."""
-    smt = sys.modules.get("crepair.solver.smt")
-    if smt is not None:
-        smt.interrupt_checks()
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns
     the exit code."""
@@ -138,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")  # the user's bytes, as they are
     # debug reads Ctrl-C at its prompt; every other command stops (exit 130), also inside a z3 check
-    watch = nullcontext() if argv[:1] == ["debug"] else InterruptWatch(_stop_solvers)
+    watch = nullcontext() if argv[:1] == ["debug"] else InterruptWatch(stop_solvers)
     try:
         with watch:
             return _run(argv, as_json, started)
