@@ -368,7 +368,7 @@ def loop(tmp_path_factory) -> tuple[Path, Path, SearchSpace]:
     cands = [(0, Schema.GUARD, "1", ""), (0, Schema.GUARD, "k >= 0", ""), (0, Schema.GUARD, "0", ""),
              (0, Schema.ASSIGNMENT, "m + 1", "m"), (0, Schema.ASSIGNMENT, "k + 1", "m"),
              (0, Schema.ASSIGNMENT, "m + 1", "k"), (1, Schema.GUARD, "n > 100", ""), (1, Schema.GUARD, "m > 100", ""),
-             (2, Schema.INITIALIZATION, "5", "t"), (2, Schema.INITIALIZATION, "n", "t")]
+             (2, Schema.INITIALIZATION, "5", "t"), (2, Schema.INITIALIZATION, "n", "t"), (0, Schema.GUARD, "k < 0", "")]
     space = SearchSpace(sites, tuple(Candidate(i, s, sch, code, "", 1, group=1 + "mk".find(lhs) if lhs else 0, lhs=lhs)
                                      for i, (s, sch, code, lhs) in enumerate(cands)))
     return compile_c(instrument(src, space), tmp / "meta"), tmp, space
@@ -415,16 +415,24 @@ def test_a_killed_run_leaves_the_running_candidate_alone(loop):
     assert read_partition(part) == {2}
 
 
-def test_a_candidate_out_of_steps_kills_itself_and_leaves_itself_alone(loop):
+def test_a_candidate_out_of_steps_kills_itself_and_leaves_its_class(loop):
     """Deleting ``k = k + 1`` loops for ever at the candidate's own site:
     with CREPAIR_STEPS it dies of SIGKILL after that many executions of the
-    site, at once, as at a time-out; a run within the limit is untouched."""
+    site, at once, as at a time-out; a run within the limit is untouched.
+    Unlike a time-out, the class is known: the guard ``k < 0`` is false at
+    every execution too, so it loops and is killed at the same count."""
     meta, tmp, _ = loop
     part = tmp / "partition"
-    write_partition(part, [0, 1, 2])
+    write_partition(part, [0, 1, 2, 10])
     looping = run(meta, (3,), run_environment(2, partition=part, steps=1000), timeout=5)
     assert looping.code == -signal.SIGKILL and looping.stdout == ""
-    assert read_partition(part) == {2} and partition_generation(part) == 1
+    assert read_partition(part) == {2, 10} and partition_generation(part) == 2  # insurance, then the class
+    assert run(meta, (3,), run_environment(10, steps=1000), timeout=5).code == -signal.SIGKILL  # alone: the same
+    # all sites count (16 x steps): with n = 10^9 the loop's two sites run 2 x 10^9 times before the site of
+    # ``m = -m`` (candidates 6, 7); killed after 160, before it, the file is untouched: both ran the original
+    write_partition(part, [6, 7])
+    assert run(meta, (10 ** 9,), run_environment(6, partition=part, steps=10), timeout=5).code == -signal.SIGKILL
+    assert read_partition(part) == {6, 7} and partition_generation(part) == 0
     assert run_meta(meta, 0, (3,), range(6), part) == (Run("3 6 6\n", 0), {0, 1})
     write_partition(part, [0, 1])
     assert run(meta, (3,), run_environment(0, partition=part, steps=3)) == Run("3 6 6\n", 0)  # 3 executions

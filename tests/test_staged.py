@@ -833,3 +833,48 @@ def test_an_accumulation_written_as_an_assignment_is_repaired_against_the_model(
     first = json.loads(proc.stdout)["repairs"][0]
     assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("soma = x;", "soma += x;")]
     assert first["evidence_level"] in ("proof", "tests")
+
+
+def test_the_reference_offers_its_constants_a_header_macro_by_name_its_own_macro_by_number(tmp_path):
+    from crepair.schemes.staged_suite import reference_literals
+
+    (tmp_path / "model.c").write_text('#include <stdio.h>\n#define OUT 3\nint main(void) {\n  int c, n = 0;\n'
+                                      '  while ((c = getchar()) != EOF) if (c == \'\\n\' || c == OUT) n++;\n'
+                                      '  printf("%d lines\\n", n - 1);\n  return 0;\n}\n')
+    (tmp_path / "with.c").write_text("#include <stdio.h>\nint main(void) { return 0; }\n")
+    (tmp_path / "without.c").write_text("int main(void) { return 0; }\n")
+    literals, constants = reference_literals(tmp_path / "model.c", tmp_path / "with.c")
+    assert literals == ('"%d lines\\n"',)
+    assert set(constants) == {(-1, "EOF"), (10, "'\\n'"), (3, "3"), (0, "0"), (1, "1")}  # OUT: the model's own
+    assert (-1, "-1") in reference_literals(tmp_path / "model.c", tmp_path / "without.c")[1]  # no <stdio.h>: a number
+
+
+def test_a_loop_that_never_ends_at_end_of_input_is_repaired_with_the_references_eof(tmp_path):
+    """A student's ``while (c != '\\n')`` on inputs without a final
+    newline loops for ever at end of input; the model's ``EOF``, a
+    constant the submission does not have, is offered in place of ``'\\n'``."""
+    sub = ("#include <stdio.h>\nint main(void) {\n    int c = getchar(), n = 0;\n    while (c != '\\n') {\n"
+           "        if (c >= 'a' && c <= 'z')\n            n++;\n        c = getchar();\n    }\n"
+           '    printf("%d\\n", n);\n    return 0;\n}\n')
+    model = ('#include <stdio.h>\nint main(void) {\n    int c, n = 0;\n    while ((c = getchar()) != EOF)\n'
+             "        if ('a' <= c && c <= 'z')\n            n = n + 1;\n" '    printf("%d\\n", n);\n    return 0;\n}\n')
+    course(tmp_path, sub, {"t0": ("abc", "3\n"), "t1": ("Hello world", "9\n"), "t2": ("x\ny z", "3\n")})
+    (tmp_path / "model.c").write_text(model)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = json.loads(proc.stdout)["repairs"][0]
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("c != '\\n'", "c != EOF")]
+
+
+def test_a_failing_run_that_exits_with_a_status_still_measures_its_distance(tmp_path):
+    """The course's judge compares outputs only (``return n;`` is not
+    judged), so a nearest miss is measured whatever the exit status."""
+    from crepair.testsuite import run_test
+
+    course(tmp_path, '#include <stdio.h>\nint main(void) { printf("7"); return 7; }\n', {"t0": ("", "7\n")})
+    spec = load_tests(tmp_path / "sub.c", tests_dir=tmp_path / "tests", compare=Comparison.EXACT)
+    with spec.workspace() as ws:
+        assert ws.build().ok
+        run = run_test(spec, spec.ids[0], ws, measure=True)
+    assert run.exit_code == 7 and run.distance == 1  # the newline missing

@@ -154,7 +154,7 @@ def repair_reference(
     reference's outputs, counterexamples of the bounded check as tests,
     and a bounded equivalence proof (``unwind``, ``input_bound``) last.
     Candidates come from the test-driven search space (f1x, TOSEM'18), one
-    or two locations.  Returns a :class:`~crepair.schemes.staged.StagedRun`:
+    to four locations (a round of search each).  Returns a :class:`~crepair.schemes.staged.StagedRun`:
     iterate it for :class:`~crepair.records.Repair` records whose
     ``evidence`` is an :class:`~crepair.records.EquivalenceProof` or a
     :class:`~crepair.records.PassesSuite`, proved ones first.

@@ -121,7 +121,7 @@ class StagedRun:
                 seeded.append(seed)
                 seeds.append(seed[0])
         sources = (read_source(Path(reference.path)), self.original)
-        self._literals = reference_literals(reference.path)  # the reference's output literals: FORMAT candidates
+        self._literals, self._constants = reference_literals(reference.path, path)  # for the space
         generated, self.stats.invalid = generated_tests(seeds, self._oracle, options.generated, sources)
         (self._tmp / "tests").mkdir()
         self.suite = write_suite(self._tmp / "tests", given, generated)
@@ -178,8 +178,8 @@ class StagedRun:
     def _rounds(self) -> Iterator[Repair]:
         """Round 1 searches with the given (and counterexample) tests, as
         f1x does, and checks each plausible patch on the whole suite; when
-        none passes it, round 2 searches from the patch that fails the
-        fewest tests, with the whole suite."""
+        none passes it, the next round searches from the patch that fails
+        the fewest tests, with the whole suite, up to ``options.rounds``."""
         base, proved = self.original, 0
         held: list[Repair] = []
         if self._timed_out():  # setting up (builds, the reference's runs) took the time
@@ -218,7 +218,7 @@ class StagedRun:
                 best = self._partial_fix(base)
             if best is None or self._timed_out():
                 break
-            base = best[2].patched  # two locations: search again from the patch that fails the fewest tests
+            base = best[2].patched  # one more location: search again from the patch that fails the fewest tests
             self._first_changes = best[2].changes
         yield from held if self.options.max_repairs is None else held[:max(0, self.options.max_repairs - proved)]
         if proved or held:
@@ -382,7 +382,8 @@ class StagedRun:
             # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
-                                        anti_patterns=frozenset(), schemas=schemas, lines=lines, literals=self._literals)
+                                        anti_patterns=frozenset(), schemas=schemas, lines=lines, literals=self._literals,
+                                        constants=self._constants)
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:

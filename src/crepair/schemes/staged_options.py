@@ -26,8 +26,10 @@ class StagedOptions:
     ``held_back``: more inputs to generate (another seed) that only a patch
     passing the suite runs on (:class:`~crepair.oracle.suite.HeldBack`); ``unwind``:
     the proof's unwinding bound; ``max_repairs``: stop after this many
-    proved repairs (None: explore the whole space); ``rounds``: locations
-    changed at most (1 or 2); ``test_timeout``: ms per test (None: auto);
+    proved repairs (None: explore the whole space); ``rounds``: searches,
+    each from the patch of the one before that fails the fewest tests or
+    comes nearest the expected outputs (4: a student's program may miss
+    a newline at three outputs); ``test_timeout``: ms per test (None: auto);
     ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
     (None: the run's construction); ``solver``: the SMT solver of the
     bounded checks (crepair.solver.Backend's values).  Every build, test run and bounded
@@ -39,7 +41,7 @@ class StagedOptions:
     held_back: int = DEFAULT_HELD_BACK
     unwind: int = 8
     max_repairs: int | None = 1
-    rounds: int = 2
+    rounds: int = 4
     test_timeout: int | None = None
     started: float | None = None
     solver: str = "z3"

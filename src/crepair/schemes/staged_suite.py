@@ -8,8 +8,13 @@ held back from the suite to confirm a patch that passes it.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 
+from pycparser import c_ast
+
+from crepair import toolchain
 from crepair.errors import BadInput, MissingTool
 from crepair.frontend.parse import load_program
 from crepair.oracle import HeldBack, ReferenceProgram, mutate_inputs
@@ -17,6 +22,9 @@ from crepair.oracle.inputs import int_constants
 from crepair.records import RepairOutcome, StopReason
 from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.formats import output_literals
+from crepair.testequiv.ctext import constant_value
+from crepair.testequiv.scope import USER_FILE
+from crepair.testequiv.verbatim import Verbatim
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
 
@@ -88,15 +96,61 @@ def held_back(seeds: list[bytes], count: int, sources: tuple[str, ...], suite: l
     return HeldBack([i for i in inputs if i not in known][:count])
 
 
-def reference_literals(path: str | Path) -> tuple[str, ...]:
-    """The literals the reference's output calls print
+def reference_literals(path: str | Path, program_path: str | Path) -> tuple[
+        tuple[str, ...], tuple[tuple[int, str], ...]]:
+    """What the search space of the program at ``program_path`` takes from
+    the reference at ``path``: the literals its output calls print
     (:func:`crepair.testequiv.formats.output_literals`), offered in place of
-    the program's format literals; () when gcc or the parser cannot read
-    the reference (its builds say why)."""
+    the program's format literals, and the integer constants of its code as
+    ``(value, spelling)``, most used first, at most ``MOST_CONSTANTS``,
+    offered in place of the program's constants (``SpaceOptions.constants``).
+    A macro keeps its name when the C preprocessor defines it, with the
+    same value, for the program too (``EOF`` with ``<stdio.h>``), else it
+    is spelled as its number.  Both empty when gcc or the parser cannot
+    read the reference (its builds say why)."""
     try:
-        return output_literals(load_program(path, real_c=True).ast)
+        program = load_program(path, real_c=True)
     except (BadInput, MissingTool):
-        return ()
+        return (), ()
+    theirs, mine = _macros(path), _macros(program_path)
+    counts: Counter[tuple[int, str]] = Counter()
+    verbatim = Verbatim(program)
+
+    def count(value: int, text: str | None) -> None:  # text: a literal, or a macro's name
+        ok = text is not None and (not text.isidentifier() or mine.get(text) == value)
+        counts[value, text if ok else str(value)] += 1
+
+    class _Constants(c_ast.NodeVisitor):
+        def visit_Constant(self, node: c_ast.Node) -> None:
+            value = constant_value(node)
+            if value is not None and node.coord is not None and node.coord.file == USER_FILE:
+                span = program.spans.span(node)
+                text = program.original[span.start:span.end].strip() if verbatim.expression(node) is None else ""
+                count(value, text or None)
+
+        def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:  # -1
+            (self.visit_Constant if node.op == "-" and isinstance(node.expr, c_ast.Constant) else self.generic_visit)(node)
+
+        def visit_ID(self, node: c_ast.ID) -> None:  # a header's macro the parser's headers leave a name (EOF)
+            if node.name in theirs and node.coord is not None and node.coord.file == USER_FILE:
+                count(theirs[node.name], node.name)
+
+    _Constants().visit(program.ast)
+    constants: dict[int, str] = {}
+    for value, spelling in sorted(counts, key=lambda c: (-counts[c], abs(c[0]))):
+        constants.setdefault(value, spelling)  # one spelling per value
+    return output_literals(program.ast), tuple(constants.items())[:MOST_CONSTANTS]
+
+
+_DEFINE = re.compile(r"^#define (\w+) \(?(-?\d+)\)?$", re.M)
+
+
+def _macros(path: str | Path) -> dict[str, int]:
+    """The macros ``gcc -dM -E`` defines for the C file at ``path`` whose
+    value is one integer (``EOF`` -1, ``INT_MAX``); {} when gcc fails."""
+    gcc = toolchain.find("gcc", "gcc not found: install gcc (e.g. apt-get install gcc)")
+    done = toolchain.run([gcc, "-dM", "-E", str(path)], timeout=10, text=True)
+    return {} if done.returncode != 0 else {m[1]: int(m[2]) for m in _DEFINE.finditer(done.stdout)}
 
 
 def no_failing_test(tests: int, repeated: bytes | None,

@@ -92,7 +92,7 @@ class TestDrivenRun:
     def __init__(self, path: str | Path, spec, options: TestRepairOptions, *, files: Sequence[str | Path] = ()):
         from crepair.localization.spectrum import Formula, rank_files
         from crepair.schemes import project_files as pf
-        from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, TestCounter, collect_spectrum
+        from crepair.testsuite import DEFAULT_TEST_TIMEOUT_MS, TestCounter, TestOutcome, collect_spectrum
 
         self.start = time.monotonic()
         self.deadline = Deadline.after(options.timeout, options.started)
@@ -113,7 +113,8 @@ class TestDrivenRun:
         self.test_timeout = options.test_timeout
         if self.test_timeout is None:
             self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
-        steps = step_limit([t.most for t in spectrum.tests])
+        # a run the time limit stopped counts nothing the candidates need (it loops at end of input)
+        steps = step_limit([t.most for t in spectrum.tests if t.outcome != TestOutcome.TIMEOUT])
         self._steps = {t.test: steps for t in spectrum.tests}  # added tests: the time limit only
         self.failing = tuple(t.test for t in spectrum.failing)
         self.passing = tuple(t.test for t in spectrum.passing)
@@ -132,7 +133,7 @@ class TestDrivenRun:
         pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
         self.linked = pf.linked_space(spec.project, pairs, self.ranking,
                                       frozenset() if cut else options.lines if chosen[0] == main else None,
-                                      SpaceOptions(anti_patterns=options.anti_patterns, literals=options.literals,
+                                      SpaceOptions(anti_patterns=options.anti_patterns, literals=options.literals, constants=options.constants,
                                                    **({} if options.schemas is None else {"schemas": options.schemas})))
         self.programs = {part.program.path: part.program for part in self.linked.parts}
         mains = [part.program for part in self.linked.parts if part.file == main]

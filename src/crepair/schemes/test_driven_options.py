@@ -42,7 +42,9 @@ class TestRepairOptions:
     (None: the run's construction; the command line passes its own start);
     ``literals``: string literals (C source, e.g. a reference's output
     literals) offered in place of an output call's format literal
-    (:class:`~crepair.testequiv.space.SpaceOptions`).
+    (:class:`~crepair.testequiv.space.SpaceOptions`); ``constants``:
+    integer constants ``(value, C spelling)`` offered in place of a
+    constant (a reference's; ``SpaceOptions.constants``).
     Every build and test run gets at most the time left as its limit.
     """
 
@@ -60,6 +62,7 @@ class TestRepairOptions:
     rank: Ranking = Ranking.COST
     started: float | None = None
     literals: tuple[str, ...] = ()
+    constants: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(slots=True)

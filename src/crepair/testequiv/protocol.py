@@ -19,7 +19,12 @@ Environment of one run (every process of a test inherits it):
 - ``CREPAIR_STEPS=<n>``: a process that executes the running candidate's
   site more than ``n`` times kills itself (SIGKILL), as a time-out would:
   a candidate that loops forever in its own code ends in microseconds, not
-  at the time limit.  Unset or not a number: no limit.
+  at the time limit.  All sites together may execute ``16 n`` times (each
+  site counts, whether a candidate runs there or not): a loop the candidate's
+  site is not in (a statement skipped at end of input) ends too.  Unlike a
+  time-out, these limits are deterministic, so the process first writes its
+  class (step 2 below): each candidate of the class executes every site
+  just as often.  Unset or not a number: no limit.
 
 Partition file (text): decimal candidate ids, one a line, and optionally a
 first line ``# crepair-partition gen=<n>``; other ``#`` lines and tokens
@@ -33,8 +38,9 @@ an exclusive ``flock`` of ``<path>.lock``, writing through
    ``gen`` + 1: what a process killed from then on (SIGKILL, or SIGTERM at
    a time-out) leaves, because agreeing with the running candidate so far
    says nothing about a run that was stopped;
-2. at exit (``exit`` or the end of ``main``) and at a fault it causes itself
-   (SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP, SIGSYS), rewrites it
+2. at exit (``exit`` or the end of ``main``), when out of steps and at a
+   fault it causes itself (SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP,
+   SIGSYS), rewrites it
    to the class: the listed candidates of the running candidate's site and
    group whose value equalled the running candidate's at every execution of
    the site (and, for a fault of the running candidate inside the site,

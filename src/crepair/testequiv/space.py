@@ -55,15 +55,10 @@ the function, and only the first ``max_variables`` (5) integer and pointer
 variables take part (``max_pointers`` (2) pointers in atoms); constants
 are 0, 1 and the function's most frequent ones, ``max_constants`` (6) in
 all; a constant may also become ``0..max_parameter`` (10, f1x's
-parameter).  Past the first ``max_candidates`` (200,000) of the search
+parameter) and the given ``constants`` (a reference's).  Past the first ``max_candidates`` (200,000) of the search
 order the candidates are dropped (noted in ``skipped``): the meta-program
 embeds every distinct candidate body, and gcc -O0 compiles 40,000 small
 cases in 4 s when each site has its own function (25 s as one switch).
-
->>> from crepair.frontend import load_program          # doctest: +SKIP
->>> space = build_space(load_program("prog.c", real_c=True))  # doctest: +SKIP
->>> space.candidates[0].cost                            # doctest: +SKIP
-1
 """
 
 from __future__ import annotations
@@ -101,7 +96,8 @@ class SpaceOptions:
     left out (:mod:`crepair.testequiv.antipatterns`; all by default);
     ``literals``: string literals (C source) that may replace a format's
     literal whose conversions they share (a reference's output literals;
-    :func:`~crepair.testequiv.formats.literal_replacements`)."""
+    :func:`~crepair.testequiv.formats.literal_replacements`); ``constants``:
+    more ``(value, C spelling)`` a constant may become (a reference's: ``EOF``)."""
 
     max_variables: int = 5
     max_pointers: int = 2
@@ -112,6 +108,7 @@ class SpaceOptions:
     schemas: frozenset[Schema] = field(default_factory=lambda: frozenset(Schema))
     anti_patterns: frozenset[AntiPattern] = field(default_factory=lambda: frozenset(AntiPattern))
     literals: tuple[str, ...] = ()
+    constants: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +241,8 @@ class _Builder:
             return self._statement(i, p, atoms, ints, consts)
         if Schema.EXPRESSION in schemas and p.side_effect_free:
             params = tuple((v, str(v)) for v in range(o.max_parameter + 1))
-            pool = Pool(tuple(ints), tuple(ptrs), tuple(consts), _merge(consts, p.function.constants, params), self._null)
+            spare = _merge(consts, p.function.constants, params, o.constants)  # for a constant
+            pool = Pool(tuple(ints), tuple(ptrs), tuple(consts), spare, self._null)
             inner = [(q.span.start, q.span.end) for q in places if q.kind == SiteKind.EXPR and q.side_effect_free
                      and p.span.start <= q.span.start and q.span.end <= p.span.end and q.span != p.span]
             for ch in self._mutator.changes(p, pool, inner):

@@ -121,7 +121,7 @@ def run_test(
     else:
         got = inv.compare.normalize(output)
         outcome = TestOutcome.PASS if got == inv.expected else TestOutcome.FAIL
-        if measure and outcome is TestOutcome.FAIL and code == 0:
+        if measure and outcome is TestOutcome.FAIL:  # ended normally, any status (not judged)
             return TestRun(test_id, outcome, seconds, code, output_distance(got, inv.expected))
     return TestRun(test_id, outcome, seconds, code)
 

@@ -136,7 +136,9 @@ struct __cr_stack_t { void *sp; int flags; __cr_size size; };
 
 static int __cr_cand = -1, __cr_site = -1;     /* running candidate, its site; -1: the original */
 static long __cr_steps = -1;                   /* executions of its site left before SIGKILL; -1: no limit */
-static unsigned char __cr_on[__CR_NSITES + 1]; /* per site: 1 running here, 2 traced */
+static long __cr_ticks = -1;                   /* executions of any site left before SIGKILL; -1: no limit */
+#define __CR_TICKS_PER_STEP 16                 /* all sites together: this many times the steps of its own */
+static unsigned char __cr_on[__CR_NSITES + 1]; /* per site: 1 running here, 2 traced, 4 counted */
 static long __cr_jb[128] __attribute__((__aligned__(16)));
 static volatile int __cr_guard, __cr_cur = -1, __cr_in_run, __cr_efault;
 static int __cr_eok, __cr_pstate, __cr_n, __cr_listed, __cr_handlers, __cr_finishing;
@@ -387,6 +389,10 @@ __attribute__((__constructor__(101))) static void __cr_start(void) {
         __cr_ppath = p && *p ? p : 0;
         n = __cr_getenv("CREPAIR_STEPS");
         if (n && *n) __cr_steps = __cr_atol(n);
+        if (__cr_steps >= 0) { /* every site counts: a loop the candidate's site is not in ends too */
+            __cr_ticks = __CR_TICKS_PER_STEP * __cr_steps;
+            for (s = 0; s < __CR_NSITES; s++) __cr_on[s] |= 4;
+        }
     }
     if (t && *t && (!__CR_LINKED || __cr_cand >= 0)) {
         __cr_tpath = t;
@@ -399,10 +405,14 @@ __attribute__((__destructor__)) static void __cr_stop(void) { __cr_finish(0); }
 /* Called by a site when __cr_on[s] is set: 1 if the running candidate is here. */
 static int __cr_enter(int s) {
     if (__cr_on[s] & 2) __cr_trace_add(s);
+    /* out of steps: killed as at a time-out, but with the class written first: the candidates still
+       alive agreed with the running one at every execution of its site so far, so each of them, run
+       alone, executes every site just as often and is killed at the same point (before the site's
+       first execution the partition file is untouched: every listed candidate runs the original) */
+    if (__cr_ticks >= 0 && __cr_ticks-- == 0) { __cr_finish(0); __cr_raise(9); }
     if (s != __cr_site) return 0;
     if (!__cr_pstate) __cr_first();
-    /* out of steps: killed as at a time-out (the partition file holds the running candidate alone) */
-    if (__cr_steps >= 0 && __cr_steps-- == 0) __cr_raise(9);
+    if (__cr_steps >= 0 && __cr_steps-- == 0) { __cr_finish(0); __cr_raise(9); }
     __cr_eok = 0;
     __cr_efault = 0;
     return 1;
