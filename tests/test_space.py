@@ -463,3 +463,28 @@ def test_a_sample_of_each_schema_compiles(tmp_path):
             for c in rnd.sample(chosen, min(4, len(chosen))):
                 ok, err = _compiles(patched(program, space, c), work)
                 assert ok, f"{path.name}: {c.replacement!r}: {err}"
+
+
+def test_the_plain_side_of_a_comparison_with_side_effects_is_a_site_a_given_constant_may_replace(tmp_path):
+    """``(c = getchar()) != '\\n'`` cannot be evaluated twice (the
+    meta-program compares candidates on one execution), so it has no
+    EXPRESSION candidates; its constant side is a site of its own, and a
+    reference's ``EOF`` (``SpaceOptions.constants``) may replace it."""
+    source = """
+    #include <stdio.h>
+    int main(void) {
+        int c, n = 0;
+        while ((c = getchar()) != '\\n')
+            n++;
+        printf("%d\\n", n);
+        return 0;
+    }
+    """
+    program, space = space_of(tmp_path, source, options=SpaceOptions(constants=((-1, "EOF"),)))
+    check_invariants(program, space)
+    newline = site(space, "'\\n'", SiteKind.EXPR)
+    assert {"EOF", "11", "9", "c", "n"} <= set(at(space, newline))  # '\\n' + 1 and - 1, the variables
+    whole = site(space, "(c = getchar()) != '\\n'", SiteKind.EXPR)
+    assert not any(c.schema is Schema.EXPRESSION for c in at(space, whole).values())
+    _, without = space_of(tmp_path, source)
+    assert "EOF" not in at(without, site(without, "'\\n'", SiteKind.EXPR))

@@ -22,12 +22,11 @@ Each repair carries its evidence: :class:`~crepair.records.EquivalenceProof`
 or :class:`~crepair.records.PassesSuite` (never more than was checked;
 :mod:`crepair.schemes.staged_verdicts` checks each plausible patch);
 repairs with a proof come first.  When no single change passes every
-test, the change that passes all but the counterexample tests is kept
-and the search runs again on the changed program (a repair of two
-locations, each from the space); when no single change passes even one
-given test, the change whose outputs come nearest the expected ones is
-kept instead (:mod:`crepair.schemes.staged_partial`) — for a
-presentation error, within the formats and output calls first.
+test, the change that fails the fewest tests, or whose outputs come
+nearest the expected ones (:mod:`crepair.schemes.staged_partial`), is
+kept and the search runs again on it, a location more per round; for a
+presentation error, the formats and output calls first (a quarter of the
+time limit at most).
 """
 
 from __future__ import annotations
@@ -256,14 +255,11 @@ class StagedRun:
             raise _RoundOver
 
     def _patience(self) -> float:
-        """Seconds the one-location search goes on after its first partial
-        fix: a quarter of the time limit (60 s without one)."""
+        """Seconds a search goes on after its first partial fix, or the first stage may take (a quarter)."""
         return (self.options.timeout or 240.0) * PATIENCE
 
     def _held_patience(self) -> float:
-        """Seconds the search goes on for a proved repair once enough
-        repairs passed the whole suite without a proof: a tenth of the
-        time limit (24 s without one)."""
+        """Seconds the search goes on for a proof once enough repairs passed the suite (a tenth)."""
         return (self.options.timeout or 240.0) * HELD_PATIENCE
 
     def _timed_out(self) -> bool:
@@ -313,10 +309,14 @@ class StagedRun:
             self._failing_given, first = first_stage(self.original, self.checks, self.suite, self.options.compare)
             self._first = first or ()
         if self._first and (self._first[1] is None or base == self.original):  # lines name the original's
-            found = False
-            for item in self._search(base, ids, *self._first):
-                found = found or item[1] in ("proved", "tests")
-                yield item
+            found, saved = False, self._round_ends  # a quarter of the time at most: the whole space may hold it
+            cap = self._round_ends = min(saved or float("inf"), time.monotonic() + self._patience())
+            try:
+                for item in self._search(base, ids, *self._first):
+                    found = found or item[1] in ("proved", "tests")
+                    yield item
+            finally:
+                self._round_ends = saved if self._round_ends == cap else self._round_ends
             if found or self._timed_out() or self.outcome == RepairOutcome.NO_FAILING_TEST:
                 return
             if base == self.original:

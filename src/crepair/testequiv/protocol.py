@@ -19,9 +19,10 @@ Environment of one run (every process of a test inherits it):
 - ``CREPAIR_STEPS=<n>``: a process that executes the running candidate's
   site more than ``n`` times kills itself (SIGKILL), as a time-out would:
   a candidate that loops forever in its own code ends in microseconds, not
-  at the time limit.  All sites together may execute ``16 n`` times (each
-  site counts, whether a candidate runs there or not): a loop the candidate's
-  site is not in (a statement skipped at end of input) ends too.  Unlike a
+  at the time limit.  All STMT and DECL sites together may execute ``16 n``
+  times (whether a candidate runs there or not; not EXPR sites, which the
+  others' evaluation may run): a loop the candidate's site is not in ends
+  too.  Unlike a
   time-out, these limits are deterministic, so the process first writes its
   class (step 2 below): each candidate of the class executes every site
   just as often.  Unset or not a number: no limit.

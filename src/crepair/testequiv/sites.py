@@ -8,7 +8,9 @@ locations):
   operand of ``&&``/``||`` (conditions); right-hand sides of assignments,
   ``return`` expressions, call arguments (not string literals), array
   subscripts and initializers of local, non-``static`` declarations, when
-  integer or pointer valued; the string-literal format of ``printf`` and
+  integer or pointer valued; the side-effect-free operand of a comparison
+  whose other operand has side effects (``'\\n'`` in ``(c = getchar()) !=
+  '\\n'``, whose condition as a whole the meta-program cannot evaluate twice); the string-literal format of ``printf`` and
   ``fprintf(stdout, ...)`` and the text of ``puts`` (FORMAT sites,
   :mod:`crepair.testequiv.formats`);
 - STMT sites: expression statements, ``return``, ``break``, ``continue``;
@@ -63,6 +65,7 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
 
 
 _STATEMENT_PARENTS = (c_ast.Compound, c_ast.Case, c_ast.Default)
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 class _Walker:
@@ -276,6 +279,8 @@ class _Walker:
                 for operand in (l, r):
                     if op in ("&&", "||"):
                         self._site(operand, node, condition=True, keywords=(node,))
+                    elif op in _COMPARISONS and not side_effect_free(node) and side_effect_free(operand):
+                        self._site(operand, node)  # ``(c = getchar()) != '\n'``: its plain side changes alone
                     self._expr(operand)
             case c_ast.TernaryOp(cond=c, iftrue=t, iffalse=f):
                 self._site(c, node, condition=True)

@@ -136,8 +136,8 @@ struct __cr_stack_t { void *sp; int flags; __cr_size size; };
 
 static int __cr_cand = -1, __cr_site = -1;     /* running candidate, its site; -1: the original */
 static long __cr_steps = -1;                   /* executions of its site left before SIGKILL; -1: no limit */
-static long __cr_ticks = -1;                   /* executions of any site left before SIGKILL; -1: no limit */
-#define __CR_TICKS_PER_STEP 16                 /* all sites together: this many times the steps of its own */
+static long __cr_ticks = -1;                   /* executions of STMT/DECL sites left before SIGKILL */
+#define __CR_TICKS_PER_STEP 16                 /* all statements together: this many times its site's steps */
 static unsigned char __cr_on[__CR_NSITES + 1]; /* per site: 1 running here, 2 traced, 4 counted */
 static long __cr_jb[128] __attribute__((__aligned__(16)));
 static volatile int __cr_guard, __cr_cur = -1, __cr_in_run, __cr_efault;
@@ -389,9 +389,9 @@ __attribute__((__constructor__(101))) static void __cr_start(void) {
         __cr_ppath = p && *p ? p : 0;
         n = __cr_getenv("CREPAIR_STEPS");
         if (n && *n) __cr_steps = __cr_atol(n);
-        if (__cr_steps >= 0) { /* every site counts: a loop the candidate's site is not in ends too */
+        if (__cr_steps >= 0) { /* every statement counts: a loop the candidate's site is not in ends too */
             __cr_ticks = __CR_TICKS_PER_STEP * __cr_steps;
-            for (s = 0; s < __CR_NSITES; s++) __cr_on[s] |= 4;
+            for (s = 0; s < __CR_NSITES; s++) if ((__cr_site_flags[s] & __CR_KIND) >= 2) __cr_on[s] |= 4;
         }
     }
     if (t && *t && (!__CR_LINKED || __cr_cand >= 0)) {
@@ -407,9 +407,11 @@ static int __cr_enter(int s) {
     if (__cr_on[s] & 2) __cr_trace_add(s);
     /* out of steps: killed as at a time-out, but with the class written first: the candidates still
        alive agreed with the running one at every execution of its site so far, so each of them, run
-       alone, executes every site just as often and is killed at the same point (before the site's
-       first execution the partition file is untouched: every listed candidate runs the original) */
-    if (__cr_ticks >= 0 && __cr_ticks-- == 0) { __cr_finish(0); __cr_raise(9); }
+       alone, takes the same path, executes every statement just as often and is killed at the same
+       point (before the site's first execution the partition file is untouched: every listed
+       candidate runs the original).  Expression sites do not count: the others' evaluation runs the
+       original expression, and the sites in it, where the running candidate alone may not. */
+    if ((__cr_on[s] & 4) && __cr_ticks-- == 0) { __cr_finish(0); __cr_raise(9); }
     if (s != __cr_site) return 0;
     if (!__cr_pstate) __cr_first();
     if (__cr_steps >= 0 && __cr_steps-- == 0) { __cr_finish(0); __cr_raise(9); }
