@@ -826,11 +826,7 @@ def test_an_accumulation_written_as_an_assignment_is_repaired_against_the_model(
     model = ('#include <stdio.h>\nint main(void) { int n, x, soma = 0; scanf("%d", &n);\n'
              '  for (int i = 0; i < n; i++) { scanf("%d", &x); soma += x; }\n  printf("%d\\n", soma); return 0; }\n')
     course(tmp_path, model.replace("soma += x;", "soma = x;"), {"t0": ("3\n1 2 3\n", "6\n"), "t1": ("1\n5\n", "5\n")})
-    (tmp_path / "model.c").write_text(model)
-    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
-                   "--json", "--timeout", "120", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    first = json.loads(proc.stdout)["repairs"][0]
+    first = first_repair_against(tmp_path, model)
     assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("soma = x;", "soma += x;")]
     assert first["evidence_level"] in ("proof", "tests")
 
@@ -849,22 +845,30 @@ def test_the_reference_offers_its_constants_a_header_macro_by_name_its_own_macro
     assert (-1, "-1") in reference_literals(tmp_path / "model.c", tmp_path / "without.c")[1]  # no <stdio.h>: a number
 
 
-def test_a_loop_that_never_ends_at_end_of_input_is_repaired_with_the_references_eof(tmp_path):
-    """A student's ``while (c != '\\n')`` on inputs without a final
-    newline loops for ever at end of input; the model's ``EOF``, a
-    constant the submission does not have, is offered in place of ``'\\n'``."""
-    sub = ("#include <stdio.h>\nint main(void) {\n    int c = getchar(), n = 0;\n    while (c != '\\n') {\n"
-           "        if (c >= 'a' && c <= 'z')\n            n++;\n        c = getchar();\n    }\n"
-           '    printf("%d\\n", n);\n    return 0;\n}\n')
-    model = ('#include <stdio.h>\nint main(void) {\n    int c, n = 0;\n    while ((c = getchar()) != EOF)\n'
-             "        if ('a' <= c && c <= 'z')\n            n = n + 1;\n" '    printf("%d\\n", n);\n    return 0;\n}\n')
-    course(tmp_path, sub, {"t0": ("abc", "3\n"), "t1": ("Hello world", "9\n"), "t2": ("x\ny z", "3\n")})
+def first_repair_against(tmp_path: Path, model: str) -> dict:
+    """The first repair (JSON) of ``sub.c`` of ``course(tmp_path, ...)`` against ``model``, exact comparison."""
     (tmp_path / "model.c").write_text(model)
     proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
                    "--json", "--timeout", "120", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    first = json.loads(proc.stdout)["repairs"][0]
-    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [("c != '\\n'", "c != EOF")]
+    return json.loads(proc.stdout)["repairs"][0]
+
+
+@pytest.mark.parametrize("loop, step, fixed", [
+    ("int c = getchar(), n = 0;\n    while (c != '\\n') {", "        c = getchar();\n", ("c != '\\n'", "c != EOF")),
+    ("int c, n = 0;\n    while ((c = getchar()) != '\\n') {", "", ("'\\n'", "EOF")),  # its plain side: a site
+])
+def test_a_loop_that_never_ends_at_end_of_input_is_repaired_with_the_references_eof(tmp_path, loop, step, fixed):
+    """A student's ``while (c != '\\n')`` on inputs without a final
+    newline loops for ever at end of input; the model's ``EOF``, a
+    constant the submission does not have, is offered in place of ``'\\n'``."""
+    sub = (f"#include <stdio.h>\nint main(void) {{\n    {loop}\n        if (c >= 'a' && c <= 'z')\n            n++;\n"
+           f"{step}    }}\n" '    printf("%d\\n", n);\n    return 0;\n}\n')
+    model = ('#include <stdio.h>\nint main(void) {\n    int c, n = 0;\n    while ((c = getchar()) != EOF)\n'
+             "        if ('a' <= c && c <= 'z')\n            n = n + 1;\n" '    printf("%d\\n", n);\n    return 0;\n}\n')
+    course(tmp_path, sub, {"t0": ("abc", "3\n"), "t1": ("Hello world", "9\n"), "t2": ("x\ny z", "3\n")})
+    first = first_repair_against(tmp_path, model)
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [fixed]
 
 
 def test_a_failing_run_that_exits_with_a_status_still_measures_its_distance(tmp_path):
