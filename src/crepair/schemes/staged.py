@@ -99,6 +99,7 @@ class StagedRun:
         self.outcome, self.stopped, self.reason = RepairOutcome.UNKNOWN, StopReason.NOT_STARTED, ""
         self.original = checked_source(self.path)  # BadInput (one line) for a file that cannot be read or parsed
         self._round_ends: float | None = None
+        self._stage_ends: float | None = None  # the first stage's search ends then (a quarter of the time limit)
         self._no_time_to_seed = False  # the bounded check that finds a test input had no time (or too little) left
         self._first_changes: tuple = ()
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
@@ -147,8 +148,7 @@ class StagedRun:
             self._no_time_to_seed = True
             return None
         result = self.checks.verify(text, budget)
-        # cut by the run's deadline, not by its own SEED_SECONDS: the run's time limit, not a lack of inputs
-        self._no_time_to_seed = budget < SEED_SECONDS and (self.checks.unanswered or (
+        self._no_time_to_seed = budget < SEED_SECONDS and (self.checks.unanswered or (  # the run's limit cut it
             result is not None and result.outcome == VerifyOutcome.UNKNOWN))  # cut, or unknown: the time left
         self._seed_decided = result is not None and result.outcome == VerifyOutcome.VERIFIED  # no difference found
         return self.checks.test_of(result, text)
@@ -249,9 +249,8 @@ class StagedRun:
         return self.stopped in (StopReason.NOT_STARTED, StopReason.TIMEOUT) and bool(self.reason)
 
     def _tick(self, _stats) -> None:
-        """Called after every test execution: ends the round's search once
-        its patience (:meth:`_patience`) has run out."""
-        if self._round_ends is not None and time.monotonic() > self._round_ends:
+        """After every test execution: ends the search once its patience (:meth:`_patience`) has run out."""
+        if any(end is not None and time.monotonic() > end for end in (self._round_ends, self._stage_ends)):
             raise _RoundOver
 
     def _patience(self) -> float:
@@ -309,14 +308,13 @@ class StagedRun:
             self._failing_given, first = first_stage(self.original, self.checks, self.suite, self.options.compare)
             self._first = first or ()
         if self._first and (self._first[1] is None or base == self.original):  # lines name the original's
-            found, saved = False, self._round_ends  # a quarter of the time at most: the whole space may hold it
-            cap = self._round_ends = min(saved or float("inf"), time.monotonic() + self._patience())
+            found, self._stage_ends = False, time.monotonic() + self._patience()  # the whole space may hold it
             try:
                 for item in self._search(base, ids, *self._first):
                     found = found or item[1] in ("proved", "tests")
                     yield item
             finally:
-                self._round_ends = saved if self._round_ends == cap else self._round_ends
+                self._stage_ends = None
             if found or self._timed_out() or self.outcome == RepairOutcome.NO_FAILING_TEST:
                 return
             if base == self.original:
@@ -392,7 +390,8 @@ class StagedRun:
             if run.outcome == RepairOutcome.NO_FAILING_TEST:
                 added = self._counterexample(base)
                 if added is None or added[0] in map(self.suite.stdin, self.suite.counterexamples):  # passed before
-                    self._finish(*no_failing_test(len(self.suite.ids), added and added[0], self._seed_decided))
+                    if base == self.original:  # else a later round's start, which only the checks' build fails
+                        self._finish(*no_failing_test(len(self.suite.ids), added and added[0], self._seed_decided))
                     return
                 test = self.suite.add("counterexample", *added)
                 ids = None if ids is None else [*ids, test]  # the search's tests: round 1 runs a chosen few
