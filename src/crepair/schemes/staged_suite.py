@@ -129,7 +129,10 @@ def reference_literals(path: str | Path, program_path: str | Path) -> tuple[
                 count(value, text or None)
 
         def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:  # -1
-            (self.visit_Constant if node.op == "-" and isinstance(node.expr, c_ast.Constant) else self.generic_visit)(node)
+            if node.op == "-" and isinstance(node.expr, c_ast.Constant):
+                self.visit_Constant(node)
+            else:
+                self.generic_visit(node)
 
         def visit_ID(self, node: c_ast.ID) -> None:  # a header's macro the parser's headers leave a name (EOF)
             if node.name in theirs and node.coord is not None and node.coord.file == USER_FILE:

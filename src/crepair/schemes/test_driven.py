@@ -133,7 +133,8 @@ class TestDrivenRun:
         pairs = [(f, shown.get(f) or pf.display_path(spec.project, f)) for f in chosen]
         self.linked = pf.linked_space(spec.project, pairs, self.ranking,
                                       frozenset() if cut else options.lines if chosen[0] == main else None,
-                                      SpaceOptions(anti_patterns=options.anti_patterns, literals=options.literals, constants=options.constants,
+                                      SpaceOptions(anti_patterns=options.anti_patterns, literals=options.literals,
+                                                   constants=options.constants,
                                                    **({} if options.schemas is None else {"schemas": options.schemas})))
         self.programs = {part.program.path: part.program for part in self.linked.parts}
         mains = [part.program for part in self.linked.parts if part.file == main]

@@ -22,10 +22,9 @@ Environment of one run (every process of a test inherits it):
   at the time limit.  All STMT and DECL sites together may execute ``16 n``
   times (whether a candidate runs there or not; not EXPR sites, which the
   others' evaluation may run): a loop the candidate's site is not in ends
-  too.  Unlike a
-  time-out, these limits are deterministic, so the process first writes its
-  class (step 2 below): each candidate of the class executes every site
-  just as often.  Unset or not a number: no limit.
+  too.  Unlike a time-out, these limits are deterministic, so the process
+  first writes its class (step 2 below): each candidate of the class
+  executes every statement just as often.  Unset or not a number: no limit.
 
 Partition file (text): decimal candidate ids, one a line, and optionally a
 first line ``# crepair-partition gen=<n>``; other ``#`` lines and tokens

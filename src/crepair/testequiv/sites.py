@@ -10,7 +10,8 @@ locations):
   subscripts and initializers of local, non-``static`` declarations, when
   integer or pointer valued; the side-effect-free operand of a comparison
   whose other operand has side effects (``'\\n'`` in ``(c = getchar()) !=
-  '\\n'``, whose condition as a whole the meta-program cannot evaluate twice); the string-literal format of ``printf`` and
+  '\\n'``, whose condition as a whole the meta-program cannot evaluate
+  twice); the string-literal format of ``printf`` and
   ``fprintf(stdout, ...)`` and the text of ``puts`` (FORMAT sites,
   :mod:`crepair.testequiv.formats`);
 - STMT sites: expression statements, ``return``, ``break``, ``continue``;
@@ -35,6 +36,7 @@ from crepair.frontend.parse import CProgram
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import constant_value, is_expression, operand_context
 from crepair.testequiv.effects import effects, side_effect_free
+from crepair.testequiv.exprs import RELATIONAL
 from crepair.testequiv.formats import FormatArgument, FormatCall, format_argument
 from crepair.testequiv.membership import membership_constants
 from crepair.testequiv.place import Place
@@ -65,7 +67,6 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
 
 
 _STATEMENT_PARENTS = (c_ast.Compound, c_ast.Case, c_ast.Default)
-_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 class _Walker:
@@ -279,7 +280,7 @@ class _Walker:
                 for operand in (l, r):
                     if op in ("&&", "||"):
                         self._site(operand, node, condition=True, keywords=(node,))
-                    elif op in _COMPARISONS and not side_effect_free(node) and side_effect_free(operand):
+                    elif op in RELATIONAL and not side_effect_free(node) and side_effect_free(operand):
                         self._site(operand, node)  # ``(c = getchar()) != '\n'``: its plain side changes alone
                     self._expr(operand)
             case c_ast.TernaryOp(cond=c, iftrue=t, iffalse=f):

@@ -55,8 +55,8 @@ the function, and only the first ``max_variables`` (5) integer and pointer
 variables take part (``max_pointers`` (2) pointers in atoms); constants
 are 0, 1 and the function's most frequent ones, ``max_constants`` (6) in
 all; a constant may also become ``0..max_parameter`` (10, f1x's
-parameter) and the given ``constants`` (a reference's).  Past the first ``max_candidates`` (200,000) of the search
-order the candidates are dropped (noted in ``skipped``): the meta-program
+parameter) and the given ``constants`` (a reference's).  Past the first
+``max_candidates`` (200,000) of the search order the candidates are dropped (noted in ``skipped``): the meta-program
 embeds every distinct candidate body, and gcc -O0 compiles 40,000 small
 cases in 4 s when each site has its own function (25 s as one switch).
 """
