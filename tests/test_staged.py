@@ -882,3 +882,38 @@ def test_a_failing_run_that_exits_with_a_status_still_measures_its_distance(tmp_
         assert ws.build().ok
         run = run_test(spec, spec.ids[0], ws, measure=True)
     assert run.exit_code == 7 and run.distance == 1  # the newline missing
+
+
+def test_a_third_round_reports_every_round_s_change_on_the_original(tmp_path):
+    # one wrong constant per branch, each test exercising one branch: every round's nearest patch fixes one
+    # branch; the third round's repair was reported with the second round's change alone (spans of the first
+    # round's patched text), the first round's change missing
+    sub = """\
+#include <stdio.h>
+int main(void) {
+    int n, r;
+    scanf("%d", &n);
+    if (n < 10)
+        r = n + 1;
+    else if (n < 20)
+        r = n * 3;
+    else
+        r = n - 5;
+    printf("%d\\n", r);
+    return 0;
+}
+"""
+    model = sub.replace("n + 1", "n + 2").replace("n * 3", "n * 4").replace("n - 5", "n - 7")
+    expected = {n: (n + 2 if n < 10 else n * 4 if n < 20 else n - 7) for n in (1, 4, 7, 12, 15, 18, 23, 31, 40)}
+    course(tmp_path, submission=sub, tests={f"t{n}": (f"{n}\n", f"{r}\n") for n, r in expected.items()})
+    (tmp_path / "model.c").write_text(model)
+    proc = crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--compare", "exact",
+                   "--json", "--timeout", "120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    repair = json.loads(proc.stdout)["repairs"][0]
+    assert [(c["original"], c["replacement"]) for c in repair["changes"]] == [
+        ("n + 1", "n + 2"), ("n * 3", "n * 4"), ("n - 5", "n - 7")]
+    text = sub
+    for e in sorted((e["span"] | e for c in repair["changes"] for e in c["edits"]), key=lambda e: -e["start"]):
+        text = text[:e["start"]] + e["new"] + text[e["end"]:]
+    assert text == model

@@ -217,8 +217,8 @@ class StagedRun:
                 best = self._partial_fix(base)
             if best is None or self._timed_out():
                 break
+            self._first_changes = self._relative(best[2], base).changes  # every earlier round's, on the original
             base = best[2].patched  # one more location: search again from the patch that fails the fewest tests
-            self._first_changes = best[2].changes
         yield from held if self.options.max_repairs is None else held[:max(0, self.options.max_repairs - proved)]
         if proved or held:
             enough = self.options.max_repairs is not None and proved + len(held) >= self.options.max_repairs

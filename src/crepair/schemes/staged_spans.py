@@ -58,7 +58,7 @@ def merged(first: tuple[Change, ...], later: tuple[Change, ...], original: str, 
     moved back onto ``original``), a later change that overlaps a first one
     folded into it: one change of ``original``'s text there into
     ``patched``'s (``"a\\n)"`` then ``"a)"`` then ``"a)\\n"`` is one change,
-    not two whose edits overlap).  Changes in source order otherwise kept."""
+    not two whose edits overlap).  Changes in source order."""
     every = [e for c in (*first, *later) for e in c.edits]  # spans of original; each grows the text by its own
     out = list(first)
     for change in later:
@@ -75,7 +75,7 @@ def merged(first: tuple[Change, ...], later: tuple[Change, ...], original: str, 
         span = text_span(f.span.file, original, start, end)
         old, new = original[start:end], patched[start + shift:end + shift + grown]
         out[hit] = dataclasses.replace(f, span=span, before=old, after=new, edits=(Edit(span, old, new),))
-    return tuple(out)
+    return tuple(sorted(out, key=lambda c: (c.span.start, c.span.end)))
 
 
 def _overlap(a: Span, b: Span) -> bool:
