@@ -441,6 +441,43 @@ def test_a_candidate_out_of_steps_kills_itself_and_leaves_its_class(loop):
     assert run(meta, (3,), run_environment(None, steps=2)) == Run("3 6 6\n", 0)  # the original: no limit
 
 
+def test_a_loop_outside_the_searched_lines_counts_steps_and_ends(tmp_path):
+    """The space of one output line: the loop that reads up to a newline
+    never ends at the end of an input without one, and no candidate's site
+    is in it; its statement is a counting site (no candidates), so the run
+    is killed after 16 x steps of it, before the candidate's site ever ran
+    (the partition file untouched: every listed candidate runs the original)."""
+    from cprog import write_c
+    from crepair.frontend import load_program
+    from crepair.testequiv.space import build_space
+
+    src = textwrap.dedent("""\
+        #include <stdio.h>
+        int main(void) {
+            int c, n = 0;
+            while ((c = getchar()) != '\\n')
+                n++;
+            printf("%d\\n", n);
+            return 0;
+        }
+        """)
+    space = build_space(load_program(write_c(tmp_path, src, "prog.c"), real_c=True), lines={6})
+    searched = {c.site for c in space.candidates}
+    assert {space.sites[s].span.line for s in searched} == {6}
+    assert [(s.kind, s.text) for s in space.sites if s.id not in searched] == [
+        (SiteKind.STMT, "n++;"), (SiteKind.STMT, "return 0;")]
+    meta, part = compile_c(instrument(src, space), tmp_path / "meta"), tmp_path / "partition"
+    listed = [c.id for c in space.candidates][:3]
+    write_partition(part, listed)
+    env = run_environment(listed[0], partition=part, steps=1000)
+    done = subprocess.run([str(meta)], input="abc", capture_output=True, text=True, timeout=5, env={**os.environ, **env})
+    assert done.returncode == -signal.SIGKILL and done.stdout == ""
+    assert read_partition(part) == set(listed) and partition_generation(part) == 0
+    done = subprocess.run([str(meta)], input="abc\n", capture_output=True, text=True, timeout=5,
+                          env={**os.environ, **run_environment(None, steps=1000)})
+    assert (done.returncode, done.stdout) == (0, "3\n")
+
+
 def test_the_trace_lists_executed_statement_sites(loop):
     meta, tmp, _ = loop
     trace = tmp / "trace"

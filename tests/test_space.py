@@ -331,7 +331,10 @@ def test_value_types_follow_c_conversions(tmp_path):
 def test_lines_restrict_and_rank_orders(tmp_path):
     program, full = space_of(tmp_path, IF_ELSE)
     _, only = space_of(tmp_path, IF_ELSE, lines={4, 8})
-    assert {s.span.line for s in only.sites} == {4, 8}
+    searched = {c.site for c in only.candidates}
+    assert {only.sites[s].span.line for s in searched} == {4, 8} and searched == set(range(len(searched)))
+    counting = [s for s in only.sites if s.id not in searched]  # they count a run's steps only
+    assert counting and all(s.kind == SiteKind.STMT and s.span.line not in (4, 8) for s in counting)
     assert len(only.candidates) < len(full.candidates)
     _, ranked = space_of(tmp_path, IF_ELSE, rank={8: 0, 4: 1})
     check_invariants(program, ranked)

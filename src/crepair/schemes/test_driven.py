@@ -141,7 +141,8 @@ class TestDrivenRun:
         self.program = mains[0] if mains else load_program(path, real_c=True)
         self.space: SearchSpace = self.linked.space
         self.stats.files = tuple(self.programs)
-        self.stats.sites, self.stats.candidates = len(self.space.sites), len(self.space.candidates)
+        self.stats.sites = len({c.site for c in self.space.candidates})  # not the sites that only count steps
+        self.stats.candidates = len(self.space.candidates)
         self.stats.by_schema = dict(Counter(c.schema.value for c in self.space.candidates))
         self.stats.anti_patterns = dict(self.space.pruned)
         self.unexecuted = unexecuted_classes(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)

@@ -136,15 +136,16 @@ def build_space(
     is more suspicious; sites are ordered by the rank of their first line
     (unranked lines last), then by position.  Candidates are in search
     order: (cost, site order, site id, shorter replacement, replacement); ids are dense.  Sites
-    are numbered in source order; sites without candidates are left out.
+    are numbered in source order; sites without candidates are left out, but for the statements outside
+    ``lines``: numbered last, they count a run's steps (``CREPAIR_STEPS``): a loop there ends too.
     Nothing is raised for constructs that are not sites: they are noted
     in ``skipped``.  ``program`` is not mutated.
     """
     types = Types(program.ast)
     places, notes = collect(program, types)
+    counting = [p for p in places if p.kind == SiteKind.STMT and lines is not None and p.span.line not in lines]
     if lines is not None:
-        wanted = set(lines)
-        places = [p for p in places if p.span.line in wanted]
+        places = [p for p in places if p.span.line in lines]
     places.sort(key=lambda p: (p.span.start, -p.span.end, p.kind.value))
     builder = _Builder(program, types, options)
     drafts = [d for i, p in enumerate(places) for d in builder.candidates(i, p, places)]
@@ -176,6 +177,7 @@ def build_space(
         candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
                                     d.param))
     sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
+    sites += tuple(_site(program, p, len(used) + k, len(used) + k, set()) for k, p in enumerate(counting))
     return SearchSpace(sites, tuple(candidates), tuple(notes), tuple((r.value, n) for r, n in removed.items()))
 
 
