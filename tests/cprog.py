@@ -30,3 +30,18 @@ CLAMP_TOO_HIGH = """
         return 0;
     }
 """
+
+
+# Counts the characters of a line; at the end of an input without a newline
+# it never ends (getchar() keeps returning EOF): shared by the space and the
+# meta-program tests.
+NEWLINE_LOOP = """
+#include <stdio.h>
+int main(void) {
+    int c, n = 0;
+    while ((c = getchar()) != '\\n')
+        n++;
+    printf("%d\\n", n);
+    return 0;
+}
+"""

@@ -447,21 +447,13 @@ def test_a_loop_outside_the_searched_lines_counts_steps_and_ends(tmp_path):
     is in it; its statement is a counting site (no candidates), so the run
     is killed after 16 x steps of it, before the candidate's site ever ran
     (the partition file untouched: every listed candidate runs the original)."""
-    from cprog import write_c
+    from cprog import NEWLINE_LOOP, write_c
     from crepair.frontend import load_program
     from crepair.testequiv.space import build_space
 
-    src = textwrap.dedent("""\
-        #include <stdio.h>
-        int main(void) {
-            int c, n = 0;
-            while ((c = getchar()) != '\\n')
-                n++;
-            printf("%d\\n", n);
-            return 0;
-        }
-        """)
-    space = build_space(load_program(write_c(tmp_path, src, "prog.c"), real_c=True), lines={6})
+    path = write_c(tmp_path, NEWLINE_LOOP, "prog.c")
+    src = path.read_text()
+    space = build_space(load_program(path, real_c=True), lines={6})
     searched = {c.site for c in space.candidates}
     assert {space.sites[s].span.line for s in searched} == {6}
     assert [(s.kind, s.text) for s in space.sites if s.id not in searched] == [

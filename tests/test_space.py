@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pycparser import c_generator, c_parser
 
-from cprog import SHARED, write_c
+from cprog import NEWLINE_LOOP, SHARED, write_c
 from crepair.frontend import load_program
 from crepair.testequiv.candidates import Schema, SiteKind
 from crepair.testequiv.space import SpaceOptions, build_space
@@ -473,21 +473,11 @@ def test_the_plain_side_of_a_comparison_with_side_effects_is_a_site_a_given_cons
     meta-program compares candidates on one execution), so it has no
     EXPRESSION candidates; its constant side is a site of its own, and a
     reference's ``EOF`` (``SpaceOptions.constants``) may replace it."""
-    source = """
-    #include <stdio.h>
-    int main(void) {
-        int c, n = 0;
-        while ((c = getchar()) != '\\n')
-            n++;
-        printf("%d\\n", n);
-        return 0;
-    }
-    """
-    program, space = space_of(tmp_path, source, options=SpaceOptions(constants=((-1, "EOF"),)))
+    program, space = space_of(tmp_path, NEWLINE_LOOP, options=SpaceOptions(constants=((-1, "EOF"),)))
     check_invariants(program, space)
     newline = site(space, "'\\n'", SiteKind.EXPR)
     assert {"EOF", "11", "9", "c", "n"} <= set(at(space, newline))  # '\\n' + 1 and - 1, the variables
     whole = site(space, "(c = getchar()) != '\\n'", SiteKind.EXPR)
     assert not any(c.schema is Schema.EXPRESSION for c in at(space, whole).values())
-    _, without = space_of(tmp_path, source)
+    _, without = space_of(tmp_path, NEWLINE_LOOP)
     assert "EOF" not in at(without, site(without, "'\\n'", SiteKind.EXPR))
