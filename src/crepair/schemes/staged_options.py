@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from crepair.testsuite.spec import Comparison
 
 DEFAULT_GENERATED = 60  # inputs generated from the given ones
-DEFAULT_HELD_BACK = 1000  # more generated inputs, held back to confirm a patch that passes the suite
+DEFAULT_HELD_BACK = 500  # more generated inputs, held back to confirm a patch that passes the suite
 SEARCH_START_SECONDS = 2.0  # a search (its space, its meta-program, its build) starts with more time left only
 DEEPER = (lambda u: u + 2, lambda u: 2 * u, lambda u: 4 * u)  # bounds tried when the reference's runs go beyond u
 
