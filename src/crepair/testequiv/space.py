@@ -143,9 +143,10 @@ def build_space(
     """
     types = Types(program.ast)
     places, notes = collect(program, types)
-    counting = [p for p in places if p.kind == SiteKind.STMT and lines is not None and p.span.line not in lines]
-    if lines is not None:
-        places = [p for p in places if p.span.line in lines]
+    wanted = None if lines is None else set(lines)
+    counting = [p for p in places if p.kind == SiteKind.STMT and wanted is not None and p.span.line not in wanted]
+    if wanted is not None:
+        places = [p for p in places if p.span.line in wanted]
     places.sort(key=lambda p: (p.span.start, -p.span.end, p.kind.value))
     builder = _Builder(program, types, options)
     drafts = [d for i, p in enumerate(places) for d in builder.candidates(i, p, places)]
