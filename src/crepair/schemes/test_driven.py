@@ -59,10 +59,6 @@ TIME_LIMIT = "time limit reached"
 
 
 RETRY_SHRINK = 8  # after a time-out while computing a class, a site's classes are computed among 8 times fewer
-# a run that computes a class evaluates every other candidate at each execution of the site: it may take this many
-# times the test's limit (what it finds is sound: a failure by output or steps is deterministic, a time-out is run
-# again alone, and a plausible patch passes its own build's runs within the limit)
-PARTITION_SLACK = 4
 _NOT_MADE = object()  # the probe before the first plausible patch
 
 # the meta-program is compiled without optimization, so that gcc keeps every
@@ -266,10 +262,8 @@ class TestDrivenRun:
             executions = TestCounter()
 
             def test(t: str, root, env=None, counter=executions, near=False):
-                """Run test ``t`` within the time left (a partitioned run, ``near``: ``PARTITION_SLACK`` times
-                the test's limit); raises ``_OutOfTime`` once the deadline passed."""
-                limit = self.test_timeout * (PARTITION_SLACK if near else 1)
-                run = run_test(self.spec, t, root, timeout_ms=self.deadline.cap_ms(limit), env=env,
+                """Run test ``t`` within the time left; raises ``_OutOfTime`` once the deadline passed."""
+                run = run_test(self.spec, t, root, timeout_ms=self.deadline.cap_ms(self.test_timeout), env=env,
                                counter=counter, measure=near)
                 if self.deadline.passed():
                     raise _OutOfTime
