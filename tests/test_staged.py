@@ -19,6 +19,7 @@ from crepair.bmc import Counterexample, InputValue
 from crepair.frontend.spans import Span
 from crepair.testsuite.spec import Comparison, Naming, load_tests
 from crepair.errors import UsageError
+from crepair.patch import apply_edits
 from crepair.records import RepairOutcome
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -792,11 +793,7 @@ def test_a_change_searched_on_top_of_an_earlier_one_at_its_place_is_one_change()
     later = (Change(literal, "main", "format", '"ab)"', '"ab)\\n"', (Edit(literal, '"ab)"', '"ab)\\n"'),)),)
     changes = merged(first, later, original, patched)
     assert [(c.before, c.after) for c in changes] == [("1", "10"), ('"ab\\n)"', '"ab)\\n"')]
-    edits = sorted((e for c in changes for e in c.edits), key=lambda e: e.span.start, reverse=True)
-    text = original
-    for e in edits:
-        text = text[:e.span.start] + e.new + text[e.span.end:]
-    assert text == patched
+    assert apply_edits(original, [(e.span.start, e.span.end, e.new) for c in changes for e in c.edits]) == patched
 
 
 def test_a_change_inside_a_condition_the_first_round_added_is_one_change_with_it():
@@ -913,7 +910,5 @@ int main(void) {
     repair = json.loads(proc.stdout)["repairs"][0]
     assert [(c["original"], c["replacement"]) for c in repair["changes"]] == [
         ("n + 1", "n + 2"), ("n * 3", "n * 4"), ("n - 5", "n - 7")]
-    text = sub
-    for e in sorted((e["span"] | e for c in repair["changes"] for e in c["edits"]), key=lambda e: -e["start"]):
-        text = text[:e["start"]] + e["new"] + text[e["end"]:]
-    assert text == model
+    edits = [(e["span"]["start"], e["span"]["end"], e["new"]) for c in repair["changes"] for e in c["edits"]]
+    assert apply_edits(sub, edits) == model
