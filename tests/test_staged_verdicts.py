@@ -78,3 +78,27 @@ def test_a_reason_every_later_patch_shares_makes_looking_on_pointless(tmp_path):
     assert "runs of the reference go beyond unwinding bound 8" in evidence.why_not_proved
     proved = verdicts(tmp_path, FakeChecks((True, None), undecided=False))
     assert proved.verdict(Patch())[0] == "proved"
+
+
+class SlowChecks(FakeChecks):
+    """A proof that takes ``seconds`` and ends undecided."""
+
+    def __init__(self, seconds: float):
+        super().__init__((False, "bounded check unknown (timeout)"), undecided=True)
+        self.seconds = seconds
+
+    def prove(self, text: str, seconds: float, suite) -> tuple[bool, str | None]:
+        time.sleep(self.seconds)
+        return super().prove(text, seconds, suite)
+
+
+def test_looking_on_for_a_proved_repair_counts_from_when_the_patch_passed_the_suite(tmp_path):
+    v = verdicts(tmp_path, SlowChecks(0.3))
+    before = time.monotonic()
+    assert v.verdict(Patch())[0] == "tests" and not v.hopeless
+    after = time.monotonic()
+    assert before <= v.passed_at <= before + 0.1  # passed, then 0.3 s of proof
+    # looking on 1 s: what the proof left of it, from when the patch passed
+    assert v.passed_at + 1.0 == v.look_on_until(1.0) < after + 1.0
+    # a proof that took longer than the patience leaves nothing: the search ends now
+    assert after <= v.look_on_until(0.2) <= time.monotonic()

@@ -201,8 +201,9 @@ class StagedRun:
                 elif status == "tests":
                     held.append(self._relative(rep, base))
                     if self.options.max_repairs is not None and len(held) >= self.options.max_repairs:
-                        # the proof of a cheaper-or-equal later candidate is as hard: look on a little, then stop
-                        self._round_ends = min(self._round_ends or float("inf"), time.monotonic() + self._held_patience())
+                        # a later candidate's proof is as hard: look on a little (its proof's time counts), then stop
+                        ends = self.verdicts.look_on_until(self._held_patience())
+                        self._round_ends = min(self._round_ends or float("inf"), ends)
                         self.verdicts.until = self._round_ends  # the proofs too
                         if self.verdicts.hopeless:  # no later candidate can be proved either
                             break
@@ -258,7 +259,8 @@ class StagedRun:
         return (self.options.timeout or 240.0) * PATIENCE
 
     def _held_patience(self) -> float:
-        """Seconds the search goes on for a proof once enough repairs passed the suite (a tenth)."""
+        """Seconds the search goes on for a proof once enough repairs passed the
+        suite (a tenth), from when the last passed it (its proof's time counts)."""
         return (self.options.timeout or 240.0) * HELD_PATIENCE
 
     def _timed_out(self) -> bool:
@@ -277,12 +279,11 @@ class StagedRun:
         return relative_to_original(rep, self.path, self.original, self._first_changes)
 
     def _round_items(self, base: str, ids: list[str] | None, round_: int) -> Iterator[tuple[Repair, str, int]]:
-        """:meth:`_stages` of the round; when round 1 finds no patch that
-        passes the given tests, a fault may have several locations that
-        different tests exercise: the search runs again with one failing
-        given test at a time (and every passing one), for a fifth of the
-        time limit each, and its patches are the partial fixes round 2
-        starts from (at most three failing tests are tried)."""
+        """:meth:`_stages` of the round; when round 1 finds no patch that passes
+        the given tests, a fault may have several locations that different
+        tests exercise: the search runs again with one failing given test at
+        a time (and every passing one), for a fifth of the time limit each;
+        its patches are round 2's partial fixes (three failing tests at most)."""
         found = False
         for item in self._stages(base, ids):
             found = True

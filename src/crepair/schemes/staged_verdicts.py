@@ -37,7 +37,9 @@ class PatchVerdicts:
     bound, the input bound, the engine's reach); ``until``: a
     ``time.monotonic()`` instant no proof may go past (None: the deadline
     only), once enough repairs passed the suite and the search only looks
-    on a little for a proved one."""
+    on a little for a proved one; ``passed_at``: the ``time.monotonic()``
+    instant the last patch passed the suite and the held-back inputs (its
+    proof began then; 0.0: none yet)."""
 
     def __init__(self, checks: CandidateChecks, suite, stats, unwind: int, input_bound: int, deadline: Deadline,
                  held: HeldBack | None = None):
@@ -51,6 +53,7 @@ class PatchVerdicts:
         self.unprovable: bool | None = None
         self.hopeless = False
         self.until: float | None = None
+        self.passed_at = 0.0
 
     def new_round(self) -> None:
         """Forgets the round's counts and cap: the next round starts afresh."""
@@ -70,6 +73,13 @@ class PatchVerdicts:
         left = self.deadline.left()
         budget = most if left is None else min(most, left - CHECK_MARGIN)
         return budget if self.until is None else min(budget, self.until - time.monotonic())
+
+    def look_on_until(self, patience: float) -> float:
+        """The ``time.monotonic()`` instant the search for a proved repair
+        ends once enough repairs passed the suite: ``patience`` seconds after
+        the last of them passed it, its proof's time included (a proof that
+        ran out of its time leaves none), but not before now."""
+        return max(self.passed_at + patience, time.monotonic())
 
     def evidence(self, why: str) -> PassesSuite:
         """The evidence of a patch that passes the whole suite; ``why``: why it is not proved."""
@@ -95,6 +105,7 @@ class PatchVerdicts:
             self.stats.held_back_refuted += 1
             self.stats.generated += 1
             return "refuted", None, 1
+        self.passed_at = time.monotonic()
         budget = self.budget(PROOF_SECONDS)
         self.hopeless = True  # unless the proof ran out of its time (below)
         if budget < 0.5:
