@@ -49,9 +49,9 @@ MODES = {"first": ("first",), "full": ("full",), "both": ("first", "full")}
 
 @dataclass
 class CodeflawsJob(Job):
-    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank", "reference", "compare")
+    SETUP = ("timeout", "test_timeout", "heldout_timeout", "rank", "reference", "compare", "max_repairs")
     PARAMS = ("defect", "explore", "partition", "timeout", "test_timeout", "keep", "heldout_limit",
-              "heldout_timeout", "heldout", "root", "rank", "reference", "compare")
+              "heldout_timeout", "heldout", "root", "rank", "reference", "compare", "max_repairs")
 
     defect: str
     klass: str
@@ -64,6 +64,7 @@ class CodeflawsJob(Job):
     heldout_timeout: float
     root: str = ""
     rank: str = "distance"  # crepair's --rank
+    max_repairs: int | None = None  # crepair's --max-repairs (None: its default)
     reference: bool = False  # the accepted program given as --reference (the staged run, issue 27)
     compare: str = "trailing-whitespace"  # crepair's --compare (the runs before 2026-11-28 used its default)
     heldout: list = field(default_factory=list)  # the valid held-out test numbers, set before the run
@@ -85,6 +86,8 @@ def crepair_args(buggy: str, p: dict) -> list[str]:
         args += ["--test-timeout", str(p["test_timeout"])]
     if p.get("rank", "distance") != "distance":
         args += ["--rank", p["rank"]]
+    if p.get("max_repairs"):
+        args += ["--max-repairs", str(p["max_repairs"])]
     if p.get("reference"):
         args += ["--reference", REFERENCE]
     if p.get("compare", "trailing-whitespace") != "trailing-whitespace":
@@ -123,6 +126,9 @@ class Codeflaws(CodeflawsSuite, Benchmark):
                         help="skip the --no-partition (baseline) runs")
         ap.add_argument("--rank", choices=["distance", "cost"], default="distance",
                         help="crepair's --rank: distance (default, crepair's default) or cost (f1x's order)")
+        ap.add_argument("--max-repairs", type=int, default=None, metavar="N",
+                        help="crepair's --max-repairs in first mode: N ranked patches reported and checked on the "
+                        "held-out tests (default: crepair's own, one), to compare ranking rules on one run")
         ap.add_argument("--reference", action="store_true",
                         help="also give crepair the accepted program (--reference ACCEPTED.c): the staged run "
                         "against a model solution (issue 27); the held-out tests stay unseen")
@@ -160,7 +166,7 @@ class Codeflaws(CodeflawsSuite, Benchmark):
         jobs = [CodeflawsJob(defect=d.name, klass=d.klass, explore=explore, partition=part, timeout=a.timeout,
                              test_timeout=a.test_timeout, keep=a.keep_repairs, heldout_limit=a.heldout_limit,
                              heldout_timeout=a.heldout_timeout, root=str(self.root), rank=a.rank,
-                             reference=a.reference, compare=a.compare)
+                             reference=a.reference, compare=a.compare, max_repairs=a.max_repairs)
                 for explore in MODES[a.mode] for d in self.selected()
                 for part in ((True,) if a.partition_only else (True, False))]
         return {j.key: j for j in jobs}
@@ -168,7 +174,7 @@ class Codeflaws(CodeflawsSuite, Benchmark):
     def meta(self) -> dict:
         a = self.args
         return {"mode": a.mode, "defects": [d.name for d in self.selected()], "test_timeout": a.test_timeout,
-                "rank": a.rank, "reference": a.reference, "compare": a.compare, "sample": a.sample, "partition_only": a.partition_only,
+                "rank": a.rank, "max_repairs": a.max_repairs, "reference": a.reference, "compare": a.compare, "sample": a.sample, "partition_only": a.partition_only,
                 "keep_repairs": a.keep_repairs, "heldout_limit": a.heldout_limit,
                 "heldout_timeout": a.heldout_timeout}
 

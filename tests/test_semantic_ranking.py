@@ -39,6 +39,48 @@ def test_ranked_prefers_least_distance_among_similar_cost_only():
     assert [r.order for r in ranked(pool)] == [1, 3, 0, 2]
 
 
+def _changed(order: int, before: str, after: str, differ: int, compared: int = 200) -> Ranked:
+    from types import SimpleNamespace
+
+    from crepair.schemes.patch_prior import choices
+
+    rep = SimpleNamespace(changes=(SimpleNamespace(before=before, after=after),))
+    return Ranked(_repair(after), order, 10, None, dist.Distance(differ, compared), choices(rep))
+
+
+def test_a_chosen_value_weighs_a_tenth_of_the_compared_inputs():
+    # Codeflaws 80-A's shape: every patch agrees with the original on all the inputs; the loop bound's
+    # constant picked to fit the tests (found first) ranks below the operator change
+    pool = [_changed(0, "i<50", "i<49", 0), _changed(1, "i<50", "i<=50", 0), _changed(2, "i<50", "i<51", 0)]
+    assert [r.choices for r in pool] == [1, 0, 1]
+    assert [r.order for r in ranked(pool)] == [1, 0, 2]
+    # 592-A's: a variable put in (distance 8) against an operator change (distance 11): 8 + 20 > 11
+    pool = [_changed(0, "currI+1", "result+1", 8), _changed(1, "movesA < movesB", "movesA <= movesB", 11)]
+    assert ranked(pool)[0].order == 1 and pool[1].score == 11
+    # 246-A's: the operator change differs on almost half the inputs; the constant's patch on one
+    pool = [_changed(0, "n==1", "n>=1", 97), _changed(1, "n==1", "n < 3", 1)]
+    assert ranked(pool)[0].order == 1 and pool[1].score == 1 + 0.1 * 200
+
+
+def test_choices_count_the_identifiers_and_literals_a_change_puts_in():
+    from types import SimpleNamespace
+
+    from crepair.schemes.patch_prior import choices
+
+    def count(*pairs: tuple[str, str]) -> int:
+        return choices(SimpleNamespace(changes=tuple(SimpleNamespace(before=b, after=a) for b, a in pairs)))
+
+    assert count(("a > b", "a < b"), ("x!=s-1", "x!=s")) == 0  # operators; a deletion
+    assert count(("a<b", "b<a")) == 0  # the same values, moved
+    assert count(("m>x", "m>i")) == 1 and count(('"second"', '"Second"')) == 1
+    assert count(("sum=1;", "if (i >= x) sum=1;")) == 2  # a guard: two variables, the keyword not counted
+    assert count(("i<n-1", "i<n-1 && n < 3"), ("0", "-1")) == 3  # over every change
+    import doctest
+
+    from crepair.schemes import patch_prior
+    assert doctest.testmod(patch_prior).attempted == 4 and doctest.testmod(patch_prior).failed == 0
+
+
 def test_unmeasured_patches_keep_the_search_order_after_measured_ones():
     pool = [_ranked(0, 8, None), _ranked(1, 8, 3), _ranked(2, 8, None)]
     assert [r.order for r in ranked(pool)] == [1, 0, 2]

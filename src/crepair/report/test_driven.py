@@ -47,7 +47,7 @@ def render_header(run: TestDrivenRecord) -> str:
 
 def distance_of(run: TestDrivenRecord, index: int) -> dict | None:
     """The semantic distance of the reported patch ``index`` (1-based):
-    ``{"distance", "compared"}``, None when not measured."""
+    ``{"distance", "compared", "cost", "choices"}``, None when not measured."""
     d = run.stats.distances
     return d[index - 1] if 0 < index <= len(d) else None
 
@@ -56,7 +56,9 @@ def render_patch(repair: Repair, index: int, distance: dict | None = None) -> st
     """One plausible patch: where, what, the evidence, its semantic
     ``distance`` from the original (:func:`distance_of`) and the diff."""
     far = "" if distance is None else (f"; distance {distance['distance']}: differs from the original on "
-                                       f"{distance['distance']} of {distance['compared']} inputs")
+                                       f"{distance['distance']} of {distance['compared']} inputs"
+                                       + (f", {plural(distance['choices'], 'value')} chosen" if distance.get("choices")
+                                          else ""))
     out = [f"patch {index} ({repair.evidence.describe()}{far}; {repair.changes[0].kind}, "
            f"found after {repair.seconds:.2f} s)"]
     for ch in repair.changes:
@@ -130,7 +132,8 @@ def _ranking_lines(run: TestDrivenRecord) -> list[str]:
 
 
 def _distance_fields(d: dict | None) -> dict[str, Any]:
-    return {"distance": None if d is None else d["distance"], "distance_inputs": None if d is None else d["compared"]}
+    return {"distance": None if d is None else d["distance"], "distance_inputs": None if d is None else d["compared"],
+            "choices": None if d is None else d.get("choices")}
 
 
 def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:

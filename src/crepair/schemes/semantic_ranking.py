@@ -6,9 +6,18 @@ order.  With :attr:`Ranking.DISTANCE` the run measures each plausible
 patch's distance from the original program
 (:mod:`crepair.testequiv.distance`: the number of inputs — the passing
 tests' and ``GENERATED`` mutants of them — on which its output
-differs from the original's) and reports the patches least distance
-first among patches of similar cost (at most ``COST_SLACK`` tenths apart,
-see :func:`ranked`), search (cost) order breaking ties.
+differs from the original's) and its *choices* (the identifiers and
+literals it put in, :mod:`crepair.schemes.patch_prior`), and reports the
+patches of least score first among patches of similar cost (at most
+``COST_SLACK`` tenths apart, see :func:`ranked`), search (cost) order
+breaking ties:
+
+    score(P) = distance(P) + CHOICE_WEIGHT * compared(P) * choices(P)
+
+so that a chosen value weighs as much as differing from the original on
+a tenth of the compared inputs: an operator change (no choice) is
+preferred to a constant or variable picked to fit the tests unless the
+latter changes the original's behaviour much less.
 
 The rule in first-patch mode (``max_repairs`` = k, not ``--all``): once k
 plausible patches are found, the search goes on among candidates of
@@ -38,12 +47,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from crepair.records import Repair
+from crepair.schemes.patch_prior import choices
 from crepair.testequiv.distance import Behaviour, Distance, Probe
 
 COST_SLACK = 10  # tenths of f1x cost above the last reported patch's still searched for ranking
 EXTRA_PLAUSIBLE = 8  # plausible patches looked for beyond the ones reported
 RANK_SHARE = 0.25  # share of the time left that the ranking phase may use
 RANK_SECONDS = 30.0  # at most this many seconds of ranking phase (also without a time limit)
+CHOICE_WEIGHT = 0.1  # a chosen identifier or literal weighs as much as differing on this share of the inputs
 
 
 class Ranking(enum.Enum):
@@ -57,26 +68,36 @@ class Ranking(enum.Enum):
 class Ranked:
     """A plausible, validated ``repair``, the ``order`` (0-based) in which
     the search found it, its ``cost`` (tenths), its ``behaviour`` on the
-    probe and ``distance`` (None: not measured)."""
+    probe and ``distance`` (None: not measured); ``choices``: the values
+    it picked (:func:`~crepair.schemes.patch_prior.choices`)."""
 
     repair: Repair
     order: int
     cost: int
     behaviour: Behaviour | None = None
     distance: Distance | None = None
+    choices: int = 0
+
+    @property
+    def score(self) -> float | None:
+        """Its distance plus its choices' weight (see the module; None: not measured)."""
+        if self.distance is None:
+            return None
+        return self.distance.differ + CHOICE_WEIGHT * self.distance.compared * self.choices
 
 
 def ranked(pool: list[Ranked]) -> list[Ranked]:
     """``pool`` in report order: repeatedly, among the patches left whose
     cost is at most ``COST_SLACK`` above the least cost left ("similar
-    cost"), the one of least distance, then of earliest search order.
-    Unmeasured patches (distance None) rank by search order alone."""
+    cost"), the one of least score (:attr:`Ranked.score`), then of
+    earliest search order.  Unmeasured patches (distance None) rank by
+    search order alone."""
     left = sorted(pool, key=lambda r: r.order)
     out: list[Ranked] = []
     while left:
         floor = min(r.cost for r in left)
         band = [r for r in left if r.cost <= floor + COST_SLACK]
-        best = min(band, key=lambda r: (0, r.distance.differ, r.order) if r.distance else (1, 0, r.order))
+        best = min(band, key=lambda r: (0, r.score, r.order) if r.distance else (1, 0, r.order))
         out.append(best)
         left.remove(best)
     return out
@@ -153,7 +174,7 @@ def measure(run, probe: Probe | None, repair: Repair, order: int, cand, clock: C
     if probe is None or clock.over():
         return Ranked(repair, order, cand.cost)
     b = probe.behaviour(run_environment(run.linked.runtime_id(cand.id)))
-    return Ranked(repair, order, cand.cost, b, probe.distance(b))
+    return Ranked(repair, order, cand.cost, b, probe.distance(b), choices(repair))
 
 def rank_patches(run, probe: Probe | None, pool: list[Ranked], keep: int | None, stopped: str) -> Iterator[Repair]:
     """Yield the patches to report, best ranked first, after filling
@@ -169,7 +190,8 @@ def rank_patches(run, probe: Probe | None, pool: list[Ranked], keep: int | None,
              moved=report[0].order != 0, alternatives=alternatives(probe, report[0], order[1:]),
              ended=stopped or ("space explored" if run.stats.complete else "enough plausible patches"))
     run.stats.distances = [None if x.distance is None else
-                            {"distance": x.distance.differ, "compared": x.distance.compared, "cost": x.cost}
+                            {"distance": x.distance.differ, "compared": x.distance.compared, "cost": x.cost,
+                             "choices": x.choices}
                             for x in report]
     for x in report:
         run.found += 1
