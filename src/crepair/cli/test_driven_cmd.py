@@ -63,8 +63,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                         "default: all")
     g.add_argument("--rank", choices=["distance", "cost"], default="distance",
                    help="order of the plausible patches: distance (default: least semantic distance from the "
-                        "original on the passing tests and on inputs mutated from them, QLOSE CAV'16, each identifier or "
-                        "literal the patch puts in counting as a tenth of the inputs; "
+                        "original on the passing tests and on inputs mutated from them, QLOSE CAV'16, each "
+                        "identifier or literal the patch puts in counting as a tenth of the inputs; "
                         "the first patch is chosen after a short extra search among patches of similar cost) "
                         "or cost (f1x's syntactic cost only, printed as found)")
 

@@ -8,8 +8,8 @@ variable (``i < 50`` -> ``i < 49``, ``m > x`` -> ``m > i``,
 easily a wrong patch fits a few tests by chance — the overfitting the
 Codeflaws authors' anti-patterns (Tan et al., FSE'16) and QLOSE's
 syntactic distance (D'Antoni et al., CAV'16) both guard against.  So,
-among plausible patches of similar cost and equal semantic distance, the
-one with fewer choices ranks first (:func:`crepair.schemes.semantic_ranking.ranked`).
+among plausible patches of similar cost, each choice weighs next to the
+semantic distance (:attr:`crepair.schemes.semantic_ranking.Ranked.score`).
 
     choices(P) = sum over P's changes of the identifiers and literals
                  (numbers, characters, strings) of the changed token run
