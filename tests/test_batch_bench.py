@@ -78,6 +78,16 @@ def test_bench_runs_the_suite_and_writes_its_tables(tmp_path, capsys):
     assert "| p1 | repaired | 1 | repaired | 1 |" in text and "--report-only" in text
     assert f"commit of the runs: {'0' * 40}" in text and "`crepair bench tiny --suites" in text
     assert len(json.loads((results / "tiny.runs.json").read_text())) == 1  # --report-only ran nothing
+    # a run of an installed copy of crepair (pip install ., not -e): the checkout's commit need not be its code
+    import crepair
+
+    here = Path(crepair.__file__).resolve().parent
+    assert run["installed"] == ("" if (Path(__file__).resolve().parents[1] / "src" / "crepair") == here else str(here))
+    run["installed"] = "/opt/site-packages/crepair"
+    (results / "tiny.runs.json").write_text(json.dumps([run]))
+    assert main(["bench", "tiny", "--suites", str(d), "--results", str(results), "--report-only"]) == 0
+    text = (results / "tiny.md").read_text()
+    assert "the installed copy in /opt/site-packages/crepair, not this checkout's src/" in text
     assert main(["bench", "nothing", "--suites", str(d)]) == 3
     assert "suites: tiny" in capsys.readouterr().err
 

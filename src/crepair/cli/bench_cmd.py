@@ -36,19 +36,26 @@ def add_parser(sub) -> None:
     b.add_argument("--address", metavar="ADDR", help="with --executor ray: the cluster")
 
 
-def _commit() -> tuple[str, str]:
-    """(HEAD commit, uncommitted changes of src/) of the repository here ("" if none)."""
+def _commit() -> tuple[str, str, str]:
+    """(HEAD commit, uncommitted changes of src/) of the repository here
+    ("" if none), and the folder of the crepair package that runs when it
+    is not that repository's ``src/crepair`` ("": it is; else an installed
+    copy, whose code the commit need not describe)."""
+    import crepair
     from crepair import toolchain
     from crepair.errors import MissingTool
 
+    package = Path(crepair.__file__).resolve().parent
     try:
         commit = toolchain.run(["git", "rev-parse", "HEAD"], text=True, timeout=10)
         dirty = toolchain.run(["git", "status", "--porcelain", "src"], text=True, timeout=10)
+        top = toolchain.run(["git", "rev-parse", "--show-toplevel"], text=True, timeout=10)
     except MissingTool:
-        return "", ""
-    if commit.timed_out or dirty.timed_out:
-        return "", ""
-    return commit.stdout.strip(), dirty.stdout.strip()
+        return "", "", str(package)
+    if commit.timed_out or dirty.timed_out or top.timed_out:
+        return "", "", str(package)
+    inside = Path(top.stdout.strip() or ".").resolve() / "src" / "crepair" == package
+    return commit.stdout.strip(), dirty.stdout.strip(), "" if inside else str(package)
 
 
 def _machine() -> dict:
@@ -91,6 +98,8 @@ def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: f
     commits = sorted({r.get("commit") or "unknown" for r in runs})
     made = "; ".join(f"{r.get('started')}: `{r.get('command')}` at {(r.get('commit') or 'unknown')[:12]}"
                      + (" with uncommitted edits in src/" if r.get("dirty") else "")
+                     + (f" (the crepair that ran: the installed copy in {r['installed']}, not this checkout's src/)"
+                        if r.get("installed") else "")
                      + f", load average {r.get('load', [0, 0])[0]:.2f} to {r.get('load', [0, 0])[-1]:.2f}"
                      for r in runs)
     return [
@@ -128,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     raw.parent.mkdir(parents=True, exist_ok=True)
     results = ResultsFile(raw)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    commit, dirty = _commit()  # at the start: the commit of the checkout when the jobs began
+    commit, dirty, installed = _commit()  # at the start: the commit of the checkout when the jobs began
     start = time.monotonic()
     load = os.getloadavg()[0]
     stem = report.with_suffix("")
@@ -140,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             execute = lambda todo: process_pool(todo, limits, args.jobs, requests)  # noqa: E731
         display: list[BatchDisplay] = []
-        run = {"started": started, "commit": commit, "dirty": bool(dirty),
+        run = {"started": started, "commit": commit, "dirty": bool(dirty), "installed": installed,
                "command": shlex.join(["crepair", *args.argv]), "load": [load, load], "minutes": None, **_machine()}
         add_run(stem, run)  # at once: an invocation killed (SIGTERM, SIGKILL) still names its commit
         try:
