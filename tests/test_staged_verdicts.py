@@ -102,3 +102,12 @@ def test_looking_on_for_a_proved_repair_counts_from_when_the_patch_passed_the_su
     assert v.look_on_until(1.0) == v.passed_at + 1.0 <= after + 0.5
     # a proof that took longer than the patience leaves nothing: the search ends now
     assert after <= v.look_on_until(0.2) <= time.monotonic()
+
+
+def test_a_round_looks_on_after_a_partial_fix_as_long_as_it_searched_within_a_tenth_and_a_quarter():
+    from crepair.schemes.staged_options import partial_patience
+
+    assert partial_patience(60, 3.0) == 6.0  # found early: a tenth of the limit
+    assert partial_patience(60, 9.5) == 9.5  # as long again as the round searched
+    assert partial_patience(60, 40.0) == 15.0  # a quarter at most
+    assert partial_patience(None, 1.0) == 24.0  # no limit: of 240 s

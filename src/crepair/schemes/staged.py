@@ -48,7 +48,7 @@ from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks, checked_source
 from crepair.schemes.staged_partial import first_stage, nearest_fix
-from crepair.schemes.staged_options import SEARCH_START_SECONDS, StagedOptions, StagedStats
+from crepair.schemes.staged_options import SEARCH_START_SECONDS, StagedOptions, StagedStats, partial_patience
 from crepair.schemes.staged_spans import named, relative_to_original
 from crepair.schemes.staged_suite import generated_tests, given_tests, held_back, no_failing_test, reference_literals
 from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
@@ -59,7 +59,7 @@ from crepair.schemes.time_limit import Deadline
 
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
-PATIENCE = 0.25  # share of the time limit the one-location search has left once a partial fix exists
+PATIENCE = 0.25  # share of the time limit the first stage's search, or a partial fix's search, may take
 DECOMPOSED_SHARE = 0.2  # share of the time limit a search with one failing test may take
 FIRST_STAGE_CHANGES = 3  # the most changes a repair made in the first stage's part of the space has
 HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
@@ -185,7 +185,7 @@ class StagedRun:
             self._finish(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, "time limit")
             return
         for round_ in range(1, self.options.rounds + 1):
-            self.stats.rounds = round_
+            self.stats.rounds, started = round_, self.seconds
             best: tuple[int, int, Repair] | None = None
             ids = (self.suite.given + self.suite.counterexamples) if round_ == 1 else None
             self._round_ends = None
@@ -210,7 +210,7 @@ class StagedRun:
                 elif best is None or (failed, n) < best[:2]:
                     best = (failed, n, rep)
                 if best is not None and round_ < self.options.rounds and self._round_ends is None:
-                    self._round_ends = time.monotonic() + self._patience()
+                    self._round_ends = time.monotonic() + partial_patience(self.options.timeout, self.seconds - started)
             if proved or held or self.outcome in (RepairOutcome.NO_FAILING_TEST, RepairOutcome.ORIGINAL_CORRECT) \
                     or self._ended():
                 break
@@ -255,7 +255,7 @@ class StagedRun:
             raise _RoundOver
 
     def _patience(self) -> float:
-        """Seconds a search goes on after its first partial fix, or the first stage may take (a quarter)."""
+        """Seconds the first stage's search (or one from its nearest miss) may take (a quarter)."""
         return (self.options.timeout or 240.0) * PATIENCE
 
     def _held_patience(self) -> float:
