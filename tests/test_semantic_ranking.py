@@ -6,17 +6,21 @@ the tests) and 109-D (a loop bound replaced by a constant)."""
 
 from __future__ import annotations
 
+import doctest
 import html
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from crepair.records import Change, PassesTests, Repair, Scheme
+from crepair.schemes import patch_prior
 from crepair.schemes import semantic_ranking as sr
+from crepair.schemes.patch_prior import choices
 from crepair.schemes.semantic_ranking import Ranked, alternatives, ranked
 from crepair.testequiv import distance as dist
 from crepair.testequiv.distance import Behaviour, Probe
@@ -40,10 +44,6 @@ def test_ranked_prefers_least_distance_among_similar_cost_only():
 
 
 def _changed(order: int, before: str, after: str, differ: int, compared: int = 200) -> Ranked:
-    from types import SimpleNamespace
-
-    from crepair.schemes.patch_prior import choices
-
     rep = SimpleNamespace(changes=(SimpleNamespace(before=before, after=after),))
     return Ranked(_repair(after), order, 10, None, dist.Distance(differ, compared), choices(rep))
 
@@ -63,10 +63,6 @@ def test_a_chosen_value_weighs_a_tenth_of_the_compared_inputs():
 
 
 def test_choices_count_the_identifiers_and_literals_a_change_puts_in():
-    from types import SimpleNamespace
-
-    from crepair.schemes.patch_prior import choices
-
     def count(*pairs: tuple[str, str]) -> int:
         return choices(SimpleNamespace(changes=tuple(SimpleNamespace(before=b, after=a) for b, a in pairs)))
 
@@ -75,10 +71,8 @@ def test_choices_count_the_identifiers_and_literals_a_change_puts_in():
     assert count(("m>x", "m>i")) == 1 and count(('"second"', '"Second"')) == 1
     assert count(("sum=1;", "if (i >= x) sum=1;")) == 2  # a guard: two variables, the keyword not counted
     assert count(("i<n-1", "i<n-1 && n < 3"), ("0", "-1")) == 3  # over every change
-    import doctest
-
-    from crepair.schemes import patch_prior
-    assert doctest.testmod(patch_prior).attempted == 4 and doctest.testmod(patch_prior).failed == 0
+    doctests = doctest.testmod(patch_prior)
+    assert doctests.attempted == 4 and doctests.failed == 0
 
 
 def test_unmeasured_patches_keep_the_search_order_after_measured_ones():

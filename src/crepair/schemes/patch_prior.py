@@ -1,5 +1,5 @@
 """How many values a test-driven patch chose to fit the tests: its *choices*
-(crepair issue 29, item 2's tie-break between plausible patches).
+(crepair issue 29, item 2: a term of the ranking of plausible patches).
 
 A patch that changes an operator (``<`` -> ``<=``, ``&&`` -> ``||``) picks
 one of a handful of alternatives; one that puts in a literal or a
