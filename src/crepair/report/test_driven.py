@@ -133,7 +133,7 @@ def _ranking_lines(run: TestDrivenRecord) -> list[str]:
 
 def _distance_fields(d: dict | None) -> dict[str, Any]:
     return {"distance": None if d is None else d["distance"], "distance_inputs": None if d is None else d["compared"],
-            "choices": None if d is None else d.get("choices")}
+            "choices": None if d is None else d.get("choices"), "agree": None if d is None else d.get("agree")}
 
 
 def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:

@@ -103,6 +103,15 @@ def ranked(pool: list[Ranked]) -> list[Ranked]:
     return out
 
 
+def agreeing(probe: Probe | None, patch: Ranked, pool: list[Ranked]) -> int:
+    """How many patches of ``pool`` (``patch`` itself included) behave
+    exactly as ``patch`` on every compared input of ``probe`` (0 without a
+    probe or behaviour)."""
+    if probe is None or patch.behaviour is None:
+        return 0
+    return sum(1 for r in pool if r.behaviour is not None and not probe.disagree(patch.behaviour, r.behaviour))
+
+
 def alternatives(probe: Probe | None, first: Ranked, others: list[Ranked]) -> int:
     """How many of ``others`` behave differently from ``first`` on some
     compared input of ``probe`` (0 without a probe or behaviours)."""
@@ -191,7 +200,7 @@ def rank_patches(run, probe: Probe | None, pool: list[Ranked], keep: int | None,
              ended=stopped or ("space explored" if run.stats.complete else "enough plausible patches"))
     run.stats.distances = [None if x.distance is None else
                             {"distance": x.distance.differ, "compared": x.distance.compared, "cost": x.cost,
-                             "choices": x.choices}
+                             "choices": x.choices, "agree": agreeing(probe, x, pool)}
                             for x in report]
     for x in report:
         run.found += 1
