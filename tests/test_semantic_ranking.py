@@ -117,6 +117,16 @@ def test_alternatives_count_patches_that_disagree_with_the_first_somewhere():
     assert alternatives(None, first, [other]) == 0
 
 
+def test_agreeing_counts_the_pool_patches_behaving_alike_on_every_compared_input():
+    probe = _probe([b"1", None, b"3"], {})  # input 1 is not compared: the original crashed there
+    a = _ranked(0, 8, 1, [b"1", b"x", b"0"])
+    twin = _ranked(1, 8, 1, [b"1", b"y", b"0"])  # differs from a only where nothing is compared
+    other, unmeasured = _ranked(2, 8, 0, [b"1", b"x", b"3"]), _ranked(3, 8, None)
+    pool = [a, twin, other, unmeasured]
+    assert [sr.agreeing(probe, x, pool) for x in pool] == [2, 2, 1, 0]
+    assert sr.agreeing(None, a, pool) == 0
+
+
 def test_the_probe_mutates_the_passing_tests_only_and_needs_folder_tests(tmp_path):
     (tmp_path / "p.c").write_text("int main(void) { return 0; }\n")
     (tmp_path / "input-pos1").write_bytes(b"5 6\n")
@@ -233,6 +243,9 @@ def test_110a_shape_distance_reports_the_fix_where_cost_order_reports_an_overfit
     assert data["repairs"][0]["distance"] <= 3 and data["repairs"][0]["distance_inputs"] > 100
     r = data["semantic_ranking"]
     assert r["moved"] and r["considered"] > 1 and r["alternatives"] >= 1 and r["generated"] == dist.GENERATED
+    # every measured patch either behaves as the first (agree, the first included) or is an alternative
+    assert data["repairs"][0]["agree"] + r["alternatives"] == r["measured"]
+    assert 0 < data["repairs"][0]["cost"] <= 10  # one node of the condition changed (f1x's cost, tenths)
 
 
 def test_110a_shape_the_membership_constant_change_is_ranked_below_the_fix_with_all(lucky):

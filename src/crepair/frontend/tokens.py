@@ -26,6 +26,16 @@ _TOKEN_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
+# The keywords of C11 (ISO/IEC 9899:2011 §6.4.1) and the gcc spellings
+# pycparser accepts: identifier-shaped tokens that name no variable.
+C_KEYWORDS = frozenset({
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+    "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+    "_Static_assert", "_Thread_local", "__inline", "__inline__", "__int128", "__restrict", "__restrict__",
+})
+
 
 @dataclass(frozen=True, slots=True)
 class Token:

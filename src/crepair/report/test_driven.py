@@ -47,7 +47,7 @@ def render_header(run: TestDrivenRecord) -> str:
 
 def distance_of(run: TestDrivenRecord, index: int) -> dict | None:
     """The semantic distance of the reported patch ``index`` (1-based):
-    ``{"distance", "compared", "cost", "choices"}``, None when not measured."""
+    ``{"distance", "compared", "cost", "choices", "agree"}``, None when not measured."""
     d = run.stats.distances
     return d[index - 1] if 0 < index <= len(d) else None
 
@@ -133,7 +133,8 @@ def _ranking_lines(run: TestDrivenRecord) -> list[str]:
 
 def _distance_fields(d: dict | None) -> dict[str, Any]:
     return {"distance": None if d is None else d["distance"], "distance_inputs": None if d is None else d["compared"],
-            "choices": None if d is None else d.get("choices"), "agree": None if d is None else d.get("agree")}
+            "choices": None if d is None else d.get("choices"), "agree": None if d is None else d.get("agree"),
+            "cost": None if d is None else d.get("cost")}
 
 
 def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:

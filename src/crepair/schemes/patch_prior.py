@@ -32,11 +32,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from crepair.frontend.tokens import C_KEYWORDS
 from crepair.testequiv.textdiff import changed
-
-_KEYWORDS = frozenset({"if", "else", "while", "for", "do", "return", "break", "continue", "sizeof", "switch",
-                       "case", "default", "goto", "int", "char", "long", "short", "unsigned", "signed", "float",
-                       "double", "void", "const", "struct", "union", "enum"})
 
 
 def _chosen(token: str) -> bool:
@@ -44,7 +41,7 @@ def _chosen(token: str) -> bool:
     keyword) or a literal."""
     first = token[0]
     if first.isalpha() or first == "_":
-        return token not in _KEYWORDS
+        return token not in C_KEYWORDS
     return first.isdigit() or first in "'\"" or (first == "." and len(token) > 1)
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
-from crepair.frontend.tokens import tokenize
+from crepair.frontend.tokens import C_KEYWORDS, tokenize
 from crepair.records import Repair
 
 _NONDET_PREFIXES = ("nondet_", "__VERIFIER_nondet")
@@ -113,13 +113,10 @@ def _nondet_targets(body: c_ast.Node) -> set[str]:
     return out
 
 
-_KEYWORDS = {"sizeof", "int", "unsigned", "signed", "char", "short", "long", "float", "double", "void", "_Bool"}
-
-
 def _identifiers(text: str) -> set[str]:
     return {
         t.text for t in tokenize(text, skip_directives=False)
-        if (t.text[0].isalpha() or t.text[0] == "_") and t.text not in _KEYWORDS
+        if (t.text[0].isalpha() or t.text[0] == "_") and t.text not in C_KEYWORDS
     }
 
 

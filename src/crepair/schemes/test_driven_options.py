@@ -79,7 +79,7 @@ class TestDrivenStats(SchemeStats):
     ``build_seconds`` of the meta-program, ``anti_patterns``: per
     rule number (``"A1"``…) the candidates it left out of the space;
     ``distances``: per reported patch, in report order, its semantic
-    distance (``{"distance", "compared", "cost", "choices"}``, None: not measured);
+    distance (``{"distance", "compared", "cost", "choices", "agree"}``, None: not measured);
     ``ranking``: the ranking's summary (:meth:`TestDrivenRun._rank`)."""
 
     failing: tuple[str, ...] = ()
