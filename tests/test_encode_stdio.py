@@ -61,6 +61,23 @@ def test_unmodelled_conversions_are_named(tmp_path, fmt, what):
     assert str(info.value) == f"{path}:4:11: unsupported construct: {what}"
 
 
+def test_a_stream_variable_is_named_where_the_program_declares_it(tmp_path):
+    # FILE comes from crepair's own header: the message points at the user's declaration, not at a header line
+    path = write_c(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            int n;
+            FILE *in = stdin;
+            fscanf(in, "%d", &n);
+            return n;
+        }
+    """)
+    with pytest.raises(UnsupportedConstruct) as info:
+        crepair.verify(path)
+    assert str(info.value) == (f"{path}:4:11: unsupported construct: FILE (a stream variable: only stdin and "
+                               "stdout, named directly, are modelled)")
+
+
 # -------------------------------------------------------------------- input
 def test_scanf_conversions_are_the_inputs_in_reading_order(tmp_path):
     result = verify(tmp_path, """

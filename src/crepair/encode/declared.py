@@ -28,7 +28,16 @@ class DeclaredTypes(EncoderCore):
         match node:
             case c_ast.TypeDecl(type=c_ast.IdentifierType(names=names)):
                 if len(names) == 1 and names[0] in self._p.typedefs:
-                    return self._type(self._p.typedefs[names[0]])
+                    typedef = self._p.typedefs[names[0]]
+                    try:
+                        return self._type(typedef)
+                    except UnsupportedConstruct as e:
+                        if _same_file(typedef, node):
+                            raise
+                        # a library header's type (FILE): said where the user's program names it
+                        what = "FILE (a stream variable: only stdin and stdout, named directly, are modelled)" \
+                            if names[0] == "FILE" else f"{names[0]}: {e.construct}"
+                        raise UnsupportedConstruct(self._point(node), what) from None
                 return ct.from_names(names, self._point(node))
             case c_ast.TypeDecl(type=c_ast.Struct() as struct):
                 return self._struct_type(struct)
@@ -97,6 +106,11 @@ class DeclaredTypes(EncoderCore):
             del self._struct_types[tag]
         self._struct_types[tag] = stype
         return stype
+
+
+def _same_file(a: c_ast.Node, b: c_ast.Node) -> bool:
+    """Whether ``a`` and ``b`` come from the same file (no coordinate: assumed so)."""
+    return a.coord is None or b.coord is None or a.coord.file == b.coord.file
 
 
 def _struct_definitions(node: c_ast.Node):
