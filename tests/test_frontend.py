@@ -87,6 +87,14 @@ def test_unsupported_constructs_name_file_line_col(tmp_path, body, construct, li
     assert str(info.value).startswith(f"{path}:{line}:{col}:")
 
 
+def test_a_header_node_keeps_the_headers_position_never_a_line_of_the_users_file(tmp_path):
+    path = write_c(tmp_path, "#include <stdio.h>\nint main(void) { return 0; }\n" + "\n" * 40)
+    prog = load_program(path)
+    where = prog.spans.point(prog.typedefs["FILE"])
+    assert where.file.endswith("_crepair_types.h") and where.file != str(path)
+    assert prog.spans.point(prog.functions["main"]).file == str(path)
+
+
 def test_syntax_error_names_the_position(tmp_path):
     path = write_c(tmp_path, "int main(void) {\n  int x = ;\n}\n")
     with pytest.raises(BadInput) as info:

@@ -14,7 +14,7 @@ from pathlib import PurePath
 from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
-from crepair.frontend.preprocess import Preprocessed, compiler_error
+from crepair.frontend.preprocess import USER_FILE, Preprocessed, compiler_error
 from crepair.frontend.spans import SpanIndex
 
 MAX_DEPTH = 300
@@ -45,7 +45,7 @@ def syntax_error(message: str, parser: c_parser.CParser, pre: Preprocessed, span
         if what == "At end of input" or tok is None or not getattr(tok, "lineno", None):
             return _end_of_input(pre, spans, what)
         line, col, what = tok.lineno, tok.column, f"{what} before '{tok.value}'"
-    if file != "<stdin>":
+    if file != USER_FILE:
         where = include_point(pre.path, pre.original, spans, file)
         return BadInput(f"in the included file {file}:{line}:{col}: syntax error: {what}", where)
     where = spans.pp_point(line, col)

@@ -19,7 +19,7 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
-from crepair.frontend.preprocess import Headers, Preprocessed, run_preprocessor
+from crepair.frontend.preprocess import USER_FILE, Headers, Preprocessed, run_preprocessor
 from crepair.frontend.jumps import unsupported_jump
 from crepair.frontend.reach import needed, reachable
 from crepair.frontend.source import check_source, encode, newline_of, read_source
@@ -98,7 +98,7 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True, roots: tuple[str, 
     spans = SpanIndex(pre)
     try:
         text, shifted = _implicit_int(pre.text)
-        ast = parser.parse(text, filename="<stdin>")
+        ast = parser.parse(text, filename=USER_FILE)
     except c_parser.ParseError as exc:
         raise syntax_error(str(exc), parser, pre, spans) from None
     except RecursionError:
@@ -157,7 +157,7 @@ def _implicit_int(text: str) -> tuple[str, dict[tuple[str, int], int]]:
     out: list[str] = []
     shifted: dict[tuple[str, int], int] = {}
     depth, after_decl = 0, True
-    file, line_no = "<stdin>", 1
+    file, line_no = USER_FILE, 1
     for line in text.split("\n"):
         stripped = line.lstrip()
         marker = _MARKER.match(stripped)
@@ -216,8 +216,8 @@ class _SupportChecker(c_ast.NodeVisitor):
         raise UnsupportedConstruct(where, what)
 
     def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
-        header = node.coord.file if node.coord else "<stdin>"
-        if header != "<stdin>":
+        header = node.coord.file if node.coord else USER_FILE
+        if header != USER_FILE:
             raise UnsupportedConstruct(
                 include_point(self._program.path, self._program.original, self._program.spans, header),
                 f"function {node.decl.name} defined in the included file {header} "
@@ -266,7 +266,7 @@ class _SupportChecker(c_ast.NodeVisitor):
 
     @staticmethod
     def _in_header(node: c_ast.Node) -> bool:
-        return node.coord is not None and node.coord.file != "<stdin>"
+        return node.coord is not None and node.coord.file != USER_FILE
 
     def visit_Decl(self, node: c_ast.Decl) -> None:
         if not self._in_header(node):  # a header's declarations are checked where the program uses them

@@ -32,6 +32,7 @@ _LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"((?:\\.|[^"\\])*)"')
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
 _MISSING_HEADER = re.compile(r"(\S+): No such file or directory")
 _LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line\b|\d)", re.M)
+USER_FILE = "<stdin>"  # the user's file as cpp (reading it from standard input) and pycparser name it
 _INCLUDED_FROM = re.compile(r"[Ii]n file included from <stdin>:(\d+)")
 
 
@@ -117,7 +118,7 @@ def compiler_error(pre: Preprocessed) -> tuple[SourcePoint, str] | None:
     None when gcc finds none in the file itself."""
     flags = ["-fsyntax-only", "-w", "-fpermissive"]
     proc = _gcc(flags, Path(pre.path), pre.original, pre.headers)
-    m = next((m for m in _GCC_ERROR.finditer(proc.stderr.decode(ENCODING, "replace")) if m["file"] == "<stdin>"), None)
+    m = next((m for m in _GCC_ERROR.finditer(proc.stderr.decode(ENCODING, "replace")) if m["file"] == USER_FILE), None)
     if m is None:
         return None
     line = int(m["line"])
@@ -167,7 +168,7 @@ def _preprocessor_error(path: str, original: str, stderr: str) -> BadInput:
     if m is None:
         first = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
         return BadInput(f"preprocessor failed: {first}", SourcePoint(path, 1, 1))
-    if m["file"] != "<stdin>":  # inside an included file: point at the #include
+    if m["file"] != USER_FILE:  # inside an included file: point at the #include
         included = _INCLUDED_FROM.search(stderr)
         line = int(included[1]) if included else 1
         name_at = original.split("\n")[line - 1].find(Path(m["file"]).name) if included else -1
@@ -214,7 +215,7 @@ def _map_tokens(original: str, pp_text: str) -> tuple[MappedToken, ...]:
     for raw in pp_text.split("\n"):
         m = _LINE_MARKER.match(raw)
         if m:
-            line, in_main = int(m.group(1)), m.group(2) == "<stdin>"
+            line, in_main = int(m.group(1)), m.group(2) == USER_FILE
             continue
         if in_main and raw.strip():
             for tok in tokenize(raw, skip_directives=False):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from crepair.errors import InternalError, SourcePoint
-from crepair.frontend.preprocess import MappedToken, Preprocessed
+from crepair.frontend.preprocess import USER_FILE, MappedToken, Preprocessed
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +58,14 @@ class SpanIndex:
 
     # -- positions --------------------------------------------------------
     def point(self, node: c_ast.Node) -> SourcePoint:
-        """file:line:col (1-based, original file) where ``node`` starts."""
+        """file:line:col (1-based, original file) where ``node`` starts; a
+        node of an included header (crepair's own) keeps the header's
+        file:line:col (never a line of the user's file)."""
         coord = node.coord
         if coord is None:
             return SourcePoint(self._pre.path, 1, 1)
+        if coord.file and coord.file != USER_FILE:
+            return SourcePoint(coord.file, coord.line, coord.column or 1)
         idx = self._at.get((coord.line, coord.column))
         if idx is not None:
             return self._position(self._tokens[idx].start)

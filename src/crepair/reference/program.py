@@ -44,6 +44,7 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UsageError
 from crepair.frontend.parse import CProgram, load_program
+from crepair.frontend.preprocess import USER_FILE
 from crepair.frontend.reach import reachable
 from crepair.frontend.spans import Span
 from crepair.options import ReferenceOptions
@@ -268,7 +269,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
 
 def _library(decl: c_ast.Decl) -> bool:
     """A function a header declares (the C library's: never renamed)."""
-    header = decl.coord is not None and decl.coord.file != "<stdin>"
+    header = decl.coord is not None and decl.coord.file != USER_FILE
     return header and isinstance(decl.type, c_ast.FuncDecl)
 
 

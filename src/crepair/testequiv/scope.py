@@ -27,9 +27,9 @@ from pathlib import Path
 
 from pycparser import c_ast
 
+from crepair.frontend.preprocess import USER_FILE
 from crepair.testequiv.ctext import int_literal
 
-USER_FILE = "<stdin>"  # pycparser's name for the user's file in the preprocessed text
 
 
 class TypeKind(enum.Enum):
