@@ -129,9 +129,12 @@ def is_integral(x: z3.ExprRef, bits: int) -> z3.BoolRef:
 def power_exact(x: z3.ExprRef, k: int, bits: int) -> tuple[z3.ExprRef, z3.BoolRef]:
     """``x`` to the constant power ``k`` (0 ≤ ``k`` ≤ 4) rounded once, and
     whether that is the exact value (the product computed without rounding
-    in a format wide enough for it)."""
+    in a format wide enough for it: binary128 when its 113 significand
+    bits hold the product — a float's to the 4th power, a double's square
+    — as Bitwuzla reads only the standard formats; a wider one beyond)."""
     mantissa = 24 if bits == 32 else 53
-    wide = z3.FPSort(15, mantissa * max(k, 1) + 1)
+    need = mantissa * max(k, 1) + 1
+    wide = z3.Float128() if need <= 113 else z3.FPSort(15, need)
     _SORTS_MADE[0] += 1
     a = z3.fpFPToFP(RNE, decode(x, bits), wide)
     product = z3.FPVal(1, wide)
