@@ -203,6 +203,25 @@ def test_a_nan_pattern_bitwuzla_chose_is_completed_by_z3():
     assert value & 0x7F800000 == 0x7F800000 and value & 0x7FFFFF  # a NaN
 
 
+def test_completing_a_bitwuzla_model_keeps_to_the_checks_time_limit():
+    """A NaN pattern z3's evaluation rejects (0/0 is 0x7fc00000 to its
+    evaluation) is completed by z3 checks that get the time left, and by
+    none once it is over."""
+    import z3
+
+    x, y = z3.BitVec("x", 32), z3.BitVec("y", 32)
+    assertions = [x == 0, y == fp.binary("/", x, x, 32)]
+    solver = z3.Solver()
+    solver.add(*assertions)
+    values = [("x", "(_ BitVec 32)", "#x00000000"), ("y", "(_ BitVec 32)", "#x7fc00001")]
+    assert not bzla.satisfies(bzla.model_of(values), assertions)
+    completed = portfolio._completed(values, assertions, solver, time.monotonic() + 10)
+    assert completed is not None and bzla.satisfies(completed, assertions)
+    calls = []
+    solver.check = lambda *a: calls.append(a) or z3.unknown  # no check may start once the time is over
+    assert portfolio._completed(values, assertions, solver, time.monotonic() - 1) is None and calls == []
+
+
 @pytest.mark.parametrize("backend", [Backend.BITWUZLA, Backend.PORTFOLIO])
 def test_a_tiny_time_limit_on_a_hard_problem_is_unknown(backend):
     x, y = smt.BitVec("x", 64), smt.BitVec("y", 64)

@@ -124,7 +124,7 @@ def decide(solver: z3.Solver, z3_check: Callable[[], z3.CheckSatResult], seconds
     then decides.  Raises ``KeyboardInterrupt`` on Ctrl-C (both stopped),
     :class:`SolverDisagreement` when the solvers contradict each other.
     ``solver`` keeps its assertions."""
-    started = time.monotonic()
+    started, limit = time.monotonic(), seconds
     assertions = list(solver.assertions())
     text = bzla.smt2_text(assertions)
     if seconds is not None:  # printing a large formula takes seconds of the limit too
@@ -161,9 +161,13 @@ def decide(solver: z3.Solver, z3_check: Callable[[], z3.CheckSatResult], seconds
     if theirs == Verdict.UNSAT:
         return Decision(theirs, "bitwuzla")
     if theirs == Verdict.SAT:
-        model = _completed(run.values, assertions, solver)
+        model = _completed(run.values, assertions, solver, end)
+        if limit is not None:  # the completion's rounds had the time left: the solver keeps its own limit
+            solver.set("timeout", max(1, int(limit * 1000)))
         if model is None:
-            return Decision(Verdict.UNKNOWN, "", "z3 rejects Bitwuzla's model")
+            late = end is not None and time.monotonic() >= end
+            return Decision(Verdict.UNKNOWN, "", "timeout (z3 completing Bitwuzla's model)" if late
+                            else "z3 rejects Bitwuzla's model")
         return Decision(theirs, "bitwuzla", "", model)
     if z3run is None and run.unreadable:  # a formula Bitwuzla cannot read: z3 decides
         mine = _verdict(z3_check())
@@ -194,15 +198,23 @@ def _over(run: bzla.BitwuzlaRun, z3run: _Z3Run | None, end: float | None) -> boo
     return interrupt.requested() or (end is not None and time.monotonic() > end)
 
 
-def _completed(values, assertions: list[z3.BoolRef], solver: z3.Solver) -> z3.ModelRef | None:
+def _completed(values, assertions: list[z3.BoolRef], solver: z3.Solver, end: float | None) -> z3.ModelRef | None:
     """Bitwuzla's ``values`` as a z3 model of ``assertions``, completed by
     z3 where its evaluation rejects them (module docstring); None if z3
-    finds none within :data:`COMPLETION_ROUNDS` checks."""
+    finds none within :data:`COMPLETION_ROUNDS` checks or before ``end``
+    (monotonic seconds; None: no limit), the check's own time limit: each
+    round gets the time left (they had the whole limit each, and a run
+    went 24 s past its --timeout)."""
     model = bzla.model_of(values)
     if bzla.satisfies(model, assertions):
         return model
     assumed = bzla.equalities(values)
     for _ in range(COMPLETION_ROUNDS):
+        if end is not None:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            solver.set("timeout", max(1, int(left * 1000)))
         answer = solver.check(*assumed)
         if answer == z3.sat:
             return solver.model()
