@@ -44,11 +44,22 @@ _FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv a
 
 def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     """``assertions`` with every ``fp.to_ieee_bv(x)`` replaced by a fresh
-    constant ``v`` and ``fpBVToFP(v) == x`` added: equisatisfiable, and
-    every model of the result is one of ``assertions``."""
+    constant ``v`` and ``fpBVToFP(v) == x`` added, and every NaN of one
+    sort given one pattern (a fresh NaN pattern per sort): z3 reads
+    ``fp.to_ieee_bv`` as a function, free on NaN but one value for all NaNs
+    of a sort, so a model where two NaNs had two patterns was no model of
+    ``assertions`` to z3 (Codeflaws 20-B: "z3 rejects Bitwuzla's model").
+    Equisatisfiable, and every model of the result is one of ``assertions``."""
     apps = {t.get_id(): t for t in subterms(assertions) if z3.is_app_of(t, z3.Z3_OP_FPA_TO_IEEE_BV)}
     pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, (_, app) in enumerate(sorted(apps.items()))]
     defs = [z3.fpBVToFP(v, app.arg(0).sort()) == app.arg(0) for app, v in pairs]
+    nans: dict[int, z3.BitVecRef] = {}
+    for app, v in pairs:
+        nan = nans.get(app.size())
+        if nan is None:
+            nan = nans[app.size()] = z3.BitVec(_FRESH.format(f"nan{app.size()}"), app.size())
+            defs.append(z3.fpIsNaN(z3.fpBVToFP(nan, app.arg(0).sort())))
+        defs.append(z3.Implies(z3.fpIsNaN(app.arg(0)), v == nan))
     return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
 
 
