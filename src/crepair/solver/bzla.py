@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +41,7 @@ from crepair.toolchain.child import ChildCall
 #: seconds a cancelled check may take to stop before it is left to run out
 STOP_GRACE = 0.5
 _FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv application (0-based)
+_NAN = "crepair!ieee!nan!{}!{}"  # the one pattern of every NaN of the FP sort (exponent bits, significand bits)
 
 
 def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
@@ -53,12 +55,14 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     apps = {t.get_id(): t for t in subterms(assertions) if z3.is_app_of(t, z3.Z3_OP_FPA_TO_IEEE_BV)}
     pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, (_, app) in enumerate(sorted(apps.items()))]
     defs = [z3.fpBVToFP(v, app.arg(0).sort()) == app.arg(0) for app, v in pairs]
-    nans: dict[int, z3.BitVecRef] = {}
+    nans: dict[tuple[int, int], z3.BitVecRef] = {}
     for app, v in pairs:
-        nan = nans.get(app.size())
+        fsort = app.arg(0).sort()
+        key = (fsort.ebits(), fsort.sbits())
+        nan = nans.get(key)
         if nan is None:
-            nan = nans[app.size()] = z3.BitVec(_FRESH.format(f"nan{app.size()}"), app.size())
-            defs.append(z3.fpIsNaN(z3.fpBVToFP(nan, app.arg(0).sort())))
+            nan = nans[key] = z3.BitVec(_NAN.format(*key), app.size())
+            defs.append(z3.fpIsNaN(z3.fpBVToFP(nan, fsort)))
         defs.append(z3.Implies(z3.fpIsNaN(app.arg(0)), v == nan))
     return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
 
@@ -236,11 +240,35 @@ def _quoted(name: str) -> str:
 
 def model_of(values: Sequence[tuple[str, str, str]]) -> z3.ModelRef:
     """The z3 model giving each constant of ``values`` (see
-    :attr:`BitwuzlaRun.values`) its value; constants not in it are free."""
+    :attr:`BitwuzlaRun.values`) its value, and ``fp.to_ieee_bv`` of a NaN
+    the pattern Bitwuzla chose for the NaNs of its sort (z3's evaluation
+    would give its own); constants not in it are free."""
     model = z3.Model()
     for eq in equalities(values):
         model.update_value(eq.arg(0), eq.arg(1))
+    for name, _, value in values:
+        m = re.fullmatch(re.escape(_NAN).replace(r"\{\}", r"(\d+)"), name.strip("|"))
+        if m:
+            fsort = z3.FPSort(int(m[1]), int(m[2]))
+            _nan_pattern(model, fsort, z3.BitVecVal(_bits(value), fsort.ebits() + fsort.sbits()))
     return model
+
+
+def _bits(value: str) -> int:
+    """An SMT-LIB bit-vector literal (``#b0101``, ``#x1f``) as a number."""
+    return int(value[2:], 2 if value.startswith("#b") else 16)
+
+
+def _nan_pattern(model: z3.ModelRef, fsort: z3.FPSortRef, pattern: z3.BitVecRef) -> None:
+    """Make ``fp.to_ieee_bv`` of ``fsort``'s NaN give ``pattern`` in
+    ``model`` (other values: their own pattern)."""
+    ctx = model.ctx
+    decl = z3.fpToIEEEBV(z3.FP("crepair!nan", fsort)).decl()
+    interp = z3.Z3_add_func_interp(ctx.ref(), model.model, decl.ast,
+                                   z3.fpToIEEEBV(z3.Var(0, fsort)).as_ast())
+    args = z3.AstVector(ctx=ctx)
+    args.push(z3.fpNaN(fsort))
+    z3.Z3_func_interp_add_entry(ctx.ref(), interp, args.vector, pattern.as_ast())
 
 
 def satisfies(model: z3.ModelRef, assertions: Sequence[z3.BoolRef]) -> bool:
