@@ -214,6 +214,21 @@ def test_all_nans_of_a_sort_have_one_pattern_as_to_z3(backend):
     assert solver.check() == Verdict.UNSAT and solver.decided_by in ("bitwuzla", "z3")
 
 
+def test_bitwuzlas_nan_pattern_is_the_z3_models_without_completion():
+    """The model made of Bitwuzla's values gives fp.to_ieee_bv of a NaN
+    the pattern Bitwuzla chose, so z3's evaluation accepts it as it is."""
+    import z3
+
+    x, y = z3.BitVec("x", 64), z3.BitVec("y", 64)
+    assertions = [x == 0, y == fp.binary("/", x, x, 64), z3.Extract(63, 63, y) == 1]  # a NaN with its sign set
+    run = bzla.BitwuzlaRun(bzla.smt2_text(assertions), seconds=20)
+    run.start()
+    run.join()
+    assert run.verdict == Verdict.SAT
+    model = bzla.model_of(run.values)
+    assert bzla.satisfies(model, assertions) and model.eval(y).as_long() >> 52 == 0xFFF
+
+
 def test_completing_a_bitwuzla_model_keeps_to_the_checks_time_limit():
     """A NaN pattern z3's evaluation rejects (0/0 is 0x7fc00000 to its
     evaluation) is completed by z3 checks that get the time left, and by
