@@ -38,9 +38,17 @@ def _ranked(order: int, cost: int, differ: int | None, outputs=()) -> Ranked:
 
 def test_ranked_prefers_least_distance_among_similar_cost_only():
     pool = [_ranked(0, 8, 5), _ranked(1, 8, 1), _ranked(2, 8 + sr.COST_SLACK + 1, 0), _ranked(3, 10, 1)]
-    # costs 8..18 form the band while order 0 (cost 8) is left: distance 1 (orders 1 and 3, the earlier
-    # first), then order 0's 5; the patch of distance 0 costs more than the slack above 8 and comes last
+    # costs 8..8+COST_SLACK form the band while order 0 (cost 8) is left: distance 1 (orders 1 and 3, the
+    # earlier first), then order 0's 5; the patch of distance 0 costs more than the slack above 8 and comes last
     assert [r.order for r in ranked(pool)] == [1, 3, 0, 2]
+
+
+def test_a_guard_of_small_distance_outranks_a_cheaper_variable_swap():
+    # Codeflaws 638-A's shape: 'i<n/2' -> 'i<n/a' (a variable swapped in, cost 0.8, distance 41) against
+    # 'if (a < n) time++;' (a guard, cost 4, distance 16, two values chosen): the guard is within the band
+    swap = Ranked(_repair("swap"), 0, 8, None, dist.Distance(41, 205), 1)
+    guard = Ranked(_repair("guard"), 1, 48, None, dist.Distance(16, 205), 2)
+    assert guard.score < swap.score and [r.order for r in ranked([swap, guard])] == [1, 0]
 
 
 def _changed(order: int, before: str, after: str, differ: int, compared: int = 200) -> Ranked:
