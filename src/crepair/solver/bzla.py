@@ -6,8 +6,9 @@ to Bitwuzla as SMT-LIB 2 text: z3 prints them (:func:`smt2_text`) and
 Bitwuzla's own parser reads them into its term manager.  z3's
 ``fp.to_ieee_bv`` (floating point to its bit pattern), which SMT-LIB lacks,
 becomes a fresh bit-vector constant ``v`` with ``((_ to_fp e s) v) = x``:
-``v`` is then any pattern of ``x`` (any NaN pattern for a NaN, as z3 leaves
-open too).  The check runs in a forked child watched by a thread
+``v`` is then the pattern of ``x``, and for a NaN the one NaN pattern of
+its sort (z3 leaves which one open, but gives every NaN of a sort the
+same).  The check runs in a forked child watched by a thread
 (:class:`BitwuzlaRun`) that a deadline, a cancel or Ctrl-C
 (:func:`crepair.interrupt.requested`) stops with UNKNOWN.  On SAT the values
 of the declared constants are read back as SMT-LIB text, and
