@@ -27,7 +27,7 @@ from crepair.encode import ctypes as ct
 from crepair.encode import libc
 from crepair.encode.env import Env
 from crepair.encode.formula import Assertion, Constraint, Input, LocationKind, ProgramFormula, UnwindingCut, Violation
-from crepair.frontend.preprocess import USER_FILE
+from crepair.frontend.preprocess import in_header
 from crepair.encode.ops import Value, convert, string_bytes, to_bool
 from crepair.encode.initializers import Initializers
 from crepair.encode.allocation import ALLOCATORS, Allocation
@@ -98,7 +98,7 @@ class Calls(Strings, Stdio, Sprintf, Library, Sorting, Allocation, Arguments, In
 
     def _declared_in_header(self, name: str) -> bool:
         decl = self._function_declarations().get(name)
-        return decl is not None and decl.coord is not None and decl.coord.file != USER_FILE
+        return decl is not None and in_header(decl)
 
     # ------------------------------------------------------------------ api
     def run(self) -> ProgramFormula:

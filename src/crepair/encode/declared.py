@@ -15,6 +15,7 @@ from crepair.encode.env import Env
 from crepair.encode.ops import convert
 from crepair.encode.walk import Ctx, State, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
+from crepair.frontend.preprocess import in_header, in_user_file
 from crepair.solver import smt
 
 
@@ -32,7 +33,7 @@ class DeclaredTypes(EncoderCore):
                     try:
                         return self._type(typedef)
                     except UnsupportedConstruct as e:
-                        if _same_file(typedef, node):
+                        if not (in_header(typedef) and in_user_file(node)):
                             raise
                         # a library header's type (FILE): said where the user's program names it
                         what = "FILE (a stream variable: only stdin and stdout, named directly, are modelled)" \
@@ -106,11 +107,6 @@ class DeclaredTypes(EncoderCore):
             del self._struct_types[tag]
         self._struct_types[tag] = stype
         return stype
-
-
-def _same_file(a: c_ast.Node, b: c_ast.Node) -> bool:
-    """Whether ``a`` and ``b`` come from the same file (no coordinate: assumed so)."""
-    return a.coord is None or b.coord is None or a.coord.file == b.coord.file
 
 
 def _struct_definitions(node: c_ast.Node):

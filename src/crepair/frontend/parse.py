@@ -19,7 +19,7 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
-from crepair.frontend.preprocess import USER_FILE, Headers, Preprocessed, run_preprocessor
+from crepair.frontend.preprocess import USER_FILE, Headers, Preprocessed, in_header, run_preprocessor
 from crepair.frontend.jumps import unsupported_jump
 from crepair.frontend.reach import needed, reachable
 from crepair.frontend.source import check_source, encode, newline_of, read_source
@@ -264,14 +264,10 @@ class _SupportChecker(c_ast.NodeVisitor):
                 self._reject(item, "designated initializer")
         self.generic_visit(node)
 
-    @staticmethod
-    def _in_header(node: c_ast.Node) -> bool:
-        return node.coord is not None and node.coord.file != USER_FILE
-
     def visit_Decl(self, node: c_ast.Decl) -> None:
-        if not self._in_header(node):  # a header's declarations are checked where the program uses them
+        if not in_header(node):  # a header's declarations are checked where the program uses them
             self.generic_visit(node)
 
     def visit_Typedef(self, node: c_ast.Typedef) -> None:
-        if not self._in_header(node):
+        if not in_header(node):
             self.generic_visit(node)

@@ -33,6 +33,18 @@ _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fata
 _MISSING_HEADER = re.compile(r"(\S+): No such file or directory")
 _LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line\b|\d)", re.M)
 USER_FILE = "<stdin>"  # the user's file as cpp (reading it from standard input) and pycparser name it
+
+
+def in_user_file(node) -> bool:
+    """Whether the pycparser ``node`` comes from the user's file (False without coordinates)."""
+    return node.coord is not None and node.coord.file == USER_FILE
+
+
+def in_header(node) -> bool:
+    """Whether the pycparser ``node`` comes from an included header (False without coordinates)."""
+    return node.coord is not None and node.coord.file != USER_FILE
+
+
 _INCLUDED_FROM = re.compile(r"[Ii]n file included from <stdin>:(\d+)")
 
 

@@ -44,7 +44,7 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UsageError
 from crepair.frontend.parse import CProgram, load_program
-from crepair.frontend.preprocess import USER_FILE
+from crepair.frontend.preprocess import in_header
 from crepair.frontend.reach import reachable
 from crepair.frontend.spans import Span
 from crepair.options import ReferenceOptions
@@ -269,8 +269,7 @@ def _combine(user: CProgram, ref: CProgram, options: ReferenceOptions, entry: st
 
 def _library(decl: c_ast.Decl) -> bool:
     """A function a header declares (the C library's: never renamed)."""
-    header = decl.coord is not None and decl.coord.file != USER_FILE
-    return header and isinstance(decl.type, c_ast.FuncDecl)
+    return in_header(decl) and isinstance(decl.type, c_ast.FuncDecl)
 
 
 def _old(name: str, R: str) -> str:

@@ -132,9 +132,9 @@ def _ranking_lines(run: TestDrivenRecord) -> list[str]:
 
 
 def _distance_fields(d: dict | None) -> dict[str, Any]:
-    return {"distance": None if d is None else d["distance"], "distance_inputs": None if d is None else d["compared"],
-            "choices": None if d is None else d.get("choices"), "agree": None if d is None else d.get("agree"),
-            "cost": None if d is None else d.get("cost")}
+    d = d or {}
+    return {"distance": d.get("distance"), "distance_inputs": d.get("compared"), "choices": d.get("choices"),
+            "agree": d.get("agree"), "cost": d.get("cost")}
 
 
 def run_json(run: TestDrivenRecord, repairs: list[Repair]) -> str:

@@ -17,13 +17,13 @@ from pycparser import c_ast
 from crepair import toolchain
 from crepair.errors import BadInput, MissingTool
 from crepair.frontend.parse import load_program
+from crepair.frontend.preprocess import in_user_file
 from crepair.oracle import HeldBack, ReferenceProgram, mutate_inputs
 from crepair.oracle.inputs import int_constants
 from crepair.records import RepairOutcome, StopReason
 from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.formats import output_literals
 from crepair.testequiv.ctext import constant_value
-from crepair.testequiv.scope import USER_FILE
 from crepair.testequiv.verbatim import Verbatim
 from crepair.testsuite.spec import Comparison, FolderTests, load_tests
 
@@ -123,7 +123,7 @@ def reference_literals(path: str | Path, program_path: str | Path) -> tuple[
     class _Constants(c_ast.NodeVisitor):
         def visit_Constant(self, node: c_ast.Node) -> None:
             value = constant_value(node)
-            if value is not None and node.coord is not None and node.coord.file == USER_FILE:
+            if value is not None and in_user_file(node):
                 span = program.spans.span(node)
                 text = program.original[span.start:span.end].strip() if verbatim.expression(node) is None else ""
                 count(value, text or None)
@@ -135,7 +135,7 @@ def reference_literals(path: str | Path, program_path: str | Path) -> tuple[
                 self.generic_visit(node)
 
         def visit_ID(self, node: c_ast.ID) -> None:  # a header's macro the parser's headers leave a name (EOF)
-            if node.name in theirs and node.coord is not None and node.coord.file == USER_FILE:
+            if node.name in theirs and in_user_file(node):
                 count(theirs[node.name], node.name)
 
     _Constants().visit(program.ast)

@@ -43,6 +43,7 @@ from crepair.toolchain.child import ChildCall
 STOP_GRACE = 0.5
 _FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv application (0-based)
 _NAN = "crepair!ieee!nan!{}!{}"  # the one pattern of every NaN of the FP sort (exponent bits, significand bits)
+_NAN_NAME = re.compile(re.escape(_NAN).replace(r"\{\}", r"(\d+)"))
 
 
 def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
@@ -248,7 +249,7 @@ def model_of(values: Sequence[tuple[str, str, str]]) -> z3.ModelRef:
     for eq in equalities(values):
         model.update_value(eq.arg(0), eq.arg(1))
     for name, _, value in values:
-        m = re.fullmatch(re.escape(_NAN).replace(r"\{\}", r"(\d+)"), name.strip("|"))
+        m = _NAN_NAME.fullmatch(name.strip("|"))
         if m:
             fsort = z3.FPSort(int(m[1]), int(m[2]))
             _nan_pattern(model, fsort, z3.BitVecVal(_bits(value), fsort.ebits() + fsort.sbits()))

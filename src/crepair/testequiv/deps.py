@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from pycparser import c_ast
 
 from crepair.frontend import CProgram
-from crepair.frontend.preprocess import USER_FILE
+from crepair.frontend.preprocess import in_user_file
 from crepair.testequiv.candidates import Schema, SearchSpace, SiteKind
 
 _JUMPS = (c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Goto)
@@ -67,7 +67,7 @@ def _runs(program: CProgram, space: SearchSpace) -> list[list[int]]:
                 runs.append(run)
 
     for fn in program.functions.values():
-        if fn.coord is not None and fn.coord.file == USER_FILE:
+        if in_user_file(fn):
             Blocks().visit(fn.body)
     return runs
 

@@ -31,8 +31,8 @@ from pycparser import c_ast
 
 from crepair.errors import InternalError
 from crepair.frontend.parse import CProgram
+from crepair.frontend.preprocess import in_user_file
 from crepair.testequiv.ctext import constant_value
-from crepair.testequiv.scope import USER_FILE
 
 _RELATIONAL = {"==", "!=", "<", "<=", ">", ">="}
 CHAIN = 3  # comparisons in a chain before it counts as a list of cases
@@ -177,7 +177,7 @@ def annotate(program: CProgram, places: list) -> None:
     mutated) of ``program``'s functions."""
     facts: dict[str, _Facts] = {}
     for ext in program.ast.ext:
-        if isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file == USER_FILE:
+        if isinstance(ext, c_ast.FuncDef) and in_user_file(ext):
             f = _Facts(program)
             f.visit(ext.body)
             facts[ext.decl.name] = f

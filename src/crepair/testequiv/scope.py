@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pycparser import c_ast
 
-from crepair.frontend.preprocess import USER_FILE
+from crepair.frontend.preprocess import in_user_file
 from crepair.testequiv.ctext import int_literal
 
 
@@ -200,7 +200,7 @@ class Types:
                 self._records[self._record_key(node)] = members
             elif isinstance(node, c_ast.Enumerator):
                 self.enumerators.add(node.name)
-            elif isinstance(node, c_ast.Typedef) and node.coord is not None and node.coord.file == USER_FILE:
+            elif isinstance(node, c_ast.Typedef) and in_user_file(node):
                 self._typedefs.setdefault(node.name, (node.type, True))
             stack.extend(child for _, child in node.children())
 

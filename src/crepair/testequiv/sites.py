@@ -33,6 +33,7 @@ from pycparser import c_ast
 
 from crepair.errors import InternalError
 from crepair.frontend.parse import CProgram
+from crepair.frontend.preprocess import in_user_file
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import constant_value, is_expression, operand_context
 from crepair.testequiv.effects import effects, side_effect_free
@@ -42,7 +43,7 @@ from crepair.testequiv.membership import membership_constants
 from crepair.testequiv.place import Place
 from crepair.testequiv.roles import annotate
 from crepair.testequiv.scope import (
-    CHAR, INT, USER_FILE, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
+    CHAR, INT, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
 )
 from crepair.testequiv.verbatim import Verbatim
 
@@ -53,7 +54,7 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
     walker = _Walker(program, types)
     globals_: dict[str, Var] = {}
     for ext in program.ast.ext:
-        user = ext.coord is not None and ext.coord.file == USER_FILE
+        user = in_user_file(ext)
         if isinstance(ext, c_ast.FuncDef) and user:
             walker.function(ext, dict(globals_))
         elif isinstance(ext, c_ast.Decl) and user and ext.name and not isinstance(ext.type, c_ast.FuncDecl):
