@@ -61,7 +61,7 @@ class ReferenceJob(Job):
     accepted: str = ""
     timeout: float = 60
     unwind: int = 8
-    solver: str = "z3"  # verify --solver: z3, bitwuzla or portfolio
+    solver: str = "auto"  # verify --solver: auto, z3, bitwuzla or portfolio
     result: dict = field(default_factory=dict)  # the worker's verify/repair summary
 
     @property
@@ -86,8 +86,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
         ap.add_argument("--task", choices=("verify", "repair"), default="verify")
         ap.add_argument("--only", default="", help="comma-separated defect names to run")
         ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
-        ap.add_argument("--solver", choices=("z3", "bitwuzla", "portfolio"), default="z3",
-                        help="verify: the SMT solver (crepair verify --solver; default z3)")
+        ap.add_argument("--solver", choices=("auto", "z3", "bitwuzla", "portfolio"), default="auto",
+                        help="verify: the SMT solver (crepair verify --solver; default auto, crepair's default)")
 
     def jobs(self) -> dict:
         a = self.args
@@ -132,7 +132,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 return
             cex = result.counterexample
             emit(fh, {"type": "result", "violated": cex.violated.value if cex else None,
-                      "too_small": result.bound.too_small, "decided_by": getattr(result, "solver", "")})
+                      "too_small": result.bound.too_small, "decided_by": getattr(result, "solver", ""),
+                      "found_within": getattr(result, "found_within", 0)})
             emit(fh, {"type": "done", "outcome": result.outcome.value, "stopped": "", "reason": result.reason,
                       "stats": {"seconds": result.seconds}, "wall_seconds": time.monotonic() - t0})
             return
@@ -212,6 +213,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 "* Verdicts of the accepted: " + ", ".join(f"{k} {v}" for k, v in
                                                           sorted(Counter(j.outcome for j in taken).items()))
                 + f"; the unwinding bound cut off runs in {small} of them (a verdict there holds up to the bound)"
+                + f"; decided (a verdict other than unknown): {sum(j.outcome != 'unknown' for j in taken)} "
+                f"of {len(runs)}"
                 + (f"; the violation check decided by " + ", ".join(
                     f"{k} {v}" for k, v in sorted(Counter(j.result.get("decided_by") or "none"
                                                           for j in taken).items()))
@@ -253,6 +256,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 detail = j.result.get("rejected") or j.result.get("violated") or j.reason or ""
                 if j.result.get("too_small"):
                     detail += ("; " if detail else "") + "bound too small (vacuous beyond it)"
+                if 0 < (j.result.get("found_within") or 0) < (meta.get("unwind") or 8):
+                    detail += f"; found within bound {j.result['found_within']}"
                 if j.result.get("decided_by") and (meta.get("solver") or "z3") == "portfolio":
                     detail += f" (decided by {j.result['decided_by']})"
                 rows.append([j.defect, j.klass, j.error or j.outcome or j.status, md_escape(str(detail)),

@@ -65,7 +65,7 @@ def test_atoi_of_a_missing_argument_is_a_null_dereference(tmp_path):
 
 
 def test_a_string_input_is_shown_as_a_c_string_too(tmp_path):
-    from crepair.bmc import InputValue
+    from crepair.counterexample import InputValue
     assert InputValue("s", 1, [97, 98, 1, 34, 0, 5], chars=True).text() == '"ab\\x01\\x22" [97, 98, 1, 34, 0, 5]'
     assert InputValue("n", 1, [97, 0]).text() == "[97, 0]"
     # a large buffer's trailing run of equal elements is written once (a 1,000-char array is one line)

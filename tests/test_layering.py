@@ -31,12 +31,12 @@ PACKAGE = SRC / "crepair"
 #: packages and ``crepair.report`` itself: the records of every stage (the
 #: README's "records -> report"): the shared records and the run's record,
 #: the option records, errors, spans, the results of verify (``bmc``,
-#: ``encode.formula``'s Unwinding and Violation) and of localize, and the
+#: ``counterexample``, ``encode.formula``'s Unwinding and Violation) and of localize, and the
 #: heap states; ``debug.picture`` draws memory graphs (the heap pictures of
 #: the HTML report) and is the one renderer outside ``report``
 REPORT_READS = frozenset({
     "crepair.records", "crepair.run_record", "crepair.options", "crepair.errors", "crepair.version",
-    "crepair.frontend", "crepair.frontend.spans", "crepair.bmc", "crepair.encode.formula",
+    "crepair.frontend", "crepair.frontend.spans", "crepair.bmc", "crepair.counterexample", "crepair.encode.formula",
     "crepair.localization.result", "crepair.localization.spectrum", "crepair.heap.states", "crepair.debug.picture",
 })
 

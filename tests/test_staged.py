@@ -15,7 +15,7 @@ import pytest
 from cprog import SHARED
 from crepair.oracle import ReferenceProgram, mutate_inputs, stdin_of
 from crepair.oracle.inputs import _split
-from crepair.bmc import Counterexample, InputValue
+from crepair.counterexample import Counterexample, InputValue
 from crepair.frontend.spans import Span
 from crepair.testsuite.spec import Comparison, Naming, load_tests
 from crepair.errors import UsageError

@@ -3,6 +3,7 @@ import json
 import pytest
 
 import crepair
+from crepair.bmc import deepening_bounds
 from crepair.cli import ExitCode, main
 from cprog import SHARED, write_c
 
@@ -100,8 +101,12 @@ def test_recursion_is_inlined_up_to_the_bound(tmp_path):
     result = crepair.verify(write_c(tmp_path, src), unwind=5)
     assert result.outcome == crepair.VerifyOutcome.VIOLATED
     assert result.counterexample.assertion.line == 6
-    assert result.bound.too_small is False
-    assert crepair.verify(write_c(tmp_path, src), unwind=2).bound.too_small is True
+    assert result.found_within == 1  # n = 1: fact(1) = 1 without a recursive call (iterative deepening)
+    holds = write_c(tmp_path, src.replace("assert(fact(n) == 6);", ""), "holds.c")
+    proved = crepair.verify(holds, unwind=5)
+    assert proved.outcome == crepair.VerifyOutcome.VERIFIED and proved.bound.too_small is False
+    cut = crepair.verify(holds, unwind=2)
+    assert cut.outcome == crepair.VerifyOutcome.BOUND_TOO_SMALL and cut.bound.too_small is True
 
 
 def test_cli_exit_codes_and_json(tmp_path, capsys):
@@ -118,10 +123,45 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not SHARED.exists(), reason="shared benchmarks absent")
-def test_iterpower_with_bound_2_reports_the_bound_as_too_small(capsys):
+def test_iterpower_is_violated_within_a_smaller_bound_than_asked(capsys):
     path = SHARED / "qlose" / "loops" / "Qlose_iterPower_v1.c"
     code = main(["verify", str(path), "--unwind", "2"])
     out = capsys.readouterr().out
-    assert code != ExitCode.OK
-    assert "verified" not in out.split("\n")[0]
-    assert "unwinding bound 2 is too small" in out and "try --unwind" in out
+    assert code == ExitCode.VIOLATED
+    assert out.startswith("assertion violated") and "verified" not in out.split("\n")[0]
+    assert "found within unwinding bound 1 (the bound asked for is 2)" in out
+    assert "is too small" not in out  # a counterexample is not vacuous: no bound warning
+
+
+COUNT_TO = """
+    int main(void) {
+        int n = nondet_int(), i = 0, s = 0;
+        __CPROVER_assume(n >= 0 && n <= 20);
+        while (i < n) { s += i; i++; }
+        assert(s != 6);
+        return 0;
+    }
+"""
+
+
+def test_iterative_deepening_finds_the_violation_at_the_first_doubled_bound_that_has_it(tmp_path, capsys):
+    # s == 6 needs n = 4 (0+1+2+3): the bounds tried are 1, 2, 4 (then 16 would be the one asked for)
+    path = write_c(tmp_path, COUNT_TO)
+    assert deepening_bounds(16) == [1, 2, 4, 8] and deepening_bounds(1) == []
+    result = crepair.verify(path, unwind=16)
+    assert result.outcome == crepair.VerifyOutcome.VIOLATED and result.found_within == 4
+    assert [i.value for i in result.counterexample.inputs][0] == 4
+    assert main(["verify", str(path), "--unwind", "16", "--json"]) == ExitCode.VIOLATED
+    data = json.loads(capsys.readouterr().out)
+    assert data["found_within"] == 4 and data["bound"]["unwind"] == 16
+    # at the bound asked for itself (3 < 4 iterations), no violation: the bound cuts the run off
+    assert crepair.verify(path, unwind=3).outcome == crepair.VerifyOutcome.BOUND_TOO_SMALL
+
+
+def test_a_proof_is_still_made_at_the_bound_asked_for(tmp_path):
+    path = write_c(tmp_path, COUNT_TO.replace("assert(s != 6);", "assert(s >= 0);"))
+    result = crepair.verify(path, unwind=20)
+    assert result.outcome == crepair.VerifyOutcome.VERIFIED and result.found_within == 0
+    assert (result.bound.bound, result.bound.too_small) == (20, False)
+    loop_free = write_c(tmp_path, ABS, "abs.c")  # no loop: the bound-1 formula is the whole program's
+    assert crepair.verify(loop_free, unwind=8).bound.too_small is False

@@ -16,7 +16,9 @@ import time
 
 from pathlib import Path
 
-from crepair.bmc import ENCODING_TIMEOUT, VerifyOutcome, VerifyResult, check_bound, check_original, counterexample_of, verify_program
+from crepair.bmc import ENCODING_TIMEOUT, VerifyOutcome, VerifyResult, check_bound, check_original, verify_program
+
+from crepair.counterexample import counterexample_of
 from crepair.encode import encode
 from crepair.encode.formula import Checks, EncodingTimeout
 from crepair.errors import UsageError

@@ -19,7 +19,7 @@ from crepair.options import RepairOptions
 from crepair.records import BoundReport, RepairOutcome, Scheme, StopReason
 
 if TYPE_CHECKING:
-    from crepair.bmc import Counterexample
+    from crepair.counterexample import Counterexample
     from crepair.localization.spectrum import RankedLine
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crepair.bmc import Counterexample, VerifyOutcome
+from crepair.bmc import VerifyOutcome
+
+from crepair.counterexample import Counterexample
 from crepair.localization.diagnosis import Diagnosis
 from crepair.localization.must import Origin
 from crepair.options import Method

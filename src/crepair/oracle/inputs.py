@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from crepair.bmc import Counterexample
+from crepair.counterexample import Counterexample
 
 _TOKEN = re.compile(rb"\S+")
 _INT = re.compile(rb"[+-]?\d+")

@@ -7,7 +7,9 @@ import json
 import math
 from typing import Any
 
-from crepair.bmc import ArrayValue, Counterexample, VerifyResult
+from crepair.bmc import VerifyResult
+
+from crepair.counterexample import ArrayValue, Counterexample
 from crepair.frontend import Span
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
@@ -71,6 +73,7 @@ def verify_json(result: VerifyResult) -> str:
         "reason": result.reason,
         "bound": bound_dict(result.bound),
         "counterexample": counterexample_dict(result.counterexample),
+        "found_within": result.found_within or None,
         "seconds": round(result.seconds, 3),
         "warnings": list(result.warnings),
         "solver": result.backend,

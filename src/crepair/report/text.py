@@ -6,7 +6,9 @@ Renderers read records only (``crepair.records``, ``bmc``, a repair run's
 
 from __future__ import annotations
 
-from crepair.bmc import ENCODING_TIMEOUT, Counterexample, VerifyOutcome, VerifyResult, Violation
+from crepair.bmc import ENCODING_TIMEOUT, VerifyOutcome, VerifyResult, Violation
+
+from crepair.counterexample import Counterexample
 from crepair.encode.formula import Unwinding
 from crepair.localization.result import LocalizeResult
 from crepair.localization.spectrum import SpectrumResult
@@ -76,7 +78,10 @@ def render_verify(result: VerifyResult, original: str) -> str:
         out.append("executed lines: " + " ".join(str(n) for n in cex.lines))
     else:
         out.append(f"unknown: {_gave_up(result.reason)} ({result.reason or 'unknown'}; unwinding bound {b})")
-    out.extend(_bound_warning(result.bound))
+    if 0 < result.found_within < b:  # iterative deepening found it: the bound asked for was not checked
+        out.append(f"found within unwinding bound {result.found_within} (the bound asked for is {b})")
+    else:
+        out.extend(_bound_warning(result.bound))
     for w in result.warnings:
         out.append(f"warning: {w}")
     decided = f" (decided by {result.solver})" if result.backend != "z3" and result.solver else ""
