@@ -17,7 +17,7 @@ import time
 import pytest
 
 import crepair
-from crepair.solver import Backend, Limits, bzla, fp, portfolio, smt, smt_solver
+from crepair.solver import Backend, Limits, arrays, bzla, fp, portfolio, smt, smt_solver
 from crepair.solver.smt import Verdict
 
 from cprog import write_c
@@ -102,6 +102,29 @@ PROGRAMS = {
             return 0;
         }
     """, 1, VIOLATED),
+    # memset of part of a large array, a symbolic count: one bulk update (a z3 lambda, a quantifier for Bitwuzla)
+    "memset violated": ("""
+        #include <string.h>
+        char buf[200];
+        int main(void) {
+            int n = nondet_int(), k = nondet_int();
+            __CPROVER_assume(n >= 0 && n <= 100 && k >= 0 && k < 200);
+            memset(buf + 10, 'x', n);
+            assert(buf[k] != 'x' || k < 40);
+            return 0;
+        }
+    """, 1, VIOLATED),
+    "memset safe": ("""
+        #include <string.h>
+        char buf[200];
+        int main(void) {
+            int n = nondet_int(), k = nondet_int();
+            __CPROVER_assume(n >= 0 && n <= 100 && k >= 0 && k < 200);
+            memset(buf + 10, 'x', n);
+            assert(buf[k] != 'x' || (k >= 10 && k < 10 + n));
+            return 0;
+        }
+    """, 1, VERIFIED),
 }
 
 
@@ -347,3 +370,21 @@ def test_a_bitwuzla_run_stops_at_its_time_limit():
     run.join()
     assert (run.verdict, run.reason) == (Verdict.UNKNOWN, "timeout")
     assert time.monotonic() - start < 2
+
+
+def test_a_lambda_becomes_a_quantified_definition_for_bitwuzla():
+    a = smt.smt_array("a", 8)
+    n, k = smt.BitVec("n", 32), smt.BitVec("k", 32)
+    filled = arrays.fill(a, smt.BitVecVal(2, 32), n, smt.BitVecVal(7, 8))
+    inside = [smt.Select(filled, k) == 7, smt.Select(a, k) == 3, n > 0, n < 5]
+    text = bzla.smt2_text(inside)
+    assert "(lambda " not in text and "(forall " in text
+    with bzla.BitwuzlaRun(text, seconds=10.0) as run:
+        run.join()
+    assert run.verdict == Verdict.SAT
+    model = bzla.model_of(run.values)
+    assert 2 <= model.eval(k).as_long() < 2 + model.eval(n).as_long() and bzla.satisfies(model, inside)
+    outside = [smt.Select(filled, k) == 7, smt.Select(a, k) == 3, n > 0, n < 5, smt.Or(k < 2, k >= 2 + n)]
+    with bzla.BitwuzlaRun(bzla.smt2_text(outside), seconds=10.0) as run:
+        run.join()
+    assert run.verdict == Verdict.UNSAT

@@ -44,6 +44,7 @@ STOP_GRACE = 0.5
 _FRESH = "crepair!ieee!{}"  # the constant standing for the i-th fp.to_ieee_bv application (0-based)
 _NAN = "crepair!ieee!nan!{}!{}"  # the one pattern of every NaN of the FP sort (exponent bits, significand bits)
 _NAN_NAME = re.compile(re.escape(_NAN).replace(r"\{\}", r"(\d+)"))
+_LAMBDA = "crepair!lambda!{}"  # the array constant standing for the i-th lambda term (0-based)
 
 
 def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
@@ -69,6 +70,24 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
 
 
+def _without_lambdas(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
+    """``assertions`` with every lambda term ``λi. body`` (the encoder's
+    bulk array updates, :func:`crepair.solver.arrays.fill`) replaced by a
+    fresh array constant ``a`` defined by ``∀i. a[i] = body``: Bitwuzla's
+    SMT-LIB parser has no ``lambda``, but reads quantifiers.
+    Equisatisfiable, and every model of the result is one of
+    ``assertions`` (a lambda inside another's body stays as it is)."""
+    lambdas = {t.get_id(): t for t in subterms(assertions) if z3.is_quantifier(t) and t.is_lambda()}
+    pairs, defs = [], []
+    for k, (_, lam) in enumerate(sorted(lambdas.items())):
+        array = z3.Const(_LAMBDA.format(k), lam.sort())
+        xs = [z3.Const(f"{_LAMBDA.format(k)}!{j}", lam.var_sort(j)) for j in range(lam.num_vars())]
+        body = z3.substitute_vars(lam.body(), *reversed(xs))  # de Bruijn index 0 is the last bound variable
+        defs.append(z3.ForAll(xs, z3.Select(array, *xs) == body))
+        pairs.append((lam, array))
+    return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
+
+
 def smt2_text(assertions: Sequence[z3.BoolRef]) -> str:
     """The SMT-LIB 2 script (declarations and assertions, shared subterms
     as ``let``s, no ``check-sat``) of ``assertions``, in the SMT-LIB
@@ -80,6 +99,9 @@ def smt2_text(assertions: Sequence[z3.BoolRef]) -> str:
     per assertion — 1.7 GB of text in a minute for Codeflaws 300-B's 26,225
     assertions, 6 MB in 0.2 s as one."""
     text = _script(assertions)
+    if "(lambda " in text:
+        assertions = _without_lambdas(assertions)
+        text = _script(assertions)
     if "fp.to_ieee_bv" in text:
         text = _script(_without_to_ieee_bv(assertions))
     return text.replace("(check-sat)", "")
