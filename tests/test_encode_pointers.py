@@ -338,3 +338,42 @@ def test_a_member_pointer_reaches_only_slots_of_its_type(tmp_path):
     assert [i.value for i in cex.inputs if i.label == "nondet_int()"] == [2]
     ok = src.replace("k < 3", "k < 2")
     assert crepair.verify(write_c(tmp_path, ok)).outcome == crepair.VerifyOutcome.VERIFIED
+
+
+STRING_THROUGH_A_POINTER = """
+    #include <string.h>
+    int main(void) {
+        char s[10] = "hello", t[10] = "help";
+        char *p = s + 1;
+        int k = nondet_int();
+        __CPROVER_assume(k >= 0 && k <= 5);
+        assert(strlen(p) == 4 && strcmp(p, "ello") == 0 && strcmp(p, t) < 0);
+        char *q = s + k;
+        assert(strlen(q) != 2);
+        return 0;
+    }
+"""
+
+
+def test_string_functions_read_through_a_pointer_into_one_char_array(tmp_path):
+    result = crepair.verify(write_c(tmp_path, STRING_THROUGH_A_POINTER), unwind=2)
+    assert result.outcome == crepair.VerifyOutcome.VIOLATED
+    assert result.counterexample.assertion.line == 9  # strlen("hello" + 3) == 2: k = 3 only
+    assert [i.value for i in result.counterexample.inputs] == [3]
+    holds = STRING_THROUGH_A_POINTER.replace("strlen(q) != 2", "strlen(q) == 5 - k")
+    assert crepair.verify(write_c(tmp_path, holds, "holds.c"), unwind=2).outcome == crepair.VerifyOutcome.VERIFIED
+
+
+def test_a_pointer_that_may_point_into_two_arrays_is_named_for_string_functions(tmp_path):
+    path = write_c(tmp_path, """
+        #include <string.h>
+        int main(void) {
+            char s[10] = "hello", t[10] = "help";
+            int k = nondet_int();
+            char *q = k ? s : t;
+            return strlen(q);
+        }
+    """)
+    with pytest.raises(UnsupportedConstruct) as info:
+        crepair.verify(path)
+    assert "strlen: 'q' is not an array nor a pointer into one char array" in str(info.value)

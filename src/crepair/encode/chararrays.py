@@ -26,6 +26,7 @@ from pycparser import c_ast
 from crepair.encode import ctypes as ct
 from crepair.encode.core import EncoderCore
 from crepair.encode.formula import Constraint, UnwindingCut, Violation
+from crepair.encode.memory import object_of
 from crepair.encode.ops import string_bytes
 from crepair.encode.ops import convert
 from crepair.encode.walk import Ctx, State, Var
@@ -108,15 +109,38 @@ class CharArrays(EncoderCore):
                 self._check(Ctx(ctx.state, {}, {}, True), Violation.NULL_DEREFERENCE, arg,
                             present != smt.BitVecVal(0, 64), subject=f"{arg.name.name}[{arg.subscript.value}]")
                 return CharSource(string.key, string, _bv(0), self._array_size(string), arg)
+        if not isinstance(base, c_ast.ID) or not isinstance(self._lookup(base).ctype, ct.ArrayType):
+            pointed = self._pointed_source(arg, ctx)
+            if pointed is not None:
+                return pointed
         if not isinstance(base, c_ast.ID):
             raise UnsupportedConstruct(self._point(arg), f"{what}: an argument that is not an array variable, "
-                                       "&a[i], a + i or a string literal (pointers are not supported)")
+                                       "&a[i], a + i, a pointer into one char array or a string literal")
         var = self._lookup(base)
         if not isinstance(var.ctype, ct.ArrayType):
-            raise UnsupportedConstruct(self._point(arg), f"{what}: '{base.name}' is not an array "
-                                       "(pointers are not supported)")
+            raise UnsupportedConstruct(self._point(arg), f"{what}: '{base.name}' is not an array nor a pointer "
+                                       "into one char array")
         start = _bv(0) if index is None else convert(self._expr(index, ctx), ct.INT).term
         return CharSource(base.name, var, start, self._array_size(var), arg)
+
+    def _pointed_source(self, arg: c_ast.Node, ctx: Ctx) -> CharSource | None:
+        """``arg`` as a pointer (``p``, ``p + i``, ``(char *) v``) into an
+        array of chars that is the one object it may point to on this path
+        (its object id a constant once simplified, as a ``qsort``
+        comparator's parameters are); None for anything else."""
+        if isinstance(arg, c_ast.ID) and isinstance(self._lookup(arg).ctype, ct.ArrayType):
+            return None
+        value = self._expr(arg, ctx)
+        if not isinstance(value.ctype, ct.PointerType):
+            return None
+        ident = smt.simplify(object_of(value.term))
+        if not smt.is_bv_value(ident):
+            return None
+        obj = next((o for o in self._objects.values() if o.ident == ident.as_long()), None)
+        if obj is None or obj.in_env or not isinstance(obj.elem, ct.IntType) or obj.elem.bits != 8:
+            return None
+        var = Var(obj.key, obj.ctype)
+        return CharSource(obj.name, var, smt.simplify(smt.Extract(31, 0, value.term)), self._array_size(var), arg)
 
     def _char_at(self, src: CharSource, offset: "int | smt.Term") -> smt.Term:
         """The element at ``start + offset`` now (a term of the element's width)."""
