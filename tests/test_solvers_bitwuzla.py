@@ -15,10 +15,12 @@ import shutil
 import time
 
 import pytest
+import z3
 
 import crepair
 from crepair.solver import Backend, Limits, arrays, bzla, fp, portfolio, smt, smt_solver
 from crepair.solver.smt import Verdict
+from crepair.solver.terms import applications, lambdas
 
 from cprog import write_c
 from replay import failed_line, replay, replayable
@@ -388,3 +390,26 @@ def test_a_lambda_becomes_a_quantified_definition_for_bitwuzla():
     with bzla.BitwuzlaRun(bzla.smt2_text(outside), seconds=10.0) as run:
         run.join()
     assert run.verdict == Verdict.UNSAT
+
+
+def test_z3s_internal_division_operators_read_as_smt_lib_ones():
+    x, y = smt.BitVec("x", 32), smt.BitVec("y", 32)
+    for zero, expected in ((True, Verdict.UNSAT), (False, Verdict.SAT)):  # x / 0 is -1 or 1 in SMT-LIB, never 5
+        facts = [smt.simplify(x / y) == 5, smt.simplify(smt.SRem(x, y)) == 1, (y == 0) if zero else (y == 3)]
+        text = bzla.smt2_text(facts)
+        assert "bvsdiv_i" not in text and "bvsrem_i" not in text and "(bvsdiv " in text
+        with bzla.BitwuzlaRun(text, seconds=10.0) as run:
+            run.join()
+        assert run.verdict == expected
+        z3_solver = smt_solver(Limits())
+        z3_solver.add(*facts)
+        assert z3_solver.check() == expected
+
+
+def test_the_raw_walks_find_every_application_and_lambda_once():
+    x = smt.BitVec("x", 32)
+    filled = arrays.fill(smt.smt_array("a", 8), smt.BitVecVal(0, 32), x, smt.BitVecVal(1, 8))
+    terms = [smt.Select(filled, x + 1) == 1, smt.Select(filled, x + 1) == 0, x + x == x * 2]
+    # x + 1 shared by two terms: once; 0 + x inside the lambda's body (fill's count) is found too
+    assert sorted(str(t) for t in applications(terms, z3.Z3_OP_BADD)) == ["0 + x", "x + 1", "x + x"]
+    assert [t.is_lambda() for t in lambdas(terms)] == [True] and lambdas([x == 1]) == []

@@ -36,7 +36,7 @@ import z3
 
 from crepair import interrupt
 from crepair.solver.smt import Verdict
-from crepair.solver.terms import subterms
+from crepair.solver.terms import applications, lambdas
 from crepair.toolchain.child import ChildCall
 
 #: seconds a cancelled check may take to stop before it is left to run out
@@ -47,6 +47,16 @@ _NAN_NAME = re.compile(re.escape(_NAN).replace(r"\{\}", r"(\d+)"))
 _LAMBDA = "crepair!lambda!{}"  # the array constant standing for the i-th lambda term (0-based)
 
 
+def _substituted(terms: Sequence[z3.BoolRef], pairs: list) -> list[z3.BoolRef]:
+    """``terms`` with each ``(old, new)`` of ``pairs`` substituted, as one
+    conjunction when there are pairs: one ``z3.substitute`` call, which
+    checks every pair in Python per call (150 s for Codeflaws 24-D's 1,309
+    floating-point conversions substituted into its assertions one by one)."""
+    if not pairs:
+        return list(terms)
+    return [z3.substitute(terms[0] if len(terms) == 1 else z3.And(*terms), *pairs)]
+
+
 def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     """``assertions`` with every ``fp.to_ieee_bv(x)`` replaced by a fresh
     constant ``v`` and ``fpBVToFP(v) == x`` added, and every NaN of one
@@ -55,7 +65,7 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     of a sort, so a model where two NaNs had two patterns was no model of
     ``assertions`` to z3 (Codeflaws 20-B: "z3 rejects Bitwuzla's model").
     Equisatisfiable, and every model of the result is one of ``assertions``."""
-    apps = {t.get_id(): t for t in subterms(assertions) if z3.is_app_of(t, z3.Z3_OP_FPA_TO_IEEE_BV)}
+    apps = {t.get_id(): t for t in applications(assertions, z3.Z3_OP_FPA_TO_IEEE_BV)}
     pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, (_, app) in enumerate(sorted(apps.items()))]
     defs = [z3.fpBVToFP(v, app.arg(0).sort()) == app.arg(0) for app, v in pairs]
     nans: dict[tuple[int, int], z3.BitVecRef] = {}
@@ -67,7 +77,7 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
             nan = nans[key] = z3.BitVec(_NAN.format(*key), app.size())
             defs.append(z3.fpIsNaN(z3.fpBVToFP(nan, fsort)))
         defs.append(z3.Implies(z3.fpIsNaN(app.arg(0)), v == nan))
-    return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
+    return _substituted([*assertions, *defs], pairs)
 
 
 def _without_lambdas(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
@@ -77,15 +87,15 @@ def _without_lambdas(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     SMT-LIB parser has no ``lambda``, but reads quantifiers.
     Equisatisfiable, and every model of the result is one of
     ``assertions`` (a lambda inside another's body stays as it is)."""
-    lambdas = {t.get_id(): t for t in subterms(assertions) if z3.is_quantifier(t) and t.is_lambda()}
+    found = {t.get_id(): t for t in lambdas(assertions)}
     pairs, defs = [], []
-    for k, (_, lam) in enumerate(sorted(lambdas.items())):
+    for k, (_, lam) in enumerate(sorted(found.items())):
         array = z3.Const(_LAMBDA.format(k), lam.sort())
         xs = [z3.Const(f"{_LAMBDA.format(k)}!{j}", lam.var_sort(j)) for j in range(lam.num_vars())]
         body = z3.substitute_vars(lam.body(), *reversed(xs))  # de Bruijn index 0 is the last bound variable
         defs.append(z3.ForAll(xs, z3.Select(array, *xs) == body))
         pairs.append((lam, array))
-    return [z3.substitute(t, *pairs) for t in [*assertions, *defs]]
+    return _substituted([*assertions, *defs], pairs)
 
 
 def smt2_text(assertions: Sequence[z3.BoolRef]) -> str:
@@ -104,7 +114,13 @@ def smt2_text(assertions: Sequence[z3.BoolRef]) -> str:
         text = _script(assertions)
     if "fp.to_ieee_bv" in text:
         text = _script(_without_to_ieee_bv(assertions))
-    return text.replace("(check-sat)", "")
+    return _INTERNAL_DIVISION.sub(r"(\1 ", text.replace("(check-sat)", ""))
+
+
+#: z3's internal names of the division operators (``bvsdiv_i`` …), which
+#: its simplifier writes for ``bvsdiv`` …; under z3's default ``hi_div0``
+#: they have SMT-LIB's semantics, a zero divisor included
+_INTERNAL_DIVISION = re.compile(r"\((bv[su]div|bv[su]rem|bvsmod)_i ")
 
 
 def _script(assertions: Sequence[z3.BoolRef]) -> str:

@@ -77,18 +77,13 @@ def subterms(terms: Iterable[z3.ExprRef]) -> Iterator[z3.ExprRef]:
         stack.extend(t.children())
 
 
-def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
-    """The uninterpreted constants occurring in ``terms`` (deterministic
-    order: by name).  The walk over the DAG calls z3's C API on raw
-    pointers (a wrapper object per node made it four times slower: 6.6 s
-    for the 123,000 nodes of Codeflaws 300-B's equivalence check)."""
-    terms = list(terms)
-    if not terms:
-        return []
-    ctx = terms[0].ctx
-    ref = ctx.ref()
+def _raw_walk(terms: list[z3.ExprRef]) -> Iterator[tuple[object, int]]:
+    """Every distinct node of ``terms`` once, as (raw AST pointer, z3 AST
+    kind), through z3's C API on raw pointers (a wrapper object per node
+    made walks four times slower: 6.6 s for the 123,000 nodes of Codeflaws
+    300-B's equivalence check).  A quantifier's or lambda's body is walked."""
+    ref = terms[0].ctx.ref()
     seen: set[int] = set()
-    found: dict[str, object] = {}
     stack = [t.as_ast() for t in terms]
     while stack:
         ast = stack.pop()
@@ -97,16 +92,52 @@ def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
             continue
         seen.add(key)
         kind = z3core.Z3_get_ast_kind(ref, ast)
-        if kind == z3.Z3_QUANTIFIER_AST:  # a lambda's or quantifier's body (its bound variables are no constants)
+        yield ast, kind
+        if kind == z3.Z3_QUANTIFIER_AST:
             stack.append(z3core.Z3_get_quantifier_body(ref, ast))
         elif kind == z3.Z3_APP_AST:
             app = z3core.Z3_to_app(ref, ast)
-            arity = z3core.Z3_get_app_num_args(ref, app)
-            if arity:
-                stack.extend(z3core.Z3_get_app_arg(ref, app, i) for i in range(arity))
-            elif z3core.Z3_get_decl_kind(ref, decl := z3core.Z3_get_app_decl(ref, app)) == z3.Z3_OP_UNINTERPRETED:
-                found.setdefault(z3.z3._symbol2py(ctx, z3core.Z3_get_decl_name(ref, decl)), ast)
+            stack.extend(z3core.Z3_get_app_arg(ref, app, i) for i in range(z3core.Z3_get_app_num_args(ref, app)))
+
+
+def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
+    """The uninterpreted constants occurring in ``terms`` (deterministic
+    order: by name; a lambda's bound variables are none)."""
+    terms = list(terms)
+    if not terms:
+        return []
+    ctx = terms[0].ctx
+    ref = ctx.ref()
+    found: dict[str, object] = {}
+    for ast, kind in _raw_walk(terms):
+        if kind != z3.Z3_APP_AST:
+            continue
+        app = z3core.Z3_to_app(ref, ast)
+        if z3core.Z3_get_app_num_args(ref, app) == 0 and \
+                z3core.Z3_get_decl_kind(ref, decl := z3core.Z3_get_app_decl(ref, app)) == z3.Z3_OP_UNINTERPRETED:
+            found.setdefault(z3.z3._symbol2py(ctx, z3core.Z3_get_decl_name(ref, decl)), ast)
     return [z3.z3._to_expr_ref(found[name], ctx) for name in sorted(found)]
+
+
+def applications(terms: Sequence[z3.ExprRef], op: int) -> list[z3.ExprRef]:
+    """The distinct applications of the z3 operator ``op`` (a ``Z3_OP_*``
+    kind) in ``terms``, in walk order (deterministic)."""
+    if not terms:
+        return []
+    ctx = terms[0].ctx
+    ref = ctx.ref()
+    return [z3.z3._to_expr_ref(ast, ctx) for ast, kind in _raw_walk(list(terms)) if kind == z3.Z3_APP_AST
+            and z3core.Z3_get_decl_kind(ref, z3core.Z3_get_app_decl(ref, z3core.Z3_to_app(ref, ast))) == op]
+
+
+def lambdas(terms: Sequence[z3.ExprRef]) -> list[z3.QuantifierRef]:
+    """The distinct lambda terms in ``terms``, in walk order."""
+    if not terms:
+        return []
+    ctx = terms[0].ctx
+    ref = ctx.ref()
+    return [z3.z3._to_expr_ref(ast, ctx) for ast, kind in _raw_walk(list(terms))
+            if kind == z3.Z3_QUANTIFIER_AST and z3core.Z3_is_lambda(ref, ast)]
 
 
 def renamer(terms: Iterable[z3.ExprRef], suffix: str, keep: Iterable[str] = ()):
