@@ -55,7 +55,7 @@ class CPackJob(Job):
 
     @property
     def key(self) -> tuple:
-        return (self.name,)
+        return (self.name.replace("/", "--"),)  # the key names the worker's scratch files
 
     @property
     def model(self) -> bool:
