@@ -19,7 +19,8 @@ from pycparser import c_ast, c_parser
 
 from crepair.errors import BadInput, InternalError, SourcePoint, UnsupportedConstruct
 from crepair.frontend.diagnostics import check_depth, include_point, syntax_error, too_deep_for_the_parser
-from crepair.frontend.preprocess import USER_FILE, Headers, Preprocessed, in_header, run_preprocessor
+from crepair.frontend.enums import lower_enums
+from crepair.frontend.preprocess import USER_FILE, Headers, Preprocessed, in_header, in_user_file, run_preprocessor
 from crepair.frontend.jumps import unsupported_jump
 from crepair.frontend.reach import needed, reachable
 from crepair.frontend.source import check_source, encode, newline_of, read_source
@@ -107,6 +108,10 @@ def parse_preprocessed(pre: Preprocessed, check: bool = True, roots: tuple[str, 
         raise BadInput("no C code in the file (empty after preprocessing)", SourcePoint(pre.path, 1, 1))
     if shifted:
         _unshift(ast, shifted)
+    unlowered = [e for e in lower_enums(ast) if in_user_file(e)]
+    if check and unlowered:
+        raise UnsupportedConstruct(spans.point(unlowered[0]), "enum whose values are not integer constant "
+                                   "expressions crepair evaluates")
     program = CProgram(pre.path, pre.original, ast, spans, roots=None if roots is None else tuple(roots))
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
@@ -249,7 +254,7 @@ class _SupportChecker(c_ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Enum(self, node: c_ast.Node) -> None:
-        self._reject(node, "enum (enums are not supported)")
+        self._reject(node, "enum whose values are not integer constant expressions crepair evaluates")
 
     def visit_IdentifierType(self, node: c_ast.IdentifierType) -> None:
         if "double" in node.names and "long" in node.names:
