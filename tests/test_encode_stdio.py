@@ -409,3 +409,31 @@ ROW = """
 def test_a_choice_of_literal_strings_prints_the_selected_one(tmp_path, last, outcome):
     student, model = _pair(tmp_path, ROW.replace("i == n - 1", last), ROW)
     assert crepair.verify(student, reference=model).outcome == outcome
+
+
+LARGER_WORD = """
+    #include <stdio.h>
+    int main() {
+        int c, i;
+        char s1[8], s2[8];
+        scanf("%s %s", s1, s2);
+        for (i = c = 0; s1[i] != '\\0' && c == 0; ++i)
+            c = s1[i] - s2[i];
+        printf("%s\\n", c > 0 ? s1 : s2);
+        return 0;
+    }
+"""
+
+
+def test_percent_s_of_a_choice_between_arrays_prints_the_one_selected(tmp_path):
+    student, model = _pair(tmp_path, LARGER_WORD, LARGER_WORD)
+    assert crepair.verify(student, reference=model, input_bound=3).outcome == VERIFIED
+    swapped = LARGER_WORD.replace("c > 0 ? s1 : s2", "c > 0 ? s2 : s1")
+    student, model = _pair(tmp_path, swapped, LARGER_WORD)
+    result = crepair.verify(student, reference=model, input_bound=3)
+    assert result.outcome == VIOLATED
+    words = [bytes(c & 0xFF for c in v).split(b"\0")[0] for label, v in scanned(result) if label.startswith("scanf %s")]
+    assert len(words) == 2 and words[0] != words[1]  # equal words print the same either way
+    literal = LARGER_WORD.replace("c > 0 ? s1 : s2", 'c > 0 ? s1 : "second"')
+    student, model = _pair(tmp_path, literal, LARGER_WORD)
+    assert crepair.verify(student, reference=model, input_bound=3).outcome == VIOLATED

@@ -312,7 +312,7 @@ def test_a_function_defined_in_an_included_file_is_bad_input(tmp_path, capsys):
     ("#error in a header\n", "{p}:2:11: in the included file e.h:1:2: #error in a header"),
     ("int x = ;\n", "{p}:2:11: in the included file e.h:1:9: syntax error: Invalid expression before ';'"),
     (None, "{p}:2:10: header e.h not found next to p.c nor among crepair's standard headers assert.h, ctype.h, "
-           "inttypes.h, limits.h, math.h, stdbool.h, stddef.h, stdint.h, stdio.h, stdlib.h, string.h"),
+           "float.h, inttypes.h, limits.h, math.h, stdbool.h, stddef.h, stdint.h, stdio.h, stdlib.h, string.h, values.h"),
 ])
 def test_errors_in_an_included_file_name_it_and_point_at_the_include(tmp_path, capsys, header, message):
     if header is not None:

@@ -128,14 +128,19 @@ class Stdio(Stdin):
                 self._emit(CHAR, _bv(b, 8), False, ctx, node, when)
 
     def _emit_choice(self, arg: c_ast.TernaryOp, ctx: Ctx, node: c_ast.Node, what: str) -> None:
-        """``%s`` of ``c ? "yes" : "no"`` (string literals): the condition
-        is a repairable location; the text printed is the one it selects."""
+        """``%s`` of ``c ? "yes" : "no"`` or ``c > 0 ? s1 : s2``: the
+        condition is a repairable location; the text printed is the string
+        it selects (an array's string is read, and checked, only on the
+        runs that select it)."""
         arms = [self._array_argument(a, ctx, what) for a in (arg.iftrue, arg.iffalse)]
-        if any(a.literal is None for a in arms):
-            raise UnsupportedConstruct(self._point(arg), f"{what} of a choice between strings that are not literals")
         cond, ctx.state = self._located(arg.cond, ctx.state, LocationKind.CONDITION, None, name="cond")
         for arm, when in zip(arms, (cond, smt.Not(cond))):
-            self._emit_text(arm.literal[: arm.literal.index(0)], ctx, node, when)
+            if arm.literal is not None:
+                self._emit_text(arm.literal[: arm.literal.index(0)], ctx, node, when)
+            else:
+                selected = Ctx(State(smt.And(ctx.state.guard, when), ctx.state.env), ctx.cache, ctx.overrides,
+                               ctx.record, ctx.checks)
+                self._emit_string(arm, selected, node, when)
 
     def _emit_char(self, c: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
         """Print character ``c`` (8 bits), if ``when``."""
@@ -148,15 +153,17 @@ class Stdio(Stdin):
         self._blank(ctx, within(smt.Or(*[c == _bv(b, 8) for b in BLANKS])))
         self._newline(ctx, within(c == _bv(10, 8)))
 
-    def _emit_string(self, src: CharSource, ctx: Ctx, node: c_ast.Node) -> None:
+    def _emit_string(self, src: CharSource, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
+        """Print the string at ``src`` (if ``when``)."""
         if src.literal is not None:
-            self._emit_text(src.literal[: src.literal.index(0)], ctx, node)
+            self._emit_text(src.literal[: src.literal.index(0)], ctx, node, when)
             return
         if src.elem.bits != 8:
             raise UnsupportedConstruct(self._point(src.node), f"string '{src.name}' of {src.elem.name}")
         chars, length = self._scan_length(src, ctx, node)
         for j, c in enumerate(chars):
-            self._emit_char(c, ctx, node, _bv(j) < length)
+            shown = _bv(j) < length
+            self._emit_char(c, ctx, node, shown if when is None else smt.And(when, shown))
 
     def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``printf(fmt, ...)`` (``fprintf(stdout, fmt, ...)``: ``first`` 1)."""
