@@ -42,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from codeflaws_checks import CodeflawsSuite, Programs, baseline, load_defects  # noqa: E402
 from harness.markdown import fmt_s, header, md_escape, table  # noqa: E402
-from harness.records import emit, repair_record  # noqa: E402
+from harness.records import emit, emit_verify, repair_record  # noqa: E402
 from harness.runner import Benchmark, Job, main  # noqa: E402
 from tdrepair import patched, same_program  # noqa: E402
 
@@ -122,20 +122,8 @@ class CodeflawsReference(CodeflawsSuite, Benchmark):
                 plain.write_bytes(gzip.decompress(Path(p[key]).read_bytes()))
                 p[key] = str(plain.resolve())
         if p["task"] == "verify":
-            try:
-                result = crepair.verify(p["buggy"], reference=p["accepted"], timeout=p["timeout"], unwind=p["unwind"],
-                                        solver=p.get("solver", "z3"))
-            except CRepairError as exc:
-                emit(fh, {"type": "result", "rejected": str(exc)})
-                emit(fh, {"type": "done", "outcome": "rejected", "stopped": "", "reason": "", "stats": {},
-                          "wall_seconds": time.monotonic() - t0})
-                return
-            cex = result.counterexample
-            emit(fh, {"type": "result", "violated": cex.violated.value if cex else None,
-                      "too_small": result.bound.too_small, "decided_by": getattr(result, "solver", ""),
-                      "found_within": getattr(result, "found_within", 0)})
-            emit(fh, {"type": "done", "outcome": result.outcome.value, "stopped": "", "reason": result.reason,
-                      "stats": {"seconds": result.seconds}, "wall_seconds": time.monotonic() - t0})
+            emit_verify(fh, t0, lambda: crepair.verify(p["buggy"], reference=p["accepted"], timeout=p["timeout"],
+                                                       unwind=p["unwind"], solver=p.get("solver", "z3")))
             return
         deadline = time.monotonic() + p["timeout"]
         run, found, tried = None, False, []

@@ -27,14 +27,13 @@ from __future__ import annotations
 import random
 import re
 import sys
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.markdown import fmt_s, header, table  # noqa: E402
-from harness.records import emit  # noqa: E402
+from harness.records import emit, emit_verify  # noqa: E402
 from harness.runner import Benchmark, Job, main  # noqa: E402
 
 _WHERE = re.compile(r"^\S+?:\d+:\d+: ")
@@ -105,22 +104,10 @@ class CPackReference(Benchmark):
     @staticmethod
     def work(p: dict, fh, t0: float) -> None:
         import crepair
-        from crepair.errors import CRepairError
 
         emit(fh, {"type": "start", "crepair_file": crepair.__file__})
-        try:
-            result = crepair.verify(p["program"], reference=p["reference"], timeout=p["timeout"], unwind=p["unwind"])
-        except CRepairError as exc:
-            emit(fh, {"type": "result", "rejected": str(exc)})
-            emit(fh, {"type": "done", "outcome": "rejected", "stopped": "", "reason": "", "stats": {},
-                      "wall_seconds": time.monotonic() - t0})
-            return
-        cex = result.counterexample
-        emit(fh, {"type": "result", "violated": cex.violated.value if cex else None,
-                  "too_small": result.bound.too_small, "decided_by": result.solver,
-                  "found_within": result.found_within})
-        emit(fh, {"type": "done", "outcome": result.outcome.value, "stopped": "", "reason": result.reason,
-                  "stats": {"seconds": result.seconds}, "wall_seconds": time.monotonic() - t0})
+        emit_verify(fh, t0, lambda: crepair.verify(p["program"], reference=p["reference"], timeout=p["timeout"],
+                                                   unwind=p["unwind"]))
 
     def after(self, job: Job, others: list[dict]) -> None:
         for rec in others:

@@ -32,6 +32,30 @@ def emit(fh, record: dict) -> None:
     fh.flush()
 
 
+def emit_verify(fh, t0: float, check) -> None:
+    """The ``result`` and ``done`` records of one ``crepair.verify`` run:
+    ``check()`` makes the call (a ``CRepairError`` it raises is a
+    rejection, its message the record's ``rejected``); ``t0`` is the
+    worker's start (``time.monotonic()``)."""
+    import time
+
+    from crepair.errors import CRepairError
+
+    try:
+        result = check()
+    except CRepairError as exc:
+        emit(fh, {"type": "result", "rejected": str(exc)})
+        emit(fh, {"type": "done", "outcome": "rejected", "stopped": "", "reason": "", "stats": {},
+                  "wall_seconds": time.monotonic() - t0})
+        return
+    cex = result.counterexample
+    emit(fh, {"type": "result", "violated": cex.violated.value if cex else None,
+              "too_small": result.bound.too_small, "decided_by": getattr(result, "solver", ""),
+              "found_within": getattr(result, "found_within", 0)})
+    emit(fh, {"type": "done", "outcome": result.outcome.value, "stopped": "", "reason": result.reason,
+              "stats": {"seconds": result.seconds}, "wall_seconds": time.monotonic() - t0})
+
+
 def worker(out: str, search) -> int:
     """The body of a worker process: ``search(fh, t0)`` writes the records
     to the file ``out``; an exception is recorded as an ``error`` record
