@@ -35,6 +35,8 @@ FACTS = """
     int main(void) {
         enum color c = BLUE;
         sign s = NEG;
+        int counts[LAST + 1] = { 0 };  /* a dimension names a constant */
+        counts[LAST] = GREEN;
         struct item it = { GREEN, 3 };
         assert(RED == 0 && GREEN == 5 && BLUE == 6 && LAST == 13);
         assert(ZERO_AGAIN == 0 && (F1 | F2 | F3 | F4) == 15);
@@ -42,6 +44,7 @@ FACTS = """
         assert(s < 0);               /* an enumeration with a negative constant is int */
         assert(c - 7 > 0);           /* one without is unsigned int (gcc): 6u - 7 wraps */
         assert(sizeof(enum color) == 4 && sizeof(c) == 4);
+        assert(sizeof(counts) == 14 * sizeof(int) && counts[13] == 5 && counts[0] == 0);
         {
             int GREEN = 42;          /* a local hides the constant ... */
             assert(GREEN == 42);

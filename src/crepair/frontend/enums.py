@@ -161,11 +161,20 @@ class _Lowering:
             if isinstance(inner, c_ast.FuncDecl) and inner.args is not None:
                 for p in inner.args.params:
                     self.lower_type(p)
+            if isinstance(inner, c_ast.ArrayDecl) and inner.dim is not None and self.names_constant(inner.dim):
+                value = self.value(inner.dim, {})  # int a[LAST + 1]: the dimension folded, as sizeof needs
+                inner.dim = self.expr(inner.dim) if value is None else _constant(value, inner.dim.coord)
             if isinstance(inner, (c_ast.Struct, c_ast.Union)):
                 for member in inner.decls or []:
                     self.lower_type(member)
                 return
             holder = inner
+
+    def names_constant(self, node: c_ast.Node) -> bool:
+        """Whether expression ``node`` names an enumeration constant."""
+        if isinstance(node, c_ast.ID):
+            return self.lookup(node.name) is not None
+        return any(self.names_constant(child) for _, child in node.children())
 
     def integer_type(self, enum: c_ast.Enum) -> list[str]:
         """gcc's type of ``enum``: ``unsigned int`` unless a constant is negative."""
