@@ -79,6 +79,9 @@ def test_verify_and_localize_html(tmp_path):
     assert main(["verify", str(path), "--html", str(tmp_path / "v.html")]) == 1
     page = (tmp_path / "v.html").read_text()
     assert "Counterexample" in page and '<td class="src">n <span class="note">= nondet_int()</span></td>' in page
+    # n = 1 fails with one iteration: iterative deepening finds it at bound 1, and the page says so
+    assert "the counterexample was found within unwinding bound 1 (the bound asked for is 8)" in page
+    assert "could not decide" not in page
     assert main(["localize", str(path), "--html", str(tmp_path / "l.html")]) == 0
     page = (tmp_path / "l.html").read_text()
     assert "Must location set" in page and "must location" in page
