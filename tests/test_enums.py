@@ -21,6 +21,7 @@ FACTS = """
     enum color { RED, GREEN = 5, BLUE, LAST = BLUE * 2 + 1 };
     typedef enum { NEG = -2, ZERO_AGAIN = NEG + 2 } sign;
     enum flags { F1 = 1 << 0, F2 = 1 << 1, F3 = 0x4, F4 = 010 };
+    enum chars { NL = '\\n', LETTER = 'a', AFTER };
     struct item { enum color c; int n; };
 
     int shade(enum color c) {
@@ -40,6 +41,7 @@ FACTS = """
         struct item it = { GREEN, 3 };
         assert(RED == 0 && GREEN == 5 && BLUE == 6 && LAST == 13);
         assert(ZERO_AGAIN == 0 && (F1 | F2 | F3 | F4) == 15);
+        assert(NL == 10 && LETTER == 97 && AFTER == 98);
         assert(shade(c) == 3 && shade(RED) == 1 && shade(LAST) == 4 && shade(it.c) == 2);
         assert(s < 0);               /* an enumeration with a negative constant is int */
         assert(c - 7 > 0);           /* one without is unsigned int (gcc): 6u - 7 wraps */

@@ -129,8 +129,12 @@ class _Lowering:
                     return int(digits, base)
                 except ValueError:
                     return None
-            case c_ast.Constant(type="char", value=text) if len(text) == 3:
-                return ord(text[1])
+            case c_ast.Constant(type="char", value=text):  # 'a', '\n', '\0', '\x41'
+                try:
+                    chars = text[1:-1].encode("latin-1").decode("unicode_escape")
+                except (UnicodeError, ValueError):
+                    return None
+                return ord(chars) if len(chars) == 1 else None
             case c_ast.ID(name=name):
                 return local.get(name, self.lookup(name))
             case c_ast.UnaryOp(op=op, expr=e) if op in _UNARY:
