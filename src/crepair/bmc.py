@@ -306,7 +306,7 @@ def verify_program(
         check = check_violation(formula, limits)
     else:
         check = check_violation(formula, limits)
-        bound = BoundReport(unwind, False) if not formula.cuts else check_bound(formula, limits)
+        bound = dataclasses.replace(check_bound(formula, limits), bound=unwind)  # formula: maybe a smaller bound's
         if check.verdict == Verdict.UNSAT:
             bound = needed_bound(program, bound, entry, limits, checks)
     cex = None

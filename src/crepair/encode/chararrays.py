@@ -128,8 +128,6 @@ class CharArrays(EncoderCore):
         array of chars that is the one object it may point to on this path
         (its object id a constant once simplified, as a ``qsort``
         comparator's parameters are); None for anything else."""
-        if isinstance(arg, c_ast.ID) and isinstance(self._lookup(arg).ctype, ct.ArrayType):
-            return None
         value = self._expr(arg, ctx)
         if not isinstance(value.ctype, ct.PointerType):
             return None

@@ -210,13 +210,8 @@ class _Lowering:
             self.scopes.pop()
             return
         for name, child in node.children():
-            if isinstance(child, (c_ast.Compound, c_ast.If, c_ast.While, c_ast.DoWhile, c_ast.For, c_ast.Switch,
-                                  c_ast.Case, c_ast.Default, c_ast.Label, c_ast.Decl, c_ast.DeclList)) \
-                    or _is_statement(node, name):
-                if isinstance(child, (c_ast.Decl, c_ast.DeclList)):
-                    self.declaration(child)
-                else:
-                    self.statement(child)
+            if _is_statement(node, name):
+                self.declaration(child)  # a block item: a declaration or a statement
             else:
                 _set_child(node, name, self.expr(child))
 
@@ -238,9 +233,8 @@ class _Lowering:
 
 def _is_statement(parent: c_ast.Node, name: str) -> bool:
     """Whether ``parent``'s child ``name`` is a statement (not an expression)."""
-    return (isinstance(parent, (c_ast.If,)) and name in ("iftrue", "iffalse")) \
-        or (isinstance(parent, (c_ast.While, c_ast.DoWhile, c_ast.Label)) and name == "stmt") \
-        or (isinstance(parent, c_ast.Switch) and name == "stmt") \
+    return (isinstance(parent, c_ast.If) and name in ("iftrue", "iffalse")) \
+        or (isinstance(parent, (c_ast.While, c_ast.DoWhile, c_ast.Label, c_ast.Switch)) and name == "stmt") \
         or (isinstance(parent, (c_ast.Case, c_ast.Default)) and name.startswith("stmts"))
 
 

@@ -65,8 +65,8 @@ def _without_to_ieee_bv(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     of a sort, so a model where two NaNs had two patterns was no model of
     ``assertions`` to z3 (Codeflaws 20-B: "z3 rejects Bitwuzla's model").
     Equisatisfiable, and every model of the result is one of ``assertions``."""
-    apps = {t.get_id(): t for t in applications(assertions, z3.Z3_OP_FPA_TO_IEEE_BV)}
-    pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, (_, app) in enumerate(sorted(apps.items()))]
+    apps = applications(assertions, z3.Z3_OP_FPA_TO_IEEE_BV)  # each once, in a deterministic order
+    pairs = [(app, z3.BitVec(_FRESH.format(i), app.size())) for i, app in enumerate(apps)]
     defs = [z3.fpBVToFP(v, app.arg(0).sort()) == app.arg(0) for app, v in pairs]
     nans: dict[tuple[int, int], z3.BitVecRef] = {}
     for app, v in pairs:
@@ -87,9 +87,8 @@ def _without_lambdas(assertions: Sequence[z3.BoolRef]) -> list[z3.BoolRef]:
     SMT-LIB parser has no ``lambda``, but reads quantifiers.
     Equisatisfiable, and every model of the result is one of
     ``assertions`` (a lambda inside another's body stays as it is)."""
-    found = {t.get_id(): t for t in lambdas(assertions)}
     pairs, defs = [], []
-    for k, (_, lam) in enumerate(sorted(found.items())):
+    for k, lam in enumerate(lambdas(assertions)):  # each once, in a deterministic order
         array = z3.Const(_LAMBDA.format(k), lam.sort())
         xs = [z3.Const(f"{_LAMBDA.format(k)}!{j}", lam.var_sort(j)) for j in range(lam.num_vars())]
         body = z3.substitute_vars(lam.body(), *reversed(xs))  # de Bruijn index 0 is the last bound variable

@@ -62,21 +62,6 @@ def shape(term: z3.ExprRef) -> tuple[str, tuple[z3.ExprRef, ...]]:
     return _SHAPES.get(term.decl().kind(), "app"), tuple(term.children())
 
 
-def subterms(terms: Iterable[z3.ExprRef]) -> Iterator[z3.ExprRef]:
-    """Every distinct subterm of ``terms`` (``terms`` included), each once,
-    shared subterms of the DAG too (depth first, deterministic order)."""
-    seen: set[int] = set()
-    stack = list(terms)
-    while stack:
-        t = stack.pop()
-        key = t.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        yield t
-        stack.extend(t.children())
-
-
 def _raw_walk(terms: list[z3.ExprRef]) -> Iterator[tuple[object, int]]:
     """Every distinct node of ``terms`` once, as (raw AST pointer, z3 AST
     kind), through z3's C API on raw pointers (a wrapper object per node
