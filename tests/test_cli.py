@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -216,3 +217,14 @@ def test_sir_tcas_without_entry_names_argv_and_suggests_entry(tmp_path):
     assert "\n" not in line and "pointers are not supported" not in line
     assert line.startswith("crepair: error: tcas.c:160:")
     assert "argv[3]" in line and "--entry" in line
+
+
+def test_every_printed_bounded_repair_states_its_evidence(tmp_path, capsys):
+    sum_c = (Path(__file__).resolve().parents[1] / "examples" / "sum.c").read_text()
+    assert main(["repair", str(write_c(tmp_path, sum_c, "sum.c"))]) == ExitCode.OK
+    out = capsys.readouterr().out
+    repairs = out.count("\nrepair ")
+    assert repairs >= 1
+    # sum.c's loop runs n <= 5 times: the proof covers every run (unwinding assertions)
+    assert out.count("  evidence: verified: every run ends within unwinding bound 8 and satisfies every "
+                     "assertion") == repairs

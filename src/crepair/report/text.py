@@ -104,8 +104,7 @@ def render_repair(repair: Repair, index: int) -> str:
             continue
         tokens = "; ".join(f"{e.old} -> {e.new}" for e in ch.edits)
         out.append(f"  {ch.span.file}:{ch.span.line}: {tokens}   in   {ch.before}  =>  {ch.after}")
-    if repair.vacuous:
-        out.append(f"  warning: {repair.evidence.describe()}")
+    out.append(f"  {'warning' if repair.vacuous else 'evidence'}: {repair.evidence.describe()}")
     out.append(repair.diff.rstrip("\n"))
     return "\n".join(out)
 
