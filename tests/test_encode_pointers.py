@@ -377,3 +377,30 @@ def test_a_pointer_that_may_point_into_two_arrays_is_named_for_string_functions(
     with pytest.raises(UnsupportedConstruct) as info:
         crepair.verify(path)
     assert "strlen: 'q' is not an array nor a pointer into one char array" in str(info.value)
+
+
+SEQUENCE = """
+    #include <stdlib.h>
+    struct seq { int *arr; int n; };
+    int main(void) {
+        struct seq *s = malloc(sizeof(struct seq));
+        s->n = 3;
+        s->arr = malloc(sizeof(int) * s->n);
+        for (int c = 0; c < s->n; c++)
+            s->arr[c] = 10 * c;
+        s->arr[1] += 5;
+        int k = nondet_int();
+        __CPROVER_assume(k >= 0 && k < 4);
+        assert(s->arr[1] == 15 && s->arr[2] == 20);
+        return s->arr[k];
+    }
+"""
+
+
+def test_a_pointer_member_is_subscripted_as_the_array_it_points_to(tmp_path):
+    # s->arr[i] is *(s->arr + i): read, written and bounds-checked through the pointer
+    cex = verify(tmp_path, SEQUENCE, unwind=4).counterexample
+    assert cex.violated == Violation.POINTER_BOUNDS
+    assert [i.value for i in cex.inputs if i.label == "nondet_int()"] == [3]
+    assert verify(tmp_path, SEQUENCE.replace("k < 4", "k < 3"), unwind=4).outcome == VERIFIED
+    assert verify(tmp_path, SEQUENCE.replace("+= 5", "+= 4"), unwind=4).counterexample.violated == Violation.ASSERTION

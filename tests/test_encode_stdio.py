@@ -61,21 +61,30 @@ def test_unmodelled_conversions_are_named(tmp_path, fmt, what):
     assert str(info.value) == f"{path}:4:11: unsupported construct: {what}"
 
 
-def test_a_stream_variable_is_named_where_the_program_declares_it(tmp_path):
-    # FILE comes from crepair's own header: the message points at the user's declaration, not at a header line
+def test_a_stream_that_is_not_one_standard_stream_is_named_where_it_is_used(tmp_path):
+    # a FILE * holds stdin, stdout or stderr (crepair.encode.streams); one chosen by an input is not modelled
     path = write_c(tmp_path, """
         #include <stdio.h>
         int main(void) {
-            int n;
-            FILE *in = stdin;
+            int n = getchar();
+            FILE *in = n > 48 ? stdin : stderr;
             fscanf(in, "%d", &n);
             return n;
         }
     """)
     with pytest.raises(UnsupportedConstruct) as info:
         crepair.verify(path)
-    assert str(info.value) == (f"{path}:4:11: unsupported construct: FILE (a stream variable: only stdin and "
-                               "stdout, named directly, are modelled)")
+    assert str(info.value) == (f"{path}:5:12: unsupported construct: fscanf on a stream that is not always the same "
+                               "one of stdin, stdout and stderr (streams opened with fopen are not modelled)")
+    opened = write_c(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            FILE *in = fopen("in.txt", "r");
+            return in == 0;
+        }
+    """, "opened.c")
+    with pytest.raises(UnsupportedConstruct, match="3:16: unsupported construct: call to 'fopen': library function"):
+        crepair.verify(opened)
 
 
 # -------------------------------------------------------------------- input
@@ -326,6 +335,51 @@ def test_exit_ends_the_program_and_the_reference_runs_next(tmp_path):
     wrong = early.replace('printf("best %d\\n", 0); exit(0);', 'exit(0);')
     student, model = _pair(tmp_path, "#include <stdlib.h>\n" + wrong)
     assert crepair.verify(student, reference=model).outcome == VIOLATED
+
+
+STREAMS = """
+    #include <stdio.h>
+    int largest(FILE *in, int n) {
+        int i, x, best = 0;
+        for (i = 0; i < n && i < 3; i++) {
+            fscanf(in, "%d", &x);
+            if (x > best)
+                best = x;
+        }
+        return best;
+    }
+    int main() {
+        int n;
+        FILE *in = stdin, *out;
+        out = stdout;
+        if (!in || !out)  /* a standard stream is never NULL */
+            return 1;
+        fscanf(stdin, "%d", &n);
+        n = largest(in, n);
+        fprintf(stderr, "debugging %d\\n", n);  /* not compared */
+        fputs("best ", out);
+        fprintf(out, "%d", n);
+        fputc('\\n', out);
+        return 0;
+    }
+"""
+
+
+@pytest.mark.parametrize("change, outcome", [
+    (None, VERIFIED),
+    (("x > best", "x >= best + 1 && x != 5"), VIOLATED),
+    (("fputc('\\n', out);", "putc('\\n', stderr);"), VERIFIED),  # the final newline does not count
+    (('fputs("best ", out);', 'fputs("best", out);'), VIOLATED),  # fputs adds no newline: "best3" is one token
+])
+def test_streams_held_in_variables_read_stdin_and_write_stdout(tmp_path, change, outcome):
+    student = STREAMS if change is None else STREAMS.replace(*change)
+    assert (student == STREAMS) == (change is None)
+    student, model = _pair(tmp_path, student, STREAMS)
+    result = crepair.verify(student, reference=model)
+    assert result.outcome == outcome
+    if change is not None and "x != 5" in change[1]:  # the counterexample reads a 5 among the first three numbers
+        read = [i.value for i in result.counterexample.inputs if i.label.startswith("fscanf")]
+        assert read[0] >= 1 and 5 in read[1:1 + min(read[0], 3)]
 
 
 def test_a_student_main_is_repaired_against_the_model_solution(tmp_path):

@@ -55,8 +55,9 @@ _ASSERTS = {"assert", "__VERIFIER_assert", "__CPROVER_assert", "__assert"}
 _ASSUMES = {"assume", "__VERIFIER_assume", "__CPROVER_assume"}
 _ERRORS = {"__VERIFIER_error", "reach_error"}
 _IGNORED_CALLS = {"fflush"}
-_STDIO = {"scanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": "_puts", "putchar": "_putchar",
-          "gets": "_gets", "fgets": "_gets"}
+_STDIO = {"scanf": "_scanf", "fscanf": "_scanf", "printf": "_printf", "fprintf": "_printf", "puts": "_puts",
+          "fputs": "_puts", "putchar": "_putchar", "fputc": "_putchar", "putc": "_putchar", "gets": "_gets",
+          "fgets": "_gets", "fgetc": "_fgetc", "getc": "_fgetc"}
 
 
 class Calls(Strings, Stdio, Sprintf, Library, Sorting, Allocation, Arguments, Initializers):

@@ -222,8 +222,8 @@ class EncoderCore:
             a, _ = self._located(root.iftrue, state.fork(g), kind, target, name=name)  # no effects in the arms
             b, _ = self._located(root.iffalse, state.fork(smt.Not(g)), kind, target, name=name)
             return smt.If(g, a, b), state
-        if target is not None and not isinstance(target, ct.IntType):
-            # a pointer or struct value is not a location (AllRepair mutates integer expressions)
+        if target is not None and (not isinstance(target, ct.IntType) or isinstance(target, ct.StreamType)):
+            # a pointer, struct or stream value is not a location (AllRepair mutates integer expressions)
             if isinstance(root, c_ast.InitList) and isinstance(target, ct.StructType):
                 return self._struct_initializer(root, target, state, located=True, key=name)
             ctx = Ctx(state, {}, {}, True)

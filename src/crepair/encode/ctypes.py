@@ -34,6 +34,14 @@ class FloatType(IntType):
 
 
 @dataclass(frozen=True, slots=True)
+class StreamType(IntType):
+    """``FILE *`` holding one of the standard streams, as a tag
+    (:mod:`crepair.encode.streams`: 1 stdin, 2 stdout, 3 stderr; never 0,
+    so a standard stream is not NULL).  No other stream (``fopen``) is
+    modelled."""
+
+
+@dataclass(frozen=True, slots=True)
 class ArrayType:
     """An array of ``elem``; ``size`` is the declared size expression (or
     None).  A multi-dimensional array ``T a[n][d1][d2]`` is one flat array
@@ -131,6 +139,7 @@ BOOL = IntType(8, False, is_bool=True, name="_Bool")
 VOID = IntType(32, True, name="void")
 FLOAT = FloatType(32, True, name="float")
 DOUBLE = FloatType(64, True, name="double")
+STREAM = StreamType(8, False, name="FILE *")
 
 
 def float_bits(ctype) -> int:

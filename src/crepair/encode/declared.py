@@ -36,7 +36,7 @@ class DeclaredTypes(EncoderCore):
                         if not (in_header(typedef) and in_user_file(node)):
                             raise
                         # a library header's type (FILE): said where the user's program names it
-                        what = "FILE (a stream variable: only stdin and stdout, named directly, are modelled)" \
+                        what = "FILE (only a FILE * holding stdin, stdout or stderr is modelled)" \
                             if names[0] == "FILE" else f"{names[0]}: {e.construct}"
                         raise UnsupportedConstruct(self._point(node), what) from None
                 return ct.from_names(names, self._point(node))
@@ -57,6 +57,8 @@ class DeclaredTypes(EncoderCore):
                 return ct.ArrayType(elem, dim)
             case c_ast.PtrDecl(type=c_ast.FuncDecl()):
                 raise UnsupportedConstruct(self._point(node), "function pointer")
+            case c_ast.PtrDecl(type=c_ast.TypeDecl(type=c_ast.IdentifierType(names=[name]))) if self._is_file(name):
+                return ct.STREAM  # a standard stream (crepair.encode.streams)
             case c_ast.PtrDecl(type=inner):
                 elem = self._type(inner)
                 if isinstance(elem, ct.ArrayType):
@@ -67,6 +69,19 @@ class DeclaredTypes(EncoderCore):
                     raise UnsupportedConstruct(self._point(node), "void pointer")
                 return ct.PointerType(elem)
         raise UnsupportedConstruct(self._point(node), f"type {type(node).__name__}")
+
+    def _is_file(self, name: str) -> bool:
+        """Whether typedef ``name`` is (through other typedefs) the library
+        headers' ``FILE`` (``struct __crepair_FILE``)."""
+        for _ in range(16):
+            node = self._p.typedefs.get(name)
+            match node:
+                case c_ast.TypeDecl(type=c_ast.Struct(name="__crepair_FILE")):
+                    return True
+                case c_ast.TypeDecl(type=c_ast.IdentifierType(names=[name])):
+                    continue
+            return False
+        return False
 
     def _inner_dimension(self, dim: c_ast.Node | None, node: c_ast.Node) -> int:
         """The value of an inner dimension of a multi-dimensional array,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode import structs
+from crepair.encode import streams, structs
 from crepair.encode.dimensions import Dimensions
 from crepair.encode.ops import (
     FLOAT_OPERATORS, Value, apply_binary, apply_unary, bool_value, constant_value, convert, to_bool, undefined_cases,
@@ -46,6 +46,8 @@ class Expressions(Dimensions):
                 if override is not None:
                     return Value(smt.BitVecVal(override, value.ctype.bits), value.ctype)
                 return value
+            case c_ast.ID(name=name) if name in streams.TAGS and not any(name in s for s in self._scopes):
+                return streams.constant(name)
             case c_ast.ID():
                 if not ctx.record:
                     return ctx.cache[node]
@@ -69,13 +71,16 @@ class Expressions(Dimensions):
                 self._check_index(ctx, node, var, index)
                 return Value(smt.Select(array, convert(index, ct.INT).term), var.ctype.elem)
             case c_ast.ArrayRef(name=c_ast.StructRef() as member, subscript=sub):
-                packed, m = self._member_value(member, ctx, array=True)
+                packed, m = self._member_value(member, ctx, subscripted=True)
+                if m.count is None:  # a pointer member: s->p[i] is *(s->p + i)
+                    ptr = self._pointer_value(Value(packed, m.ctype), member)
+                    return self._load(self._pointer_arith("+", ptr, self._expr(sub, ctx)), node, ctx)
                 index = self._expr(sub, ctx)
                 self._check_member_index(ctx, node, m, index)
                 i = convert(index, ct.LONG).term
                 return Value(structs.read_element(packed, m.ctype.bits, m.count, i), m.ctype)
             case c_ast.StructRef():
-                term, m = self._member_value(node, ctx, array=False)
+                term, m = self._member_value(node, ctx, subscripted=False)
                 return Value(term, m.ctype)
             case c_ast.ArrayRef(name=c_ast.ArrayRef() as inner) if not self._pointer_elements(inner):
                 while isinstance(inner, c_ast.ArrayRef):
@@ -217,16 +222,16 @@ class Expressions(Dimensions):
                 return isinstance(var.ctype, ct.PointerType)
         return False
 
-    def _member_value(self, node: c_ast.StructRef, ctx: Ctx, *, array: bool) -> tuple[smt.Term, ct.Member]:
+    def _member_value(self, node: c_ast.StructRef, ctx: Ctx, *, subscripted: bool) -> tuple[smt.Term, ct.Member]:
         """The value of member ``s.x`` or ``p->x`` (the packed elements of an
-        array member when ``array``) and the member."""
+        array member, which only a ``subscripted`` member may be) and the
+        member."""
         base = self._expr(node.name, ctx)
         if node.type == "->":
             base = self._load(base, node, ctx)
         member = self._member(base.ctype, node)
-        if (member.count is not None) != array:
-            what = "array member used as a value" if member.count is not None else "subscript of a member that is not an array"
-            raise UnsupportedConstruct(self._point(node), what)
+        if member.count is not None and not subscripted:
+            raise UnsupportedConstruct(self._point(node), "array member used as a value")
         return structs.read_member(base.term, member), member
 
     def _member(self, stype, node: c_ast.StructRef) -> ct.Member:

@@ -179,8 +179,9 @@ class Assignments(EncoderCore):
         if isinstance(lv, c_ast.ArrayRef) and isinstance(lv.name, c_ast.StructRef):
             of = self._member_place(lv.name, ctx)
             m, base = of.member, of.place_of_member()
-            if m.count is None:
-                raise UnsupportedConstruct(self._point(lv), "subscript of a member that is not an array")
+            if m.count is None:  # a pointer member: s->p[i] is *(s->p + i)
+                ptr = self._pointer_value(Value(base.read(), m.ctype), lv.name)
+                return self._pointee(self._pointer_arith("+", ptr, self._expr(lv.subscript, ctx)), lv, ctx)
             subscript = self._expr(lv.subscript, ctx)
             self._check_member_index(ctx, lv, m, subscript)
             i = convert(subscript, ct.LONG).term

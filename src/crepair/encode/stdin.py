@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
+from crepair.encode import streams
 from crepair.encode.chararrays import CharArrays
 from crepair.encode.formats import Conversion, parse_format
 from crepair.encode.formula import Constraint, Input, UnwindingCut, Violation
@@ -103,8 +104,28 @@ class Stdin(CharArrays):
             self.formula.inputs.append(Input(label, line, shown, signed, guard=state.guard))
         return tok, pos
 
+    def _stream(self, arg: c_ast.Node, ctx: Ctx, what: str) -> str:
+        """The standard stream the ``FILE *`` argument ``arg`` holds
+        (:func:`crepair.encode.streams.stream_name`); ``UnsupportedConstruct``
+        when it is not one fixed standard stream."""
+        value = self._expr(arg, ctx)
+        if isinstance(value.ctype, ct.StreamType):
+            value = Value(streams.propagated(value.term, self.formula.s_assign), value.ctype)
+        return streams.stream_name(value, self._point(arg), what)
+
+    def _read_stream(self, arg: c_ast.Node, ctx: Ctx, what: str) -> None:
+        """Raises ``UnsupportedConstruct`` unless ``arg`` holds ``stdin``."""
+        if self._stream(arg, ctx, what) != "stdin":
+            raise UnsupportedConstruct(self._point(arg), f"{what} from a stream other than stdin")
+
     def _scanf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
-        """``scanf(fmt, ...)``: every conversion reads the next token, if any."""
+        """``scanf(fmt, ...)``, ``fscanf(stdin, fmt, ...)``: every
+        conversion reads the next token, if any."""
+        if name == "fscanf":
+            if not args:
+                raise BadInput("call to 'fscanf' without a stream", self._point(node))
+            self._read_stream(args[0], ctx, name)
+            args = args[1:]
         pieces = self._format(name, node, args, 0, scan=True)
         conversions = [p for p in pieces if isinstance(p, Conversion)]
         length = self._stdio.length
@@ -261,8 +282,8 @@ class Stdin(CharArrays):
         expected = 1 if name == "gets" else 3
         if len(args) != expected:
             raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {expected}", self._point(node))
-        if name == "fgets" and not (isinstance(args[2], c_ast.ID) and args[2].name == "stdin"):
-            raise UnsupportedConstruct(self._point(args[2]), "fgets from a stream other than stdin")
+        if name == "fgets":
+            self._read_stream(args[2], ctx, name)
         limit = self._input_bound()
         if name == "fgets":
             n = smt.simplify(convert(self._expr(args[1], ctx), ct.INT).term)
@@ -284,6 +305,13 @@ class Stdin(CharArrays):
             self._store_at(dest, length + _bv(1), _bv(0, 8), ctx.state, node)
         ctx.state = outer
         return Value(smt.If(there, _bv(1), _bv(0)), ct.INT)
+
+    def _fgetc(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
+        """``fgetc(stdin)``, ``getc(stdin)``: as ``getchar()``."""
+        if len(args) != 1:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected 1", self._point(node))
+        self._read_stream(args[0], ctx, name)
+        return self._getchar(node, ctx)
 
     def _getchar(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
         """``getchar()``: the low byte of the next token, as an unsigned

@@ -174,7 +174,7 @@ class Stdio(Stdin):
             return self._printf_choice(name, node, args, first, ctx)
         if not self._stdio.recorded:
             return self._unrecorded(name, node, args, ctx)
-        if first and not (isinstance(args[0], c_ast.ID) and args[0].name == "stdout"):
+        if first and self._stream(args[0], ctx, name) != "stdout":
             return self._unrecorded(name, node, args, ctx)  # stderr is not compared
         pieces = self._format(name, node, args, first, scan=False)
         values = iter(args[first + 1:])
@@ -237,20 +237,26 @@ class Stdio(Stdin):
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _puts(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
-        """``puts(s)``: the characters of ``s``, then a newline."""
-        if not self._stdio.recorded:
+        """``puts(s)``: the characters of ``s``, then a newline;
+        ``fputs(s, stdout)``: the characters alone."""
+        expected = 2 if name == "fputs" else 1
+        if len(args) != expected:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {expected}", self._point(node))
+        if not self._stdio.recorded or (name == "fputs" and self._stream(args[1], ctx, name) != "stdout"):
             return self._unrecorded(name, node, args, ctx)
-        if len(args) != 1:
-            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected 1", self._point(node))
         self._emit_string(self._array_argument(args[0], ctx, name), ctx, node)
-        self._newline(ctx)
+        if name == "puts":
+            self._newline(ctx)
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _putchar(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
-        """``putchar(c)``: the character ``(unsigned char) c``, which it returns."""
-        if len(args) != 1:
-            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected 1", self._point(node))
-        if not self._stdio.recorded:
+        """``putchar(c)``, ``fputc(c, stdout)``, ``putc(c, stdout)``: the
+        character ``(unsigned char) c``, which it returns (to another
+        stream: not compared)."""
+        expected = 1 if name == "putchar" else 2
+        if len(args) != expected:
+            raise BadInput(f"call to '{name}' with {len(args)} arguments, expected {expected}", self._point(node))
+        if not self._stdio.recorded or (expected == 2 and self._stream(args[1], ctx, name) != "stdout"):
             value = convert(self._expr(args[0], ctx), ct.INT).term
         else:
             value, ctx.state = self._located(args[0], ctx.state, LocationKind.ARGUMENT, ct.INT,

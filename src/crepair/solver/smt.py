@@ -49,6 +49,7 @@ Concat = z3.Concat
 K = z3.K
 Array = z3.Array
 BitVecSort = z3.BitVecSort
+is_eq = z3.is_eq
 Term = z3.ExprRef
 BoolTerm = z3.BoolRef
 

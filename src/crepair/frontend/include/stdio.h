@@ -1,10 +1,13 @@
 /* crepair: stand-in for <stdio.h>.  scanf, getchar, gets and fgets read
    stdin as a stream of input tokens; printf, puts, putchar and
    fprintf(stdout, ...) write an output compared under --reference from
-   main (crepair.encode.stdin, crepair.encode.stdio); fflush is accepted.  A
-   call to another of these functions is reported as a library function
+   main (crepair.encode.stdin, crepair.encode.stdio); fflush is accepted.
+   fscanf, fgets, fgetc and getc on stdin, and fprintf, fputs, fputc and
+   putc on stdout or stderr (not compared), are the calls above; a FILE *
+   may hold stdin, stdout or stderr (crepair.encode.streams).  A call to
+   another of these functions (fopen) is reported as a library function
    the bounded engine does not model.  stdin, stdout and stderr are not
-   declared (only named as arguments). */
+   declared (the encoder knows their names). */
 #include "_crepair_types.h"
 #define BUFSIZ 8192
 int printf(const char *, ...);
