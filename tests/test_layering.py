@@ -9,6 +9,8 @@ imported, and every import anywhere in it (also inside functions and
 * ``crepair.batch`` does not import ``crepair.cli`` (a worker calls the
   API, the CLI only composes);
 * ``crepair.report`` reads records only (:data:`REPORT_READS`);
+* ``crepair.typed`` (the typed C layer) reads the front-end's output only:
+  it sits between pycparser and the engines, which import it;
 * only ``crepair.solver`` imports z3, Bitwuzla and PySAT;
 * only ``crepair.toolchain`` starts processes (imports ``subprocess`` or
   ``pexpect``, calls ``os.system`` and the like): the debug shell's gdb
@@ -112,6 +114,14 @@ def test_report_reads_records_only():
         return _within(m, "crepair") and not _within(m, "crepair.report") and m not in REPORT_READS
 
     assert _violations("crepair.report", bad) == []
+
+
+def test_the_typed_layer_reads_the_front_end_only():
+    def bad(m: str) -> bool:
+        return _within(m, "crepair") and not any(_within(m, p) for p in ("crepair.typed", "crepair.frontend"))
+
+    assert _violations("crepair.typed", bad) == []
+    assert "crepair.typed.model" in MODULES
 
 
 def test_only_the_solver_package_imports_z3_bitwuzla_and_pysat():

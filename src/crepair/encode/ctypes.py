@@ -8,11 +8,13 @@ concatenation of its members (:mod:`crepair.encode.memory`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
 from crepair.errors import UnsupportedConstruct
+from crepair.typed import model
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,7 @@ VOID = IntType(32, True, name="void")
 FLOAT = FloatType(32, True, name="float")
 DOUBLE = FloatType(64, True, name="double")
 STREAM = StreamType(8, False, name="FILE *")
+_BY_WIDTH = {(t.bits, t.signed): t for t in (CHAR, UCHAR, SHORT, USHORT, INT, UINT, LONG, ULONG)}
 
 
 def float_bits(ctype) -> int:
@@ -148,47 +151,50 @@ def float_bits(ctype) -> int:
     return ctype.bits if isinstance(ctype, FloatType) else 0
 
 
-def from_names(names: list[str], where) -> IntType:
-    """The type named by specifier keywords such as ``["unsigned", "long"]``."""
-    words = [n for n in names if n not in ("const", "volatile", "register", "static", "extern", "auto", "inline")]
-    unsigned = "unsigned" in words
-    core = sorted(w for w in words if w not in ("signed", "unsigned"))  # C allows the specifiers in any order
-    if core == ["void"]:
+def of_model(t: model.CType) -> IntType | None:
+    """The encoder's type for an arithmetic or void type of the C type
+    model (:mod:`crepair.typed.model`), by width and signedness (``long
+    long`` is the 64-bit ``long``); None for ``long double`` and any other
+    kind."""
+    if t.kind == model.TypeKind.VOID:
         return VOID
-    if core == ["_Bool"]:
+    if t.kind == model.TypeKind.FLOAT:
+        return {1: FLOAT, 2: DOUBLE}.get(t.rank)
+    if t.kind != model.TypeKind.INTEGER:
+        return None
+    if t.rank == 0:
         return BOOL
-    if core == ["float"]:
-        return FLOAT
-    if core == ["double"]:
-        return DOUBLE
-    if core == ["char"]:
-        return UCHAR if unsigned else CHAR
-    if core in (["short"], ["int", "short"]):
-        return USHORT if unsigned else SHORT
-    if core in ([], ["int"]):
-        return UINT if unsigned else INT
-    # long and long long are both 64 bits (LP64)
-    if core in (["long"], ["int", "long"], ["long", "long"], ["int", "long", "long"]):
-        return ULONG if unsigned else LONG
-    raise UnsupportedConstruct(where, f"type '{' '.join(names)}'")
+    return _BY_WIDTH[t.bits, t.signed]
+
+
+def to_model(t: IntType) -> model.CType:
+    """The C type model's type for the encoder's arithmetic type ``t``."""
+    if isinstance(t, FloatType):
+        return model.FLOAT if t.bits == 32 else model.DOUBLE
+    if t.is_bool:
+        return model.BOOL
+    return model.integer({8: 1, 16: 2, 32: 3, 64: 4}[t.bits], t.signed)
+
+
+def from_names(names: list[str], where) -> IntType:
+    """The type named by specifier keywords such as ``["unsigned", "long"]``
+    (:func:`crepair.typed.model.named`).  Raises ``UnsupportedConstruct``
+    at ``where`` for other names and ``long double``."""
+    t = model.named(names)
+    ctype = of_model(t) if t is not None else None
+    if ctype is None:
+        raise UnsupportedConstruct(where, f"type '{' '.join(names)}'")
+    return ctype
 
 
 def promote(t: IntType) -> IntType:
-    """Integer promotion: types narrower than int become int (a float stays)."""
+    """Integer promotion (C11 6.3.1.1p2, :func:`crepair.typed.model.promote`):
+    types narrower than int become int (a float stays)."""
     return INT if t.bits < 32 and not isinstance(t, FloatType) else t
 
 
+@functools.cache
 def common(a: IntType, b: IntType) -> IntType:
-    """The usual arithmetic conversions of two (promoted) operand types
-    (C11 6.3.1.8: with a floating operand, the wider floating type)."""
-    if isinstance(a, FloatType) or isinstance(b, FloatType):
-        return DOUBLE if DOUBLE in (a, b) else FLOAT
-    a, b = promote(a), promote(b)
-    if a == b:
-        return a
-    if a.signed == b.signed:
-        return a if a.bits >= b.bits else b
-    u, s = (a, b) if not a.signed else (b, a)
-    if u.bits >= s.bits:
-        return u
-    return s
+    """The usual arithmetic conversions of two operand types (C11 6.3.1.8,
+    :func:`crepair.typed.model.usual`)."""
+    return of_model(model.usual(to_model(a), to_model(b)))

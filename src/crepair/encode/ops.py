@@ -17,6 +17,7 @@ from crepair.encode import ctypes as ct
 from crepair.encode.formula import Violation
 from crepair.errors import BadInput, SourcePoint, UnsupportedConstruct
 from crepair.solver import fp, smt
+from crepair.typed.model import integer_literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,26 +182,14 @@ def apply_unary(op: str, a: Value) -> Value:
 
 
 def parse_int_literal(text: str) -> tuple[int, ct.IntType]:
-    """Value and type of a C integer literal (C11 6.4.4.1, LP64)."""
-    body = text.rstrip("uUlL")
-    suffix = text[len(body):].lower()
-    if body.lower().startswith("0x"):
-        value, decimal = int(body, 16), False
-    elif body.startswith("0") and len(body) > 1:
-        value, decimal = int(body, 8), False
-    else:
-        value, decimal = int(body), True
-    unsigned = "u" in suffix
-    wide = "l" in suffix
-    candidates: list[ct.IntType] = []
-    if not wide:
-        candidates += [ct.UINT] if unsigned else ([ct.INT] if decimal else [ct.INT, ct.UINT])
-    candidates += [ct.ULONG] if unsigned else ([ct.LONG] if decimal else [ct.LONG, ct.ULONG])
-    for t in candidates:
-        limit = 1 << (t.bits - 1 if t.signed else t.bits)
-        if value < limit:
-            return value, t
-    return value & ((1 << 64) - 1), ct.ULONG
+    """Value and type of a C integer literal (C11 6.4.4.1, LP64:
+    :func:`crepair.typed.model.integer_literal`; ``long long`` is the
+    64-bit ``long`` here).  Raises ``ValueError`` when ``text`` is not one."""
+    parsed = integer_literal(text)
+    if parsed is None:
+        raise ValueError(f"not an integer constant: {text}")
+    value, ctype = parsed
+    return value & ((1 << ctype.bits) - 1), ct.of_model(ctype)
 
 
 _SIMPLE_ESCAPES = {

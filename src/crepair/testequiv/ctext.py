@@ -14,6 +14,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from crepair.frontend.tokens import tokenize
+from crepair.typed.model import integer_literal
 
 COMMA, ASSIGN, TERNARY, UNARY, PRIMARY = 1, 2, 3, 14, 15
 BINARY = {
@@ -118,32 +119,6 @@ def char_text(value: int) -> str | None:
     return None
 
 
-def int_literal(text: str) -> tuple[int, int, bool] | None:
-    """Value, conversion rank (int 3, long 4, long long 5) and signedness
-    of an integer literal (C11 §6.4.4.1, LP64), or None."""
-    body = text.rstrip("uUlL")
-    suffix = text[len(body):].lower()
-    try:
-        if body.lower().startswith("0x"):
-            value, decimal = int(body, 16), False
-        elif body.lower().startswith("0b"):
-            value, decimal = int(body, 2), False
-        elif body.startswith("0") and len(body) > 1:
-            value, decimal = int(body, 8), False
-        else:
-            value, decimal = int(body), True
-    except ValueError:
-        return None
-    unsigned, longs = "u" in suffix, suffix.count("l")
-    ranks = [r for r in (3, 4, 5) if r >= 3 + min(longs, 2)]
-    for rank in ranks:
-        bits = 32 if rank == 3 else 64
-        for signed in ((False,) if unsigned else ((True,) if decimal else (True, False))):
-            if value < 1 << (bits - 1 if signed else bits):
-                return value, rank, signed
-    return value, 5, False
-
-
 _CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
 
 
@@ -175,7 +150,7 @@ def constant_value(node: c_ast.Node) -> int | None:
     if const.type == "char":
         value = char_literal(const.value)
     elif "int" in const.type:
-        parsed = int_literal(const.value)
+        parsed = integer_literal(const.value)
         value = parsed[0] if parsed is not None else None
     else:
         return None
