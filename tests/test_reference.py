@@ -218,6 +218,27 @@ def test_bad_input_is_one_line_with_its_exit_code(tmp_path, capsys, case, what):
     assert len(err.strip().splitlines()) == 1 and what in err and "Traceback" not in err
 
 
+def test_signatures_compare_as_types_not_spellings(tmp_path):
+    # typedef names resolved, `unsigned` is `unsigned int`, an array parameter is a pointer, a struct by its tag
+    student = write_c(tmp_path, """
+        typedef unsigned int uint;
+        struct box { int v; };
+        typedef struct box box_t;
+        uint pick(const uint a[], box_t *b, unsigned n) { return n ? a[0] + b->v : 0u; }
+    """, "student.c")
+    model = write_c(tmp_path, """
+        struct box { int v; };
+        unsigned pick(unsigned int *a, struct box *b, unsigned int n) { return n ? a[0] + b->v : 0; }
+    """, "model.c")
+    result = crepair.verify(student, entry="pick", reference=model, unwind=1)
+    assert result.outcome == crepair.VerifyOutcome.VERIFIED
+    model.write_text(model.read_text().replace("unsigned int n", "long n"))
+    with pytest.raises(crepair.errors.BadInput, match=r"is unsigned int\(unsigned int \*, struct box \*, unsigned int\)"
+                                                      r" in .*student\.c but unsigned int\(unsigned int \*, struct box \*, "
+                                                      r"long\) in the reference"):
+        crepair.verify(student, entry="pick", reference=model, unwind=1)
+
+
 def test_reference_options_need_a_reference(capsys, tmp_path):
     student, _ = _pair(tmp_path)
     assert main(["verify", str(student), "--assume", "a > 0"]) == ExitCode.USAGE

@@ -50,6 +50,8 @@ from crepair.frontend.spans import Span
 from crepair.options import ReferenceOptions
 from crepair.reference.harness import Global, Param, Plan, harness_source, nondet_type, render
 from crepair.reference.names import Renamer, Writes, calls
+from crepair.typed.infer import Types
+from crepair.typed.model import canonical
 
 REF_PREFIX = "AllRepair_correct_ref"
 HARNESS_PREFIX = "AllRepair_correct_harness"
@@ -155,23 +157,14 @@ def _params(func: c_ast.FuncDef) -> list[Param]:
     return out
 
 
-def _type_text(program: CProgram, node: c_ast.Node, depth: int = 0) -> str:
-    """A parameter or return type as comparable text: typedefs resolved,
-    an array or pointer parameter as ``T *``."""
-    if isinstance(node, (c_ast.ArrayDecl, c_ast.PtrDecl)):
-        return _type_text(program, node.type, depth) + " *"
-    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
-        names = node.type.names
-        if len(names) == 1 and names[0] in program.typedefs and depth < 16:
-            return _type_text(program, program.typedefs[names[0]], depth + 1)
-        return " ".join(names)
-    return render(node, "").strip().rstrip(";")
-
-
 def _signature(program: CProgram, func: c_ast.FuncDef) -> str:
-    """The entry's signature, e.g. ``int(int, int *)``, for comparing the two programs'."""
-    params = ", ".join(_type_text(program, p.decl.type) for p in _params(func))
-    return f"{_type_text(program, func.decl.type.type)}({params})"
+    """The entry's signature, e.g. ``int(int, int *)``, for comparing the
+    two programs': the types as the typed C layer resolves them
+    (:func:`crepair.typed.model.canonical`: typedefs resolved, an array or
+    pointer parameter as ``T *``)."""
+    types = Types(program.ast)
+    params = ", ".join(canonical(types.resolve(p.decl.type)) for p in _params(func))
+    return f"{canonical(types.resolve(func.decl.type.type))}({params})"
 
 
 def load_with_reference(path, options: ReferenceOptions, *, entry: str = "main",

@@ -109,6 +109,20 @@ def array_of(t: CType, length: int | None = None) -> CType:
     return CType(TypeKind.ARRAY, f"{t.text} []" if t.text else "", target=t, length=length)
 
 
+def canonical(t: CType) -> str:
+    """A spelling of ``t`` that two programs share when they name the same
+    type differently (typedef names resolved, ``unsigned`` as ``unsigned
+    int``, a struct by its tag, qualifiers dropped, an array as a pointer
+    to its element, as a parameter is adjusted): ``"unsigned int *"``."""
+    if t.kind in (TypeKind.POINTER, TypeKind.ARRAY):
+        return (canonical(t.target) if t.target is not None else "?") + " *"
+    if t.kind == TypeKind.FUNCTION:
+        return (canonical(t.target) if t.target is not None else "?") + "()"
+    if t.kind == TypeKind.RECORD:
+        return t.record
+    return t.text or t.kind.value
+
+
 def decay(t: CType) -> CType:
     """Arrays and functions used as values become pointers (C11 6.3.2.1)."""
     if t.kind == TypeKind.ARRAY and t.target is not None:
