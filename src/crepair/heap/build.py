@@ -13,51 +13,44 @@ from pycparser import c_ast
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.frontend import CProgram
 from crepair.heap.ir import INT, Atom, BoolOp, Branch, Cond, Function, Gap, Instr, Loop, Operand, Seq, Stmt, ptr
+from crepair.typed.infer import Types, from_fake_libc
+from crepair.typed.model import TypeKind
 
-_INT_NAMES = {"int", "long", "short", "char", "unsigned", "signed", "_Bool"}
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 
 
 def struct_fields(program: CProgram) -> dict[str, dict[str, str]]:
-    """Every struct with a body: tag -> field -> IR type (file order)."""
+    """Every struct with a body (but the C library's): tag -> field -> IR
+    type (file order)."""
     out: dict[str, dict[str, str]] = {}
+    types = Types(program.ast)
 
     class V(c_ast.NodeVisitor):
         def visit_Struct(self, node: c_ast.Struct) -> None:
-            if node.decls is not None and node.name:
+            if node.decls is not None and node.name and not from_fake_libc(node):  # not the C library's
                 out[node.name] = {}
                 for d in node.decls:
-                    out[node.name][d.name] = _type(program, d.type, d)
+                    out[node.name][d.name] = _type(program, d.type, d, types)
             self.generic_visit(node)
 
     V().visit(program.ast)
     return out
 
 
-def _type(program: CProgram, t: c_ast.Node, where: c_ast.Node) -> str:
-    if isinstance(t, c_ast.PtrDecl):
-        inner = _resolve(program, t.type)
-        if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.Struct):
-            return ptr(inner.type.name)
+def _type(program: CProgram, t: c_ast.Node, where: c_ast.Node, types: Types | None = None) -> str:
+    """The IR type of declared type ``t`` (:data:`INT` or a struct
+    pointer), as the typed C layer resolves it (typedefs followed).
+    Raises ``UnsupportedConstruct`` at ``where`` for any other type."""
+    ctype = (types or Types(program.ast)).resolve(t)
+    if ctype.kind == TypeKind.INTEGER:
+        return INT
+    if ctype.kind == TypeKind.POINTER:
+        target = ctype.target
+        if target is not None and target.kind == TypeKind.RECORD and target.record.startswith("struct ") \
+                and "#" not in target.record:  # (an anonymous struct has no tag to name it by)
+            return ptr(target.record.split(" ", 1)[1])
         raise UnsupportedConstruct(program.spans.point(where), "a pointer that is not to a struct")
-    t = _resolve(program, t)
-    if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType):
-        if set(t.type.names) <= _INT_NAMES:
-            return INT
-    if isinstance(t, c_ast.PtrDecl):
-        return _type(program, t, where)
     raise UnsupportedConstruct(program.spans.point(where), "a variable that is neither an integer nor a struct pointer")
-
-
-def _resolve(program: CProgram, t: c_ast.Node) -> c_ast.Node:
-    """Follow typedef names (``typedef struct node Node;``)."""
-    for _ in range(20):
-        if (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)
-                and len(t.type.names) == 1 and t.type.names[0] in program.typedefs):
-            t = program.typedefs[t.type.names[0]]
-        else:
-            return t
-    return t
 
 
 class _Builder:
@@ -69,11 +62,12 @@ class _Builder:
         self.instrs: list[Instr] = []
         self.gaps: list[Gap] = []
         self.structs = struct_fields(program)
+        self.types = Types(program.ast)
         self.globals: dict[str, str] = {}
         for g in program.globals:
             if not isinstance(g.type, c_ast.FuncDecl):
                 try:
-                    self.globals[g.name] = _type(program, g.type, g)
+                    self.globals[g.name] = _type(program, g.type, g, self.types)
                 except UnsupportedConstruct:
                     pass  # a global the function never names
         self.params: dict[str, str] = {}
@@ -119,12 +113,12 @@ class _Builder:
                     self.reject(prm, "a variadic function")
                 if prm.name is None:
                     continue  # (void)
-                self.params[prm.name] = _type(self.p, prm.type, prm)
+                self.params[prm.name] = _type(self.p, prm.type, prm, self.types)
         ret = ftype.type
         returns = None
         if not (isinstance(ret, c_ast.TypeDecl) and isinstance(ret.type, c_ast.IdentifierType)
                 and ret.type.names == ["void"]):
-            returns = _type(self.p, ret, fdef.decl)
+            returns = _type(self.p, ret, fdef.decl, self.types)
         body = self.seq(fdef.body)
         return Function(self.name, self.p.path, self.instrs, body, self.params, self.locals, self.globals,
                         self.structs, self.gaps, returns, self.uninit)
@@ -157,7 +151,7 @@ class _Builder:
             case c_ast.Decl():
                 if s.name is None or isinstance(s.type, c_ast.FuncDecl):
                     self.reject(s, "a declaration that is not a variable")
-                self.locals[s.name] = _type(self.p, s.type, s)
+                self.locals[s.name] = _type(self.p, s.type, s, self.types)
                 if s.init is None:
                     at = self.text.find(s.name, self.offset(s))
                     if at >= 0:

@@ -50,8 +50,7 @@ class Types:
         self.functions: dict[str, c_ast.Node] = {}
         for ext in ast.ext:
             if isinstance(ext, c_ast.Typedef):
-                libc = ext.coord is not None and "pycparser_fake_libc" in Path(ext.coord.file).parts
-                self._typedefs[ext.name] = (ext.type, not libc)
+                self._typedefs[ext.name] = (ext.type, not from_fake_libc(ext))
             elif isinstance(ext, c_ast.FuncDef):
                 self.functions[ext.decl.name] = ext.decl.type
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
@@ -196,6 +195,12 @@ class Types:
                 return LONG  # ptrdiff_t
             return (a if a.kind == TypeKind.POINTER else b).unqualified()
         return usual(a, b)
+
+
+def from_fake_libc(node: c_ast.Node) -> bool:
+    """Whether ``node`` comes from pycparser-fake-libc's headers (whose
+    typedefs all say ``int``)."""
+    return node.coord is not None and "pycparser_fake_libc" in Path(node.coord.file).parts
 
 
 def constant_type(kind: str, value: str) -> CType:
