@@ -1,5 +1,6 @@
-"""Bitwuzla beside z3, and the portfolio of both (issue 28, item 3;
-crepair.solver.bzla, crepair.solver.portfolio).
+"""Bitwuzla beside z3, the portfolio of both, and the bit-blasting path to
+CaDiCaL (issue 28, item 3; crepair.solver.bzla, crepair.solver.portfolio,
+crepair.solver.bitblast).
 
 The verdicts of z3, Bitwuzla and the portfolio agree on small verify
 programs (a violated assertion, a safe loop, floats, arrays); a
@@ -27,7 +28,7 @@ from replay import failed_line, replay, replayable
 
 VERIFIED = crepair.VerifyOutcome.VERIFIED
 VIOLATED = crepair.VerifyOutcome.VIOLATED
-SOLVERS = ("z3", "bitwuzla", "portfolio")
+SOLVERS = ("z3", "bitwuzla", "portfolio", "sat")
 
 #: name -> (program, unwinding bound, expected outcome)
 PROGRAMS = {
@@ -138,6 +139,9 @@ def test_z3_bitwuzla_and_the_portfolio_agree(tmp_path, name):
     assert {s: r.outcome for s, r in results.items()} == {s: expected for s in SOLVERS}
     assert results["z3"].solver == "z3" and results["bitwuzla"].solver == "bitwuzla"
     assert results["portfolio"].solver in ("z3", "bitwuzla")
+    # the SAT path blasts bit-vector formulas; arrays, and floats (fpa2bv leaves functions for the results
+    # IEEE leaves open), go to z3
+    assert results["sat"].solver == ("cadical" if name in ("violated assertion", "safe loop") else "z3")
     assert {r.backend for r in results.values()} == set(SOLVERS)
     if expected == VIOLATED:  # the same kind of counterexample, whoever found it
         z3_cex = results["z3"].counterexample
@@ -158,6 +162,29 @@ def test_a_counterexample_of_bitwuzla_replays_under_gcc(tmp_path, name):
     assert replayable(cex)
     status, stderr = replay(path, cex, tmp_path)
     assert status != 0 and failed_line(stderr) == cex.assertion.line
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_sat_path_finds_a_counterexample_that_replays_and_proves_a_safe_loop(tmp_path):
+    path = write_c(tmp_path, PROGRAMS["violated assertion"][0])
+    result = crepair.verify(path, unwind=1, solver="sat")
+    assert (result.outcome, result.solver) == (VIOLATED, "cadical")
+    x, y = [i.value for i in result.counterexample.inputs]
+    assert x * y == 391 and 1 < x <= y < 1000  # 17 * 23: the model was mapped back to the program's inputs
+    status, stderr = replay(path, result.counterexample, tmp_path)
+    assert status != 0 and failed_line(stderr) == result.counterexample.assertion.line
+    safe = write_c(tmp_path, PROGRAMS["safe loop"][0], "safe.c")
+    assert crepair.verify(safe, unwind=6, solver="sat").solver == "cadical"
+
+
+def test_the_sat_path_answers_unknown_at_its_time_limit_and_leaves_arrays_to_z3():
+    from crepair.solver import bitblast
+
+    x, y = smt.BitVec("x", 64), smt.BitVec("y", 64)
+    hard = [x * y == 0x7FFFFFFFFFFFFFFF, smt.UGT(x, 1), smt.UGT(y, 1), smt.ULT(x, y)]  # factor 2^63 - 1
+    assert bitblast.decide(hard, 0.5).verdict == Verdict.UNKNOWN
+    assert bitblast.decide([x * y == 391, smt.ULT(x, y), smt.UGT(x, 1), smt.ULT(y, 1000)], 20).verdict == Verdict.SAT
+    assert bitblast.decide([smt.Select(smt.smt_array("a", 8), smt.Extract(31, 0, x)) == 7], 20) is None
 
 
 def test_the_json_of_verify_names_the_solver_asked_for_and_the_one_that_decided(tmp_path, capsys):

@@ -23,7 +23,7 @@ DEFAULT_INPUT_BOUND = 8
 
 AUTO_SOLVER = "auto"
 #: ``--solver``: auto, and the values of crepair.solver.Backend (not imported here: it loads z3)
-SOLVERS = (AUTO_SOLVER, "z3", "bitwuzla", "portfolio")
+SOLVERS = (AUTO_SOLVER, "z3", "bitwuzla", "portfolio", "sat")
 
 
 def solver_of(name, equivalence: bool) -> str:

@@ -111,6 +111,7 @@ class Backend(enum.Enum):
     Z3 = "z3"
     BITWUZLA = "bitwuzla"  # z3 still answers checks under assumptions and in reproducible runs
     PORTFOLIO = "portfolio"  # z3 and Bitwuzla at once, the first decided answer wins
+    SAT = "sat"  # bit-blasted to CNF and decided by CaDiCaL (crepair.solver.bitblast); else z3
 
 
 class Model:
@@ -315,7 +316,9 @@ class SmtSolver:
                 watchdog.cancel()
 
     def _decide(self, limit: float | None) -> Verdict:
-        """The check by Bitwuzla, or the portfolio (:attr:`backend`)."""
+        """The check by Bitwuzla, the portfolio or CaDiCaL (:attr:`backend`)."""
+        if self.backend is Backend.SAT:
+            return self._blast(limit)
         from crepair.solver import portfolio
 
         decision = portfolio.decide(self._solver, lambda: self._z3((), limit), limit, self._seed,
@@ -323,6 +326,23 @@ class SmtSolver:
         self.decided_by, self._found = decision.solver, decision.model
         self.reason_unknown = decision.reason
         return decision.verdict
+
+    def _blast(self, limit: float | None) -> Verdict:
+        """The check bit-blasted and decided by CaDiCaL; by z3 when the
+        formula does not reduce to CNF (:func:`crepair.solver.bitblast.decide`)."""
+        from crepair.solver import bitblast
+
+        blasted = bitblast.decide(list(self._solver.assertions()), limit)
+        if blasted is None:
+            result = self._z3((), limit)
+            interrupt.stop_if_requested()
+            self.decided_by = "z3" if result != z3.unknown else ""
+            self.reason_unknown = "" if self.decided_by else (self._solver.reason_unknown() or "unknown")
+            return Verdict.SAT if result == z3.sat else Verdict.UNSAT if result == z3.unsat else Verdict.UNKNOWN
+        self._found = blasted.model
+        self.decided_by = "cadical" if blasted.verdict is not Verdict.UNKNOWN else ""
+        self.reason_unknown = blasted.reason
+        return blasted.verdict
 
     def model(self) -> Model:
         return Model(self._found if self._found is not None else self._solver.model())
