@@ -78,8 +78,8 @@ def add_solver(sp: argparse.ArgumentParser, used: str) -> None:
     which checks of the command it decides, for the help."""
     sp.add_argument("--solver", choices=SOLVERS, default=AUTO_SOLVER,
                     help=f"SMT solver of {used}: z3, bitwuzla, portfolio (both at once, the first decided "
-                         "answer wins), or sat (bit-blasted to CNF for CaDiCaL, as CBMC does; a formula with "
-                         "arrays it cannot blast goes to z3); checks under assumptions, unsat cores and --reproducible budgets stay with "
+                         "answer wins), or sat (bit-blasted to CNF for CaDiCaL, as CBMC does; a formula it "
+                         "cannot blast goes to z3); checks under assumptions, unsat cores and --reproducible budgets stay with "
                          "z3 (default: auto, Bitwuzla for equivalence with --reference, else z3)")
 
 
