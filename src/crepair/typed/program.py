@@ -102,7 +102,7 @@ class _Walk:
         return TypedFunction(fn.decl.name, self.types.resolve(ftype.type), tuple(params), tuple(self.found))
 
     def statement(self, node: c_ast.Node | None) -> None:
-        if node is None:
+        if node is None or isinstance(node, c_ast.Typedef):  # (a local typedef declares no variable)
             return
         if isinstance(node, _EXPRESSIONS):
             self.expression(node)
