@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Benchmark: ``crepair verify`` with each SMT solver: z3, Bitwuzla and the portfolio.
+"""Benchmark: ``crepair verify`` with each solver: z3, Bitwuzla, the portfolio and the SAT path.
 
 For each problem, runs the command line in a fresh process, one run at a time::
 
     crepair verify FILE [--reference REF] [--unwind B] [--entry F] --timeout T --json --solver S
 
-for S in z3, bitwuzla, portfolio, and records the outcome, the solver that
+for S in z3, bitwuzla, portfolio (and ``sat``, the bit-blasting path to
+CaDiCaL, with ``--solvers ...,sat``), and records the outcome, the solver that
 decided the violation check (the JSON's ``decided_by``) and the wall time of
 the process (start-up included).  Problems:
 
