@@ -215,6 +215,47 @@ def test_the_stdin_of_a_counterexample_is_the_tokens_the_run_reads():
     assert stdin_of(cex) == b"-7 12 hi\n"
 
 
+def test_the_stdin_of_a_counterexample_reads_characters_lines_and_fscanf_tokens_as_the_program_does():
+    span = Span("p.c", 1, 1, 1, 2, 0, 1)
+
+    def cex(*inputs):
+        return Counterexample(span, inputs, (1,))
+
+    # getchar reads bytes one after the other (a token's low byte): no separator, no final newline
+    assert stdin_of(cex(InputValue("getchar()", 4, 65), InputValue("getchar()", 4, 32),
+                        InputValue("getchar()", 4, 0x10A), InputValue("getchar()", 4, 7, executed=False))) == b"A \n"
+    # gets/fgets read lines: each with its newline (a line holding one cannot be given)
+    assert stdin_of(cex(InputValue("fgets()", 3, [104, 32, 105, 0], chars=True),
+                        InputValue("fgets()", 3, [0, 0], chars=True))) == b"h i\n\n"
+    assert stdin_of(cex(InputValue("gets()", 3, [10, 0], chars=True))) is None
+    assert stdin_of(cex(InputValue("fscanf %d", 5, 4), InputValue("scanf %d", 6, -1))) == b"4 -1\n"
+    # a run that mixes tokens and characters: the engine's tokens are not the bytes it would read
+    assert stdin_of(cex(InputValue("scanf %d", 5, 4), InputValue("getchar()", 6, 65))) is None
+
+
+def test_a_counterexample_of_a_getchar_program_becomes_the_test_that_guides_its_repair(tmp_path):
+    # no tests are given: the first bounded check's counterexample is the only test, read back byte by byte
+    model = """#include <stdio.h>
+int main(void) {
+    int c, n = 0;
+    while ((c = getchar()) != EOF)
+        if (c >= 'A' && c <= 'Z')
+            n++;
+    printf("%d\\n", n);
+    return 0;
+}
+"""
+    (tmp_path / "model.c").write_text(model)
+    (tmp_path / "prog.c").write_text(model.replace("c <= 'Z'", "c < 'Z'"))
+    run = crepair("repair", "prog.c", "--reference", "model.c", "--timeout", "120", "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    first = data["repairs"][0]
+    assert data["tests"]["counterexamples"] >= 1
+    assert first["changes"][0]["location"]["line"] == 5 and first["changes"][0]["replacement"] in ("c < '['", "c <= 'Z'")
+    assert first["evidence"]["kind"] == "tests"  # the reference's loop runs past the bound: no proof
+
+
 def test_an_input_on_which_the_reference_has_undefined_behaviour_is_not_a_test(tmp_path):
     ref = tmp_path / "ref.c"
     ref.write_text('#include <stdio.h>\nint main(void){ int a, b; scanf("%d%d", &a, &b);'

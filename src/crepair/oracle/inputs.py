@@ -303,18 +303,31 @@ def mutate_inputs(inputs: Sequence[bytes], *, count: int, seed: int = 0, constan
 
 
 def stdin_of(counterexample: Counterexample, reference_file: str | None = None) -> bytes | None:
-    """The standard input of a counterexample found by the bounded engine:
-    the ``scanf`` tokens the run reads, in order, one line; None when the
-    run reads no standard input or a token is not a number or string
-    (a word holding white space cannot be read back whole: None too).
-    Inputs of the reference's own copy (labelled with ``reference_file``)
-    are the same stream and are left out."""
+    """The standard input of a counterexample found by the bounded engine
+    (:mod:`crepair.encode.stdin`), as the run reads it: the ``scanf`` /
+    ``fscanf`` tokens in order on one line; the bytes ``getchar`` (or
+    ``fgetc``, ``getc``) reads, as they are, one after the other; the
+    lines ``gets`` / ``fgets`` read, each with its newline.  None when the
+    run reads no standard input, mixes these kinds (the engine's tokens are
+    not the characters a mixed run reads), or a token is not a number or a
+    word (a word holding white space cannot be read back whole), or a line
+    holds a newline.  Inputs of the reference's own copy (labelled with
+    ``reference_file``) are the same stream and are left out."""
+    read = [inp for inp in counterexample.inputs if inp.executed and _stream_kind(inp.label)
+            and not (reference_file and reference_file in inp.label)]
+    kinds = {_stream_kind(inp.label) for inp in read}
+    if len(kinds) != 1:
+        return None
+    if kinds == {"char"}:
+        return bytes(inp.value & 0xFF for inp in read) if all(isinstance(i.value, int) for i in read) else None
+    if kinds == {"line"}:
+        lines = [bytes(v & 0xFF for v in inp.value).split(b"\0")[0] if isinstance(inp.value, list) else None
+                 for inp in read]
+        if any(line is None or b"\n" in line for line in lines):
+            return None
+        return b"".join(line + b"\n" for line in lines)
     tokens: list[bytes] = []
-    for inp in counterexample.inputs:
-        if not inp.label.startswith("scanf") or not inp.executed:
-            continue
-        if reference_file and reference_file in inp.label:
-            continue
+    for inp in read:
         if inp.chars and isinstance(inp.value, list):
             text = bytes(v & 0xFF for v in inp.value).split(b"\0")[0]
             if not text or any(b in SCANF_SPACE for b in text):  # a word scanf reads whole: no white space
@@ -324,7 +337,20 @@ def stdin_of(counterexample: Counterexample, reference_file: str | None = None) 
             tokens.append((chr(inp.value) if "%c" in inp.label and 32 < inp.value < 127 else str(inp.value)).encode())
         else:
             return None
-    return b" ".join(tokens) + b"\n" if tokens else None
+    return b" ".join(tokens) + b"\n"
+
+
+def _stream_kind(label: str) -> str | None:
+    """How an input of the engine's stdin is read (by its label): "token"
+    (``scanf``, ``fscanf``), "char" (``getchar``), "line" (``gets``,
+    ``fgets``); None for an input that is not read from stdin."""
+    if label.startswith(("scanf", "fscanf")):
+        return "token"
+    if label.startswith("getchar("):
+        return "char"
+    if label.startswith(("gets(", "fgets(")):
+        return "line"
+    return None
 
 
 #: the bytes C's isspace() calls white space (the "C" locale): scanf's %s stops at them
