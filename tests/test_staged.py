@@ -252,7 +252,8 @@ int main(void) {
     data = json.loads(run.stdout)
     first = data["repairs"][0]
     assert data["tests"]["counterexamples"] >= 1
-    assert first["changes"][0]["location"]["line"] == 5 and first["changes"][0]["replacement"] in ("c < '['", "c <= 'Z'")
+    change = first["changes"][0]
+    assert change["location"]["line"] == 5 and change["replacement"] in ("c < '['", "c <= 'Z'")
     assert first["evidence"]["kind"] == "tests"  # the reference's loop runs past the bound: no proof
 
 
