@@ -61,6 +61,26 @@ def test_unmodelled_conversions_are_named(tmp_path, fmt, what):
     assert str(info.value) == f"{path}:4:11: unsupported construct: {what}"
 
 
+def test_a_stream_chosen_after_a_null_check_is_the_one_it_holds_on_every_path(tmp_path):
+    # f is stdin on every path once the (never true) branch is folded: the condition is a repair location,
+    # read as the program is written
+    path = write_c(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            FILE *f = NULL;
+            int n = 0;
+            if (f == NULL)
+                f = stdin;
+            fscanf(f, "%d", &n);
+            assert(n != 42);
+            return 0;
+        }
+    """)
+    result = crepair.verify(path)
+    assert result.outcome == VIOLATED
+    assert [i.value for i in result.counterexample.inputs if i.label.startswith("fscanf")] == [42]
+
+
 def test_a_stream_that_is_not_one_standard_stream_is_named_where_it_is_used(tmp_path):
     # a FILE * holds stdin, stdout or stderr (crepair.encode.streams); one chosen by an input is not modelled
     path = write_c(tmp_path, """

@@ -110,7 +110,10 @@ class Stdin(CharArrays):
         when it is not one fixed standard stream."""
         value = self._expr(arg, ctx)
         if isinstance(value.ctype, ct.StreamType):
-            value = Value(streams.propagated(value.term, self.formula.s_assign), value.ctype)
+            f = self.formula
+            definitions = [smt.eq_sides(c.term) for c in f.s_assign + f.s_phi if smt.is_eq(c.term)]
+            definitions += [(c.lhs, c.alternatives[0]) for c in f.copies]
+            value = Value(streams.propagated(value.term, definitions), value.ctype)
         return streams.stream_name(value, self._point(arg), what)
 
     def _read_stream(self, arg: c_ast.Node, ctx: Ctx, what: str) -> None:

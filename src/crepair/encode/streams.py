@@ -10,7 +10,9 @@ call is encoded as the call on that stream (``fscanf(f, …)`` as
 ``scanf(…)`` when ``f`` is ``stdin``) when the tag is the same on every
 path that reaches the call (its term simplifies to a constant, as it does
 after ``f = stdin`` and any number of calls passing ``f`` on, once the
-SSA variables in it are replaced by their definitions: :func:`propagated`);
+SSA variables in it are replaced by their definitions as the program is
+written: :func:`propagated`; a repair candidate that changes which stream
+a variable holds is read as the original, and is checked by its runs);
 otherwise
 the call is rejected as unsupported.  Streams opened with ``fopen`` are not
 modelled (a call to ``fopen`` is a library function not modelled).
@@ -37,25 +39,31 @@ def constant(name: str) -> Value:
     return Value(smt.BitVecVal(TAGS[name], ct.STREAM.bits), ct.STREAM)
 
 
-def propagated(term: smt.Term, definitions: list) -> smt.Term:
+def propagated(term: smt.Term, definitions: list[tuple[smt.Term, smt.Term]]) -> smt.Term:
     """``term`` with the SSA variables in it replaced by their definitions,
-    simplified: ``definitions`` are the encoding's assignment constraints
-    (:class:`crepair.encode.formula.Constraint`, ``var == rhs``, each
-    variable defined before it is used), read once from the last back
-    while a variable is left (constant propagation of one term)."""
+    simplified: ``definitions`` are (variable, right-hand side) pairs of
+    the encoding (assignments, Φ-assignments, the original expression of
+    each location copy: the program as written), read from the last back,
+    again while a pass replaced a variable and one is left (a definition
+    may stand after its uses in the list; at most :data:`PASSES` passes)."""
     term = smt.simplify(term)
     left = smt.constant_names([term])
-    for constraint in reversed(definitions):
-        if not left:
+    for _ in range(PASSES):
+        replaced = False
+        for var, rhs in reversed(definitions):
+            if not left:
+                return term
+            if smt.is_bv_value(var) or var.decl().name() not in left:
+                continue
+            term = smt.substitute(term, {var.decl().name(): rhs})
+            left, replaced = smt.constant_names([term]), True
+        if not replaced:
             break
-        if not smt.is_eq(constraint.term):
-            continue
-        var, rhs = smt.eq_sides(constraint.term)
-        if smt.is_bv_value(var) or var.decl().name() not in left:
-            continue
-        term = smt.substitute(term, {var.decl().name(): rhs})
-        left = smt.constant_names([term])
     return term
+
+
+#: passes of :func:`propagated` over the definitions
+PASSES = 4
 
 
 def stream_name(value: Value, where, what: str) -> str:
