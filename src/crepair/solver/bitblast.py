@@ -54,14 +54,15 @@ SAT_SOLVER = "cadical195"
 @dataclass(frozen=True, slots=True)
 class Blasted:
     """The answer of one check: ``verdict``; ``model`` a z3 model of the
-    original constants when SAT; ``reason`` why UNKNOWN; ``clauses`` and
-    ``variables`` the size of the CNF (0 when the tactics decided)."""
+    original constants when SAT; ``reason`` why UNKNOWN."""
 
     verdict: Verdict
     model: z3.ModelRef | None = None
     reason: str = ""
-    clauses: int = 0
-    variables: int = 0
+
+
+#: the answer at the time limit
+_TIMEOUT = Blasted(Verdict.UNKNOWN, reason="timeout")
 
 
 def decide(assertions: list[z3.BoolRef], limit: float | None) -> Blasted | None:
@@ -69,17 +70,21 @@ def decide(assertions: list[z3.BoolRef], limit: float | None) -> Blasted | None:
     ``limit`` seconds (None: no limit), or None when the formula does not
     reduce to CNF over Boolean constants (z3 is to decide it)."""
     start = time.monotonic()
+
+    def left() -> float | None:
+        return None if limit is None else limit - (time.monotonic() - start)
+
     ctx = assertions[0].ctx if assertions else z3.main_ctx()
     goal = z3.Goal(ctx=ctx)
     goal.add(*assertions)
-    word = _apply(WORD_LEVEL, goal, limit, ctx)
+    word = _apply(WORD_LEVEL, goal, left(), ctx)
     if not isinstance(word, z3.Goal):
         return word
     if word.inconsistent():
         return Blasted(Verdict.UNSAT)
     if any(z3.is_array(c) for c in constants(list(word))):
         return None  # an array the expansion did not remove: the tactics do not blast it
-    sub = _apply(TO_CNF, word, None if limit is None else limit - (time.monotonic() - start), ctx)
+    sub = _apply(TO_CNF, word, left(), ctx)
     if not isinstance(sub, z3.Goal):
         return sub
     if sub.inconsistent():
@@ -88,22 +93,19 @@ def decide(assertions: list[z3.BoolRef], limit: float | None) -> Blasted | None:
     if cnf is None:
         return None
     clauses, consts = cnf
-    left = None if limit is None else limit - (time.monotonic() - start)
-    if left is not None and left <= 0:
-        return Blasted(Verdict.UNKNOWN, reason="timeout", clauses=len(clauses), variables=len(consts))
-    values = _solve(clauses, left)
+    values = _solve(clauses, left())
     if values is None:
         interrupt.stop_if_requested()
-        return Blasted(Verdict.UNKNOWN, reason="timeout", clauses=len(clauses), variables=len(consts))
+        return _TIMEOUT
     if values is False:
-        return Blasted(Verdict.UNSAT, clauses=len(clauses), variables=len(consts))
+        return Blasted(Verdict.UNSAT)
     model = z3.Model(ctx=ctx)
     for var, atom in enumerate(consts, start=1):
         model.update_value(atom, z3.BoolVal(values.get(var, False), ctx=ctx))
     full = sub.convert_model(model)
     if not all(z3.is_true(full.eval(a, model_completion=True)) for a in assertions):
         return None  # the model does not satisfy the formula: z3 decides instead
-    return Blasted(Verdict.SAT, full, clauses=len(clauses), variables=len(consts))
+    return Blasted(Verdict.SAT, full)
 
 
 def _clauses(goal: z3.Goal) -> "tuple[list[list[int]], list[z3.BoolRef]] | None":
@@ -162,7 +164,7 @@ def _apply(tactics: tuple[str, ...], goal: z3.Goal, limit: float | None, ctx) ->
     converter back to ``goal``'s constants); UNKNOWN at ``limit``
     seconds; None when the tactics split it or fail."""
     if limit is not None and limit <= 0:
-        return Blasted(Verdict.UNKNOWN, reason="timeout")
+        return _TIMEOUT
     tactic = z3.Then(*[_tactic(t, ctx) for t in tactics], ctx=ctx)
     if limit is not None:
         tactic = z3.TryFor(tactic, max(1, int(limit * 1000)), ctx=ctx)
@@ -171,7 +173,7 @@ def _apply(tactics: tuple[str, ...], goal: z3.Goal, limit: float | None, ctx) ->
     except z3.Z3Exception as exc:  # the time limit, or a theory the tactics do not handle
         interrupt.stop_if_requested()
         stopped = any(word in str(exc).lower() for word in ("timeout", "canceled"))
-        return Blasted(Verdict.UNKNOWN, reason="timeout") if stopped else None
+        return _TIMEOUT if stopped else None
     return result[0] if len(result) == 1 else None
 
 
@@ -185,6 +187,9 @@ def _solve(clauses: list[list[int]], limit: float | None) -> "dict[int, bool] | 
     """CaDiCaL on ``clauses``: the assignment (variable -> value) when
     satisfiable, False when not, None when stopped at ``limit`` seconds."""
     from pysat.solvers import Solver
+
+    if limit is not None and limit <= 0:
+        return None
 
     with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as sat:
         timer = None

@@ -286,7 +286,9 @@ class SmtSolver:
                 self._solver.set("timeout", max(1, int(self._timeout * 1000)))
         self.decided_by, self._found = "", None
         if self.backend is not Backend.Z3 and not assumptions and self._ledger is None:
-            return self._decide(limit)
+            decided = self._decide(limit)
+            if decided is not None:
+                return decided
         result = self._z3(assumptions, limit)
         interrupt.stop_if_requested()  # Ctrl-C stopped this check: the run stops, no UNKNOWN
         if self._ledger is not None:
@@ -315,8 +317,9 @@ class SmtSolver:
             if watchdog is not None:
                 watchdog.cancel()
 
-    def _decide(self, limit: float | None) -> Verdict:
-        """The check by Bitwuzla, the portfolio or CaDiCaL (:attr:`backend`)."""
+    def _decide(self, limit: float | None) -> Verdict | None:
+        """The check by Bitwuzla, the portfolio or CaDiCaL (:attr:`backend`);
+        None when the SAT path leaves it to z3."""
         if self.backend is Backend.SAT:
             return self._blast(limit)
         from crepair.solver import portfolio
@@ -327,18 +330,14 @@ class SmtSolver:
         self.reason_unknown = decision.reason
         return decision.verdict
 
-    def _blast(self, limit: float | None) -> Verdict:
-        """The check bit-blasted and decided by CaDiCaL; by z3 when the
+    def _blast(self, limit: float | None) -> Verdict | None:
+        """The check bit-blasted and decided by CaDiCaL; None when the
         formula does not reduce to CNF (:func:`crepair.solver.bitblast.decide`)."""
         from crepair.solver import bitblast
 
         blasted = bitblast.decide(list(self._solver.assertions()), limit)
         if blasted is None:
-            result = self._z3((), limit)
-            interrupt.stop_if_requested()
-            self.decided_by = "z3" if result != z3.unknown else ""
-            self.reason_unknown = "" if self.decided_by else (self._solver.reason_unknown() or "unknown")
-            return Verdict.SAT if result == z3.sat else Verdict.UNSAT if result == z3.unsat else Verdict.UNKNOWN
+            return None
         self._found = blasted.model
         self.decided_by = "cadical" if blasted.verdict is not Verdict.UNKNOWN else ""
         self.reason_unknown = blasted.reason
