@@ -109,8 +109,8 @@ class Stdin(CharArrays):
         (:func:`crepair.encode.streams.stream_name`); ``UnsupportedConstruct``
         when it is not one fixed standard stream."""
         value = self._expr(arg, ctx)
-        if isinstance(value.ctype, ct.StreamType):
-            f = self.formula
+        if isinstance(value.ctype, ct.StreamType) and not smt.is_bv_value(smt.simplify(value.term)):
+            f = self.formula  # a variable's stream: its SSA definitions are read (not for stdout named as it is)
             definitions = [smt.eq_sides(c.term) for c in f.s_assign + f.s_phi if smt.is_eq(c.term)]
             definitions += [(c.lhs, c.alternatives[0]) for c in f.copies]
             value = Value(streams.propagated(value.term, definitions), value.ctype)

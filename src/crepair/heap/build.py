@@ -37,11 +37,12 @@ def struct_fields(program: CProgram) -> dict[str, dict[str, str]]:
     return out
 
 
-def _type(program: CProgram, t: c_ast.Node, where: c_ast.Node, types: Types | None = None) -> str:
+def _type(program: CProgram, t: c_ast.Node, where: c_ast.Node, types: Types) -> str:
     """The IR type of declared type ``t`` (:data:`INT` or a struct
-    pointer), as the typed C layer resolves it (typedefs followed).
-    Raises ``UnsupportedConstruct`` at ``where`` for any other type."""
-    ctype = (types or Types(program.ast)).resolve(t)
+    pointer), as the typed C layer (``types``, the program's) resolves it
+    (typedefs followed).  Raises ``UnsupportedConstruct`` at ``where`` for
+    any other type."""
+    ctype = types.resolve(t)
     if ctype.kind == TypeKind.INTEGER:
         return INT
     if ctype.kind == TypeKind.POINTER:

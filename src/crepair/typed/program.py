@@ -133,8 +133,9 @@ class _Walk:
             self.expression(init)
 
     def expression(self, node: c_ast.Node) -> None:
+        scope = self.visible()
         for e in _preorder(node):
-            self.found.append(TypedExpr(self.text(e), self.types.of(e, self.visible()), self.span(e), e))
+            self.found.append(TypedExpr(self.text(e), self.types.of(e, scope), self.span(e), e))
 
 
 def _preorder(node: c_ast.Node) -> Iterator[c_ast.Node]:
