@@ -17,7 +17,7 @@ from cprog import SHARED, write_c
 from crepair.frontend import load_program
 from crepair.testequiv.candidates import Schema, SiteKind
 from crepair.testequiv.formats import format_edits
-from crepair.testequiv.scope import CHAR, DOUBLE, INT, LONG
+from crepair.typed.model import CHAR, DOUBLE, INT, LONG
 from crepair.testequiv.space import build_space
 
 IPAS = SHARED / "c-pack-ipas"

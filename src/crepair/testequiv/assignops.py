@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from crepair.testequiv.effects import side_effect_free
-from crepair.testequiv.scope import TypeKind, Types
+from crepair.typed.infer import Types
+from crepair.typed.model import TypeKind
 
 _OTHERS = {"=": ("+=", "-="), "+=": ("-=", "="), "-=": ("+=", "="), "*=": ("/=", "="), "/=": ("*=", "=")}
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from crepair.testequiv.scope import TypeKind, Var
+from crepair.testequiv.scope import Var
+from crepair.typed.model import TypeKind
 
 
 def side_effect_free(node: c_ast.Node) -> bool:

@@ -37,9 +37,11 @@ from pycparser import c_ast
 from crepair.frontend.parse import CProgram
 from crepair.testequiv.ctext import (BINARY, COMMA, PRIMARY, UNARY, char_text, constant_value, node_precedence,
                                    operand_context, place)
-from crepair.testequiv.scope import CType, TypeKind, Types, Var, decay
+from crepair.testequiv.scope import Var
 from crepair.testequiv.place import Place
 from crepair.testequiv.verbatim import Verbatim
+from crepair.typed.infer import Types
+from crepair.typed.model import CType, TypeKind, decay
 
 RELATIONAL = ("<", "<=", ">", ">=", "==", "!=")
 ARITHMETIC = ("+", "-", "*", "/", "%")

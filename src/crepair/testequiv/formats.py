@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from crepair.testequiv.scope import INT, CType, TypeKind, promote
+from crepair.typed.model import INT, CType, TypeKind, promote
 
 
 class FormatCall(enum.Enum):

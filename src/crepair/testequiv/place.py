@@ -13,7 +13,8 @@ from crepair.frontend.spans import Span
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import COMMA
 from crepair.testequiv.roles import Roles
-from crepair.testequiv.scope import CType, Function, Var
+from crepair.testequiv.scope import Function, Var
+from crepair.typed.model import CType
 
 
 @dataclass(slots=True)

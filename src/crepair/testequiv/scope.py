@@ -1,16 +1,10 @@
 """Variables and functions for the search space.
 
-The search space needs to know, for an expression of a real C program,
-whether it is an integer, a pointer or something else (floating point, a
-struct), how to name its type in C, and which variables a candidate may
-read at a place.  The types come from the typed C layer
+Which variables a candidate of the search space may read at a place
+(:class:`Var`), and what a function's candidates draw on
+(:class:`Function`).  Their types are the typed C layer's
 (:mod:`crepair.typed`: the C type model of gcc on x86-64 and the type of
-an expression, re-exported here for the search space's modules); this
-module adds the variables a candidate may read (:class:`Var`) and what a
-function's candidates draw on (:class:`Function`).
-
->>> INT.text, promote(CHAR).text, usual(UINT, LONG).text
-('int', 'int', 'long')
+an expression).
 """
 
 from __future__ import annotations
@@ -18,10 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from crepair.typed.infer import Types
-from crepair.typed.model import (  # noqa: F401  (re-exported for the search space)
-    CHAR, DOUBLE, INT, LONG, OTHER, UINT, ULONG, VOID, CType, TypeKind, decay, integer, pointer_to, promote, usual,
-)
+from crepair.typed.model import CType, TypeKind
 
 
 class VarKind(enum.Enum):

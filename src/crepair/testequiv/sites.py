@@ -42,10 +42,10 @@ from crepair.testequiv.formats import FormatArgument, FormatCall, format_argumen
 from crepair.testequiv.membership import membership_constants
 from crepair.testequiv.place import Place
 from crepair.testequiv.roles import annotate
-from crepair.testequiv.scope import (
-    CHAR, INT, VOID, CType, Function, Types, Var, VarKind, decay, pointer_to, why_not_a_site,
-)
+from crepair.testequiv.scope import Function, Var, VarKind, why_not_a_site
 from crepair.testequiv.verbatim import Verbatim
+from crepair.typed.infer import Types
+from crepair.typed.model import CHAR, INT, VOID, CType, decay, pointer_to
 
 
 def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[str, str]]]:

@@ -81,8 +81,9 @@ from crepair.testequiv.formats import format_edits, literal_replacements, separa
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.place import Place
 from crepair.testequiv.sites import collect
-from crepair.testequiv.scope import Types, Var, VarKind, decay
+from crepair.testequiv.scope import Var, VarKind
 from crepair.testequiv.verbatim import Verbatim
+from crepair.typed import infer, model
 
 ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST, OUTPUT_COST = 3, 4, 2, 1, 1, 2
 OUTPUT_GROUP = 1 << 30  # an OUTPUT candidate is compared with no other (its own group at its site)
@@ -123,12 +124,8 @@ class _Draft:
     param: int | None = None
 
 
-def build_space(
-    program: CProgram,
-    lines: Collection[int] | None = None,
-    rank: Mapping[int, float] | None = None,
-    options: SpaceOptions = SpaceOptions(),
-) -> SearchSpace:
+def build_space(program: CProgram, lines: Collection[int] | None = None, rank: Mapping[int, float] | None = None,
+                options: SpaceOptions = SpaceOptions()) -> SearchSpace:
     """The search space of ``program`` (loaded with ``real_c=True``).
 
     ``lines``: 1-based lines of the user's file; only sites whose first
@@ -141,7 +138,7 @@ def build_space(
     Nothing is raised for constructs that are not sites: they are noted
     in ``skipped``.  ``program`` is not mutated.
     """
-    types = Types(program.ast)
+    types = infer.Types(program.ast)
     places, notes = collect(program, types)
     wanted = None if lines is None else set(lines)
     counting = [p for p in places if p.kind == SiteKind.STMT and wanted is not None and p.span.line not in wanted]
@@ -186,7 +183,7 @@ def _site(program: CProgram, p: Place, ident: int, order: int, names: set[str]) 
     text = program.original[p.span.start:p.span.end]
     value_type = p.type.text if p.kind != SiteKind.STMT else "void"
     own = {p.node.name: p.type} if p.kind == SiteKind.DECL else {}
-    variables = tuple((n, decay(own[n] if n in own else p.scope[n].type).text) for n in sorted(names))
+    variables = tuple((n, model.decay(own[n] if n in own else p.scope[n].type).text) for n in sorted(names))
     return Site(ident, p.kind, p.span, text, p.function.name, value_type, p.condition, p.side_effect_free,
                 p.reads, p.writes, order, variables)
 
@@ -215,7 +212,7 @@ _NULL_HEADERS = re.compile(r"^\s*#\s*include\s*<(stdio|stdlib|string|stddef|time
 
 
 class _Builder:
-    def __init__(self, program: CProgram, types: Types, options: SpaceOptions):
+    def __init__(self, program: CProgram, types: infer.Types, options: SpaceOptions):
         self._original = program.original
         self._options = options
         self._verbatim = Verbatim(program)
