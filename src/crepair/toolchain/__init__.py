@@ -63,13 +63,19 @@ def find(name: str, missing: str, *alternatives: str) -> str:
     raise MissingTool(missing)
 
 
+#: seconds an interrupted command has to end on SIGTERM before SIGKILL
+STOP_GRACE = 1.0
+
+
 def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.PathLike | None = None,
         env: Mapping[str, str] | None = None, input: bytes | str | None = None, text: bool = False,
         errors: str = "replace", stdout: int = PIPE, stderr: int = PIPE, remedy: str = "",
         memory: int | None = None, lift_memory_limit: bool = False) -> Completed:
     """Run ``argv`` to its end, at most ``timeout`` seconds (None: no
     limit; past it the command's whole process group is killed and the
-    record says ``timed_out``), in ``cwd`` with the environment ``env``
+    record says ``timed_out``; interrupted by an exception — Ctrl-C, SIGTERM —
+    the group gets SIGTERM, and SIGKILL ``STOP_GRACE`` seconds later, and the
+    exception goes on), in ``cwd`` with the environment ``env``
     (None: this process's), ``input`` on its standard input (None: none,
     /dev/null); ``text``: decode the output as UTF-8 (undecodable bytes as
     ``errors`` says: replaced by default); ``stdout``/``stderr``: PIPE (captured), DEVNULL, or STDOUT
@@ -87,9 +93,15 @@ def run(argv: Sequence[str], *, timeout: float | None = None, cwd: str | os.Path
         kill_group(proc)
         out, err = proc.communicate()
         timed_out = True
-    except BaseException:
-        kill_group(proc)
-        proc.wait()
+    except BaseException:  # Ctrl-C, SIGTERM: ask first, so that gcc deletes its temporary files (/tmp/cc*)
+        kill_group(proc, signal.SIGTERM)
+        try:
+            proc.wait(STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:  # whatever is left of the group (also on a second interrupt)
+            kill_group(proc)
+            proc.wait()
         raise
     empty = "" if text else b""
     return Completed(tuple(str(a) for a in argv), None if timed_out else proc.returncode,
