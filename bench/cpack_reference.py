@@ -79,6 +79,13 @@ class CPackReference(Benchmark):
                         help="submissions per (year, lab, exercise), 0 for all (default 1)")
         ap.add_argument("--seed", type=int, default=1, help="the draw of the submissions (default 1)")
         ap.add_argument("--unwind", type=int, default=8, help="unwinding bound (default 8)")
+        ap.add_argument("--only", default="", metavar="REGEX",
+                        help="run only the programs whose name (model/lab03/ex02, year-1/lab03/ex02/SUB.c) "
+                             "this regular expression matches (re.search); with --resume --rerun the others "
+                             "keep their results")
+        ap.add_argument("--again", default="", metavar="OUTCOME",
+                        help="with --resume --rerun: run again only the programs whose recorded outcome is OUTCOME "
+                             "(e.g. unknown, after a change to the engine)")
 
     def jobs(self) -> dict:
         a, root = self.args, self.root
@@ -96,6 +103,13 @@ class CPackReference(Benchmark):
             chosen = subs if a.per_assignment <= 0 else sorted(rng.sample(subs, min(a.per_assignment, len(subs))))
             jobs += [CPackJob(name=f"{year}/{lab}/{ex}/{s.name}", program=str(s), reference=str(model),
                               timeout=a.timeout, unwind=a.unwind) for s in chosen]
+        if a.only:
+            jobs = [j for j in jobs if re.search(a.only, j.name)]
+        if a.again:
+            recorded = Path(a.output).with_suffix(".json")
+            _, old = self.load(recorded) if recorded.exists() else ({}, {})
+            again = {j.name for j in old.values() if j.outcome == a.again}
+            jobs = [j for j in jobs if j.name in again]
         return {j.key: j for j in jobs}
 
     def meta(self) -> dict:

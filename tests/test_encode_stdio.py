@@ -347,6 +347,81 @@ def test_outputs_compare_as_the_judge_compares_them(tmp_path, printed, outcome):
     assert crepair.verify(student, reference=model).outcome == outcome
 
 
+PYRAMID = """
+    #include <stdio.h>
+    int main() {
+        int n, l, c;
+        scanf("%d", &n);
+        for (l = 0; l < n; ++l) {
+            for (c = 0; c < n - l - 1; ++c) printf("  ");
+            for (c = 0; c < l + 1; ++c) {
+                if (c) putchar(' ');
+                printf("%d", c + 1);
+            }
+            for (c = 0; c < l; ++c)
+                printf(" %d", l - c);
+            putchar('\\n');
+        }
+        return 0;
+    }
+"""
+
+# the same pyramid printed cell by cell over a 2n-wide row, with blanks at the ends of lines
+PYRAMID_CELLS = """
+    #include <stdio.h>
+    void rows(int n) {
+        int i = 1, j, k;
+        while (i <= n) {
+            for (j = 1; j <= 2 * n; j++) {
+                k = (j > n ? n - (j - n) : j) - (n - i);
+                if (j <= n || k >= 1) {
+                    if (k <= 0) printf("%c", ' ');
+                    else printf("%d", k);
+                    if (j < 2 * n) printf("%c", ' ');
+                }
+            }
+            printf("\\n");
+            i++;
+        }
+    }
+    int main() {
+        int n;
+        scanf("%d", &n);
+        rows(n);
+        return 0;
+    }
+"""
+
+
+def test_the_output_records_are_written_never_read_during_a_run(tmp_path):
+    # each record is stored as ite(guard, store(out, n, r), out): no read-back of out[n] on the paths a print misses
+    import z3
+
+    from crepair.encode.symex import encode
+    from crepair.options import ReferenceOptions
+    from crepair.reference import load_with_reference
+    from crepair.solver.terms import applications
+
+    student, model = _pair(tmp_path, PYRAMID_CELLS, PYRAMID)
+    program = load_with_reference(student, ReferenceOptions.of(model, (), (), None))
+    formula, _ = encode(program, bound=3, entry=program.harness)
+    terms = [c.term for c in formula.s_assign]
+    reads = applications(terms, z3.Z3_OP_SELECT)
+    assert not [r for r in reads if str(r.arg(0)).startswith("$stdout")]
+    assert any(str(c.term.arg(0)).startswith("$stdout") and z3.is_app_of(c.term.arg(1), z3.Z3_OP_ITE)
+               for c in formula.s_assign if z3.is_eq(c.term))
+
+
+def test_nested_printing_loops_are_compared_with_the_model_at_the_default_bound(tmp_path):
+    # C-Pack lab03/ex02's shape: unknown at 60 s while the output's stores read back earlier records
+    student, model = _pair(tmp_path, PYRAMID_CELLS, PYRAMID)
+    result = crepair.verify(student, reference=model, timeout=60)
+    assert result.outcome == crepair.VerifyOutcome.BOUND_TOO_SMALL  # equal for every n the bound covers
+    wrong, _ = _pair(tmp_path, PYRAMID_CELLS.replace("k >= 1", "k >= 2"), PYRAMID)
+    violated = crepair.verify(wrong, reference=model, timeout=60)
+    assert violated.outcome == VIOLATED
+
+
 def test_exit_ends_the_program_and_the_reference_runs_next(tmp_path):
     # (a number printed with %d is one token: the literal "best 0" would differ from it)
     early = MODEL.replace('scanf("%d", &n);', 'scanf("%d", &n);\n    if (n < 1) { printf("best %d\\n", 0); exit(0); }')

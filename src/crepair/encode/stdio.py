@@ -96,7 +96,7 @@ class Stdio(Stdin):
         spaces = smt.simplify(smt.If(line == _bv(1, 8), sp, _bv(0, 16)))
         record = smt.simplify(_record(kind, value, signed, newline, spaces))
         path = state if when is None else State(smt.And(state.guard, when), env)
-        self._store_element(path, STDOUT, n, record, self._p.spans.span(node))
+        self._store_element(path, STDOUT, n, record, self._p.spans.span(node), write_only=True)
         if when is None:
             env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP] = n + _bv(1), _bv(1, 8), _bv(0, 16)
         else:
