@@ -288,12 +288,12 @@ class EncoderCore:
         """
         self._check_deadline()  # one statement may store many elements (a printf, a memset)
         old = self._arrays[key]
-        if write_only and not smt.is_true(state.guard):
+        if smt.is_true(state.guard):
+            stored = smt.Store(old, index, value)
+        elif write_only:
             stored = smt.If(state.guard, smt.Store(old, index, value), old)
         else:
-            if not smt.is_true(state.guard):
-                value = smt.If(state.guard, value, smt.Select(old, index))
-            stored = smt.Store(old, index, value)
+            stored = smt.Store(old, index, smt.If(state.guard, value, smt.Select(old, index)))
         new = smt.smt_array(f"{key}#{next(self._ssa)}", smt.width(value))
         self.formula.s_assign.append(Constraint(new == stored, span, self._function))
         self._arrays[key] = new
