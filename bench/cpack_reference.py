@@ -106,6 +106,8 @@ class CPackReference(Benchmark):
         if a.only:
             jobs = [j for j in jobs if re.search(a.only, j.name)]
         if a.again:
+            if not (a.resume and a.rerun):  # alone, the new results file would hold only the runs selected again
+                sys.exit("--again needs --resume --rerun")
             recorded = Path(a.output).with_suffix(".json")
             _, old = self.load(recorded) if recorded.exists() else ({}, {})
             again = {j.name for j in old.values() if j.outcome == a.again}
