@@ -923,6 +923,25 @@ def test_a_failing_run_that_exits_with_a_status_still_measures_its_distance(tmp_
     assert run.exit_code == 7 and run.distance == 1  # the newline missing
 
 
+
+@pytest.mark.parametrize("compare, cut", [(Comparison.EXACT, True), (Comparison.TRAILING_WHITESPACE, False)])
+def test_under_exact_comparison_a_run_is_cut_soon_after_printing_past_the_expected(tmp_path, compare, cut):
+    """A candidate that prints at end of input in a loop can never pass an
+    exact comparison once it has printed more than expected: it is stopped
+    a few hundred bytes past it, not after 64 KiB (nor at the time limit);
+    the whitespace-insensitive comparisons keep the wide margin (the raw
+    output may be longer by blanks they ignore)."""
+    from crepair.testsuite import TestOutcome as Outcome, run_test
+
+    prog = ('#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n    for (int i = 0; i < 2000; i++)\n'
+            '        putchar(\'x\');\n    fflush(stdout);\n    sleep(5);\n    return 0;\n}\n')
+    course(tmp_path, prog, {"t0": ("", "x\n")})
+    spec = load_tests(tmp_path / "sub.c", tests_dir=tmp_path / "tests", compare=compare)
+    with spec.workspace() as ws:
+        assert ws.build().ok
+        run = run_test(spec, spec.ids[0], ws, timeout_ms=2000)
+    assert (run.outcome, run.exit_code is None) == ((Outcome.FAIL, False) if cut else (Outcome.TIMEOUT, True))
+
 def test_a_third_round_reports_every_round_s_change_on_the_original(tmp_path):
     # one wrong constant per branch, each test exercising one branch: every round's nearest patch fixes one
     # branch; the third round's repair was reported with the second round's change alone (spans of the first

@@ -28,11 +28,12 @@ from pathlib import Path
 
 from crepair import toolchain
 from crepair.errors import MissingTool
-from crepair.testsuite.spec import Invocation, TestSpec
+from crepair.testsuite.spec import Comparison, Invocation, TestSpec
 from crepair.testsuite.workspace import Workspace
 
 DEFAULT_TEST_TIMEOUT_MS = 1000  # f1x's --test-timeout in its own test suite
 OUTPUT_SLACK = 1 << 16  # bytes of output beyond the expected before a test is cut short as failing
+EXACT_SLACK = 1 << 8  # the same under exact comparison: any byte beyond fails; these few still get a distance
 TIMEOUT_EXIT = 124
 
 
@@ -135,6 +136,17 @@ def output_distance(got: bytes, expected: bytes) -> int:
     return len(got) + len(expected) - 2 * sum(b.size for b in matcher.get_matching_blocks())
 
 
+def output_slack(compare: Comparison) -> int:
+    """Bytes a run may print beyond the expected output's length (in bytes)
+    before it is cut short as failing: :data:`EXACT_SLACK` under exact
+    comparison (a longer output can never pass; the margin keeps a near
+    miss's distance), else :data:`OUTPUT_SLACK` (the expected output is
+    stored normalized, the raw output may be longer by the whitespace the
+    comparison ignores).  A program that prints in a loop at end of input is
+    cut after that many bytes, not after 64 KiB."""
+    return EXACT_SLACK if compare is Comparison.EXACT else OUTPUT_SLACK
+
+
 def run_tests(spec: TestSpec, root: str | os.PathLike | Workspace, ids: Iterable[str] | None = None, **options) -> dict[str, TestRun]:
     """Run ``ids`` (default: all of ``spec.ids``) one after the other, with
     the keyword ``options`` of :func:`run_test`; a dict in the order run."""
@@ -160,7 +172,7 @@ def _execute(inv: Invocation, env, timeout: float, grace: float) -> tuple[int | 
     finally:
         if inv.stdin:
             os.close(stdin)
-    limit = len(inv.expected) + OUTPUT_SLACK if capture else 0
+    limit = len(inv.expected) + output_slack(inv.compare) if capture else 0
     try:
         pidfd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):  # not Linux ≥ 5.3
