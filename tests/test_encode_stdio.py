@@ -333,6 +333,42 @@ def test_main_programs_read_the_same_stdin_and_compare_outputs(tmp_path):
 
 
 @pytest.mark.parametrize("printed, outcome", [
+    ('printf("%d\\n", n, k++);', VERIFIED),  # k++ evaluated, its value not printed
+    ('printf("%d\\n", n, k);', VIOLATED),  # the second line shows the missing increment
+])
+def test_arguments_beyond_the_format_are_evaluated_and_ignored(tmp_path, printed, outcome):
+    """C11 7.21.6.1p2 (and 7.21.6.2p2 for scanf): once the format is
+    exhausted, the arguments left are evaluated but otherwise ignored — a
+    program with more arguments than conversions is valid C, not bad input."""
+    model = write_c(tmp_path, """
+        #include <stdio.h>
+        int main(void) {
+            int n;
+            scanf("%d", &n);
+            printf("%d\\n%d\\n", n, 1);
+            return 0;
+        }
+    """, "model.c")
+    student = write_c(tmp_path, f"""
+        #include <stdio.h>
+        int main(void) {{
+            int n, k = 0;
+            scanf("%d", &n, &k);
+            {printed}
+            printf("%d\\n", k);
+            return 0;
+        }}
+    """, "student.c")
+    assert crepair.verify(student, reference=model).outcome == outcome
+
+
+def test_fewer_arguments_than_conversions_are_bad_input(tmp_path):
+    path = write_c(tmp_path, '#include <stdio.h>\nint main(void) { printf("%d %d", 1); return 0; }\n')
+    with pytest.raises(crepair.BadInput, match="call to 'printf' with 1 arguments for 2 conversions"):
+        crepair.verify(path, reference=path)
+
+
+@pytest.mark.parametrize("printed, outcome", [
     ('printf("best %d \\n", best);', VERIFIED),  # a blank at the end of a line does not count
     ('printf("\\n  best %d\\n\\n", best);', VERIFIED),  # nor empty lines and blanks that start one
     ('printf("best  %d\\n", best);', VIOLATED),  # two blanks inside a line do

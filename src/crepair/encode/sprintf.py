@@ -89,6 +89,7 @@ class Sprintf(CharArrays):
                 chars, length = self._sprintf_piece(piece, next(values), node, ctx)
             self._sprintf_store(dest, chars, length, written, node, ctx)
             written = smt.simplify(written + length)
+        self._excess(values, ctx)
         self._sprintf_store(dest, [_bv(0, 8)], _bv(1), written, node, ctx)
         return Value(written, ct.INT)
 

@@ -37,7 +37,7 @@ from crepair.encode.formats import Conversion, parse_format
 from crepair.encode.formula import Constraint, Input, UnwindingCut, Violation
 from crepair.encode.ops import string_bytes
 from crepair.encode.ops import Value, convert
-from crepair.encode.walk import Ctx, State
+from crepair.encode.walk import Ctx, State, has_effects
 from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import fp, smt
 
@@ -80,10 +80,18 @@ class Stdin(CharArrays):
             raise UnsupportedConstruct(self._point(fmt), f"{name} with a format that is not a string literal")
         pieces = parse_format(string_bytes(fmt.value, self._point(fmt)), self._point(fmt), scan=scan)
         wanted = sum(1 for p in pieces if isinstance(p, Conversion) and not p.suppress)
-        if wanted != len(args) - index - 1:
+        if wanted > len(args) - index - 1:
             raise BadInput(f"call to '{name}' with {len(args) - index - 1} arguments for {wanted} conversions",
                            self._point(node))
         return pieces
+
+    def _excess(self, rest, ctx: Ctx) -> None:
+        """The arguments ``rest`` left once a format is exhausted: "evaluated
+        (as always) but otherwise ignored" (C11 7.21.6.1p2, 7.21.6.2p2); only
+        those with side effects need encoding."""
+        for arg in rest:
+            if has_effects(arg):
+                self._expr(arg, ctx)
 
     def _token(self, label: str | None, node: c_ast.Node, ctx: Ctx, conv: Conversion | None = None
                ) -> tuple[smt.Term, smt.Term]:
@@ -156,6 +164,7 @@ class Stdin(CharArrays):
                     self._scan_store(target, smt.Extract(piece.bits - 1, 0, tok), piece, ctx, there)
             stored += target is not None
         ctx.state = outer
+        self._excess(targets, ctx)
         result = _bv(stored)
         for ended, before in reversed(ends):
             result = smt.If(ended, _bv(before if before else -1), result)

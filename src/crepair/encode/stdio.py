@@ -200,6 +200,7 @@ class Stdio(Stdin):
             else:
                 value = term if piece.bits >= 32 else smt.Extract(piece.bits - 1, 0, term)
                 self._emit(_KINDS[piece.letter], value, piece.signed, ctx, node)
+        self._excess(values, ctx)
         return Value(self._fresh(f"{name}@{self._line(node)}", ct.INT), ct.INT)
 
     def _printf_choice(self, name: str, node: c_ast.FuncCall, args: list, first: int, ctx: Ctx) -> Value:
