@@ -19,6 +19,7 @@ from crepair.testequiv.candidates import Schema, SiteKind
 from crepair.testequiv.formats import format_edits
 from crepair.typed.model import CHAR, DOUBLE, INT, LONG
 from crepair.testequiv.space import build_space
+from crepair.schemes.test_driven_patches import patched_text
 
 IPAS = SHARED / "c-pack-ipas"
 
@@ -171,16 +172,17 @@ def test_every_format_candidate_passes_gccs_format_check(tmp_path):
             printf("%ld %d|%c %5.2f\\n", u + l, c + 1, c, d);
             printf("%llu %f %s", w / 2, f, s);
             fprintf(stdout, "%i %u\\n", c, u);
+            printf("%d\\nsum: %d\\n", c, c + u);
         }
     """
     program = load_program(write_c(tmp_path, source), real_c=True)
     space = build_space(program)
     cands = [c for c in space.candidates if c.schema is Schema.FORMAT]
     assert len(cands) > 30
+    assert [(c.replacement, program.original[slice(*c.tail)]) for c in cands if c.tail] == [('"%d\\n"', ", c + u")]
     for c in cands:
-        s = space.sites[c.site]
         out = tmp_path / "patched.c"
-        out.write_text(program.original[:s.span.start] + c.replacement + program.original[s.span.end:])
+        out.write_text(patched_text(program.original, space, c))
         proc = subprocess.run(["gcc", "-c", "-Wformat", "-Werror=format", "-o", str(tmp_path / "p.o"), str(out)],
                               capture_output=True, text=True)
         assert proc.returncode == 0, (c.replacement, proc.stderr)
@@ -449,6 +451,55 @@ def test_a_reference_s_output_literals_replace_a_literal_with_the_same_conversio
     assert literal_replacements('"impossivel"', None, found) == ['"Impossible\\n"', '"end"']
     assert literal_replacements('"%d\\n"', (INT,), found) == ['"%d items\\n"']  # one %d: the same conversions
     assert literal_replacements('"%d items\\n"', (INT,), found) == []  # itself is no candidate
+    # the first of two conversions: the second's argument is dropped; never all of them (no "Impossible" for %d %d)
+    assert literal_replacements('"%d %d\\n"', (INT, INT), found) == ['"%d items\\n"', '"%d-%d"']
+
+
+def test_a_line_of_output_too_many_is_dropped_with_the_arguments_it_consumed():
+    """``printf("%s\\nlength: %d\\n", s, n)`` where the judge wants the
+    first line: the lines after an inner newline dropped; the patch deletes
+    the argument no conversion consumes, unless it has side effects."""
+    from crepair.testequiv.formats import dropped_arguments
+
+    assert '"%s\\n"' in format_edits('"%s\\nlength: %d\\n"', (CHAR, INT))
+    assert not [e for e in format_edits('"%d\\n"', (INT,)) if "%" not in e]  # a last newline: no line dropped
+    #            "%s\n"      , s    , n
+    ends = (10, 13, 16)  # the end offsets of the literal and of its two arguments
+    assert dropped_arguments('"%s\\n"', ends, pure=1) == (13, 16)
+    assert dropped_arguments('"%s %d\\n"', ends, pure=0) == (16, 16)  # every argument consumed: nothing
+    assert dropped_arguments('"%s\\n"', ends, pure=0) is None  # n has side effects (n++): kept, no edit
+    assert dropped_arguments('"%s %d %d\\n"', ends, pure=2) is None  # more conversions than arguments
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc needed")
+def test_a_sentence_printed_after_the_answer_is_dropped_with_its_argument(tmp_path):
+    """A student prints the line the course asks for and a second one
+    (its length); the repair keeps the first line and deletes the
+    argument of the second's ``%d``, so gcc's format check passes (an
+    argument left over would be ``-Wformat-extra-args``)."""
+    (tmp_path / "model.c").write_text('#include <stdio.h>\nint main(void) { char s[80];\n'
+                                      '  if (scanf("%79s", s) == 1) printf("%s\\n", s);\n  return 0; }\n')
+    (tmp_path / "sub.c").write_text('#include <stdio.h>\n#include <string.h>\nint main(void) { char s[80];\n'
+                                    '  if (scanf("%79s", s) == 1) {\n    int n = (int)strlen(s);\n'
+                                    '    printf("%s\\nLength: %d\\n", s, n);\n  }\n  return 0; }\n')
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for k, word in enumerate(["ola", "adeus"]):
+        (tests / f"{k}.in").write_text(word)
+        (tests / f"{k}.out").write_text(word + "\n")
+    first = first_repair(crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests",
+                                 "--compare", "exact", "--json", "--timeout", "120", cwd=tmp_path))
+    assert [(c["original"], c["replacement"]) for c in first["changes"]] == [
+        ('"%s\\nLength: %d\\n", s, n', '"%s\\n", s')]
+    assert [e["kind"] for e in first["changes"][0]["edits"]] == ["replace", "delete"]
+    source = (tmp_path / "sub.c").read_text()
+    for e in sorted(first["changes"][0]["edits"], key=lambda e: -e["span"]["start"]):
+        source = source[:e["span"]["start"]] + e["new"] + source[e["span"]["end"]:]
+    (tmp_path / "fixed.c").write_text(source)
+    proc = subprocess.run(["gcc", "-Wformat", "-Werror=format", "-o", str(tmp_path / "fixed"),
+                           str(tmp_path / "fixed.c")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert subprocess.run([str(tmp_path / "fixed")], input="bom dia", capture_output=True, text=True).stdout == "bom\n"
 
 
 def test_a_wrong_word_of_the_output_is_repaired_from_the_reference_s_literals(tmp_path):

@@ -25,8 +25,13 @@ def candidate_repair(program: CProgram, space: SearchSpace, cand: Candidate, pat
     start, end, new = token_edit(before, after)
     start, end = site.span.start + start, site.span.start + end
     text, path = program.original, program.path
-    edit = Edit(text_span(path, text, start, end), text[start:end], new)
-    change = Change(site.span, site.function, cand.schema.value, before, after, (edit,))
+    edits, span = (Edit(text_span(path, text, start, end), text[start:end], new),), site.span
+    if cand.tail is not None:  # the arguments a format with fewer conversions leaves: deleted too
+        at, to = cand.tail
+        edits += (Edit(text_span(path, text, at, to), text[at:to], ""),)
+        span = text_span(path, text, site.span.start, to)
+        before, after = text[site.span.start:to], after + text[site.span.end:at]
+    change = Change(span, site.function, cand.schema.value, before, after, edits)
     return Repair(Scheme.TEST_DRIVEN, (change,), unified_diff(path, text, patched), patched, seconds, evidence)
 
 
@@ -56,9 +61,10 @@ def token_edit(before: str, after: str) -> tuple[int, int, str]:
 
 def patched_text(original: str, space: SearchSpace, cand: Candidate) -> str:
     """``original`` (the text ``space`` was built from) with candidate
-    ``cand``'s replacement at its site."""
+    ``cand``'s replacement at its site (and its ``tail`` deleted)."""
     site = space.sites[cand.site]
-    return apply_edits(original, [(site.span.start, site.span.end, cand.replacement)])
+    tail = [] if cand.tail is None else [(*cand.tail, "")]
+    return apply_edits(original, [(site.span.start, site.span.end, cand.replacement), *tail])
 
 
 def unexecuted_classes(spectrum, space: SearchSpace, file_of: dict, main) -> dict[str, frozenset[int]]:

@@ -127,6 +127,13 @@ class Candidate:
     it share one body in the meta-program (``replacement`` spells it);
     only at EXPR sites, in guards and in guarded output calls.
 
+    ``tail``: FORMAT candidates with fewer conversions than the literal
+    (a line of output dropped) only: the offsets (0-based, end exclusive)
+    of the original's text the patch deletes besides, the arguments no
+    conversion consumes any more (``, n`` of ``printf("%d\\n", n)`` ->
+    ``printf("\\n")``), side-effect free; the meta-program runs the call
+    with them, which C ignores (C11 7.21.6.1p2).
+
     OUTPUT candidates: ``code`` is the output call (a newline or a space
     written before the statement), or, when ``lhs`` holds the output call,
     the atom that guards it (``if (code) lhs; s``: a separator written on
@@ -144,6 +151,7 @@ class Candidate:
     lhs: str = ""
     variables: tuple[str, ...] = ()
     param: int | None = None
+    tail: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

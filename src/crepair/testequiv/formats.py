@@ -25,13 +25,18 @@ candidates are the literal with one small edit (:func:`format_edits`):
   conversions never changes; no conversion changes when an argument's type
   is unknown, a ``*`` width is used, or the conversions do not match the
   arguments one to one;
+- the lines after a ``\\n`` inside the literal dropped (output that is
+  not wanted: a second line); the last conversions go with them, and the
+  patch deletes their arguments when they are free of side effects (else
+  there is no such edit; :func:`dropped_arguments`);
 - the letters outside conversions and escapes in another case: the first
   letter's case swapped (``"second\\n"`` -> ``"Second\\n"``), all upper
   case (``"yes"`` -> ``"YES"``), all lower case.
 
 With a reference implementation at hand, the literals its own output
 calls print (:func:`output_literals`) are candidates too, at each format
-whose conversions they share (:func:`literal_replacements`): the words a
+whose conversions they share, or whose first conversions they are
+(:func:`literal_replacements`): the words a
 judge expects (``"-1"`` -> ``"0"``) are seldom one small edit away.
 
 In a loop, a separator is often right on all but the first or last
@@ -145,6 +150,7 @@ def format_edits(literal: str, arg_types: tuple[CType, ...] | None) -> list[str]
             bodies.append(sep + body[:-len(sep)])
     if conversions:
         bodies += _prompt_edits(body, conversions[0].start(), conversions[-1].end())
+    bodies += _dropped_lines(body, units, protected)
     if arg_types is not None:
         bodies += _conversion_edits(body, conversions, arg_types)
     bodies += _case_edits(units, protected)
@@ -175,6 +181,14 @@ def _prompt_edits(body: str, first: int, last: int) -> list[str]:
     return [b for k in kept for b in (k, k if k.endswith("\\n") else k + "\\n")]
 
 
+def _dropped_lines(body: str, units: list[tuple[int, str]], protected: set[int]) -> list[str]:
+    """The lines after each ``\\n`` inside ``body`` dropped (an extra line
+    of output: ``"%s\\nlength: %d\\n"`` -> ``"%s\\n"``).  The conversions
+    dropped are the last ones; the arguments they consumed are left over
+    (:func:`dropped_arguments`: the patch deletes them)."""
+    return [body[:at + 2] for at, unit in units if unit == "\\n" and at not in protected and at + 2 < len(body)]
+
+
 def _case_edits(units: list[tuple[int, str]], protected: set[int]) -> list[str]:
     """The body (as ``units``: (offset, character or escape)) with the
     letters outside conversions (offsets in ``protected``) and escapes in
@@ -198,9 +212,11 @@ def _conversions(body: str) -> list[str]:
 def literal_replacements(literal: str, arg_types: tuple[CType, ...] | None, literals: Sequence[str]) -> list[str]:
     """The ``literals`` (C string literals' source, quotes included) that
     may stand in place of ``literal`` at an output call: plain ``"..."``
-    literals other than it whose conversions are ``literal``'s, in the
-    same order (a ``puts`` text, ``arg_types`` None: literals without a
-    ``%``), without repeats, in the order given."""
+    literals other than it whose conversions are ``literal``'s first ones
+    (all, or the first few: the arguments left over are evaluated and
+    ignored, C11 7.21.6.1p2), in the same order (a ``puts`` text,
+    ``arg_types`` None: literals without a ``%``), without repeats, in the
+    order given."""
     m = _LITERAL.match(literal)
     if m is None:
         return []
@@ -211,10 +227,30 @@ def literal_replacements(literal: str, arg_types: tuple[CType, ...] | None, lite
         if o is None or other == literal or other in out:
             continue
         body = o.group(1)
-        if (own is None and "%" not in body) or (own is not None and "%" not in _CONVERSION.sub("", body)
-                                                  and _conversions(body) == own):
+        if own is None and "%" not in body:
             out.append(other)
+        elif own is not None and "%" not in _CONVERSION.sub("", body):
+            theirs = _conversions(body)
+            if theirs == own or (0 < len(theirs) < len(own) and own[:len(theirs)] == theirs):
+                out.append(other)
     return out
+
+
+def dropped_arguments(edited: str, ends: Sequence[int], pure: int) -> tuple[int, int] | None:
+    """The text a patch deletes besides when the format literal becomes
+    ``edited``: offsets ``(start, end)`` (0-based, end exclusive; empty,
+    ``start == end``, when its conversions consume every argument) from the
+    end of the last argument still consumed to the end of the last one,
+    ``ends`` being the end offsets of the literal and of each argument
+    after it (a ``puts`` text: the literal's alone).  None when the
+    arguments dropped would include one of the first ``len(ends) - 1 -
+    pure`` (one with side effects, which the patch must keep) or when
+    ``edited`` needs more arguments than there are."""
+    m = _LITERAL.match(edited)
+    used = len(_conversions(m.group(1))) if m is not None and len(ends) > 1 else len(ends) - 1
+    if used > len(ends) - 1 or len(ends) - 1 - used > pure:
+        return None
+    return ends[used], ends[-1]
 
 
 def output_literals(ast: c_ast.Node) -> tuple[str, ...]:
@@ -307,5 +343,5 @@ def _int_length(t: CType) -> str | None:
     return _LENGTH.get(promote(t).rank)
 
 
-__all__ = ["FormatArgument", "FormatCall", "format_argument", "format_edits", "literal_replacements",
-           "output_literals", "separator_choices"]
+__all__ = ["FormatArgument", "FormatCall", "dropped_arguments", "format_argument", "format_edits",
+           "literal_replacements", "output_literals", "separator_choices"]

@@ -27,7 +27,10 @@ class Place:
     an ``if`` with an ``else`` (a guard needs braces).  ``literal``: the
     EXPR is an output call's string literal, a FORMAT site
     (:mod:`crepair.testequiv.formats`), whose conversions consume
-    arguments of ``format_types`` (None: written as is, ``puts``).
+    arguments of ``format_types`` (None: written as is, ``puts``);
+    ``format_ends``: the end offsets of the literal and of each argument
+    after it, ``format_pure``: how many of the last arguments are free of
+    side effects (a candidate with fewer conversions may drop those).
     What the anti-patterns (:mod:`crepair.testequiv.antipatterns`) read:
     ``bound``: the EXPR is (inside) a loop condition or an array
     subscript; ``alone``: the STMT is the only statement of its block or
@@ -56,6 +59,8 @@ class Place:
     context: int = COMMA
     literal: bool = False
     format_types: tuple[CType, ...] | None = None
+    format_ends: tuple[int, ...] = ()
+    format_pure: int = 0
     bound: bool = False
     alone: bool = False
     before_if: tuple[str, ...] = ()

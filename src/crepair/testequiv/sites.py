@@ -368,9 +368,13 @@ class _Walker:
         types = None
         if fmt.call is FormatCall.PRINTF:
             types = tuple(self._types.of(a, scope) for a in fmt.rest)
+        pure = 0  # the last arguments free of side effects
+        while pure < len(fmt.rest) and side_effect_free(fmt.rest[-1 - pure]):
+            pure += 1
         self.places.append(Place(
             SiteKind.EXPR, node, self._spans.span(node), self._fn, pointer_to(CHAR), self._visible(),
             literal=True, format_types=types, loop_reads=tuple(sorted({n for names in self._loops for n in names})),
+            format_ends=tuple(self._spans.span(n).end for n in (node, *fmt.rest)), format_pure=pure,
         ))
 
     # -- what a function uses ---------------------------------------------------------

@@ -77,7 +77,7 @@ from crepair.testequiv.assignops import operator_changes
 from crepair.testequiv.atoms import Atom, is_concrete, site_atoms
 from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
 from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
-from crepair.testequiv.formats import format_edits, literal_replacements, separator_choices
+from crepair.testequiv.formats import dropped_arguments, format_edits, literal_replacements, separator_choices
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.place import Place
 from crepair.testequiv.sites import collect
@@ -122,6 +122,7 @@ class _Draft:
     group: int = 0
     lhs: str = ""
     param: int | None = None
+    tail: tuple[int, int] | None = None
 
 
 def build_space(program: CProgram, lines: Collection[int] | None = None, rank: Mapping[int, float] | None = None,
@@ -173,7 +174,7 @@ def build_space(program: CProgram, lines: Collection[int] | None = None, rank: M
         lhs = _variables(d.lhs, places[d.place]) if d.schema is Schema.EXPRESSION else [d.lhs]  # l of l op= r
         names[d.place].update(read, lhs if d.lhs and d.schema is not Schema.OUTPUT else [])
         candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
-                                    d.param))
+                                    d.param, d.tail))
     sites = tuple(_site(program, places[p], site_id[p], site_order[p], names[p]) for p in used)
     sites += tuple(_site(program, p, len(used) + k, len(used) + k, set()) for k, p in enumerate(counting))
     return SearchSpace(sites, tuple(candidates), tuple(notes), tuple((r.value, n) for r, n in removed.items()))
@@ -260,7 +261,9 @@ class _Builder:
         text = self._original[p.span.start:p.span.end]
         edits = format_edits(text, p.format_types)
         edits += [e for e in literal_replacements(text, p.format_types, self._options.literals) if e not in edits]
-        out = [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group) for group, e in enumerate(edits, start=1)]
+        tails = [dropped_arguments(e, p.format_ends, p.format_pure) for e in edits]  # None: an argument to keep
+        out = [_Draft(tenths(FORMAT_COST), i, Schema.FORMAT, e, e, group, tail=t if t[0] < t[1] else None)
+               for group, (e, t) in enumerate(zip(edits, tails), start=1) if t is not None]
         group = len(edits)
         for when_true, when_false in separator_choices(text) if p.loop_reads else ():
             group += 1  # one group per pair: its candidates yield one of two literals, compared by address
