@@ -48,8 +48,10 @@ from crepair.options import ReferenceOptions
 from crepair.patch import unified_diff
 from crepair.schemes.staged_checks import CandidateChecks, checked_source
 from crepair.schemes.staged_partial import first_stage, nearest_fix
-from crepair.schemes.staged_options import SEARCH_START_SECONDS, StagedOptions, StagedStats, partial_patience
+from crepair.schemes.staged_options import (SEARCH_START_SECONDS, StagedOptions, StagedStats, held_patience,
+                                            partial_patience, patience)
 from crepair.schemes.staged_spans import named, relative_to_original
+from crepair.schemes.staged_uniform import uniform_repairs
 from crepair.schemes.staged_suite import generated_tests, given_tests, held_back, no_failing_test, reference_literals
 from crepair.schemes.staged_verdicts import CHECK_MARGIN, PatchVerdicts
 from crepair.records import Repair, RepairOutcome, Scheme, StopReason
@@ -59,10 +61,8 @@ from crepair.schemes.time_limit import Deadline
 
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
-PATIENCE = 0.25  # share of the time limit the first stage's search, or a partial fix's search, may take
 DECOMPOSED_SHARE = 0.2  # share of the time limit a search with one failing test may take
 FIRST_STAGE_CHANGES = 3  # the most changes a repair made in the first stage's part of the space has
-HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
 
 
 class _RoundOver(Exception):
@@ -202,7 +202,7 @@ class StagedRun:
                     held.append(self._relative(rep, base))
                     if self.options.max_repairs is not None and len(held) >= self.options.max_repairs:
                         # a later candidate's proof is as hard: look on a little (its proof's time counts), then stop
-                        ends = self.verdicts.look_on_until(self._held_patience())
+                        ends = self.verdicts.look_on_until(held_patience(self.options.timeout))
                         self._round_ends = min(self._round_ends or float("inf"), ends)
                         self.verdicts.until = self._round_ends  # the proofs too
                         if self.verdicts.hopeless:  # no later candidate can be proved either
@@ -250,18 +250,9 @@ class StagedRun:
         return self.stopped in (StopReason.NOT_STARTED, StopReason.TIMEOUT) and bool(self.reason)
 
     def _tick(self, _stats) -> None:
-        """After every test execution: ends the search once its patience (:meth:`_patience`) has run out."""
+        """After every test execution: ends the search once its patience has run out."""
         if any(end is not None and time.monotonic() > end for end in (self._round_ends, self._stage_ends)):
             raise _RoundOver
-
-    def _patience(self) -> float:
-        """Seconds the first stage's search (or one from its nearest miss) may take (a quarter)."""
-        return (self.options.timeout or 240.0) * PATIENCE
-
-    def _held_patience(self) -> float:
-        """Seconds the search goes on for a proof once enough repairs passed the
-        suite (a tenth), from when the last passed it (its proof's time counts)."""
-        return (self.options.timeout or 240.0) * HELD_PATIENCE
 
     def _timed_out(self) -> bool:
         """Whether the time is up: too little left to start a search (:data:`SEARCH_START_SECONDS`)."""
@@ -309,7 +300,7 @@ class StagedRun:
             self._failing_given, first = first_stage(self.original, self.checks, self.suite, self.options.compare)
             self._first = first or ()
         if self._first and (self._first[1] is None or base == self.original):  # lines name the original's
-            found, self._stage_ends = False, time.monotonic() + self._patience()  # the whole space may hold it
+            found, self._stage_ends = False, time.monotonic() + patience(self.options.timeout)  # the whole space may hold it
             try:
                 for item in self._search(base, ids, *self._first):
                     found = found or item[1] in ("proved", "tests")
@@ -333,15 +324,24 @@ class StagedRun:
         output calls, two separators): the first stage again, for a
         quarter of the time limit, from its nearest miss
         (:meth:`_partial_fix`), and so on from that search's; its patches
-        as changes of the original."""
+        as changes of the original.  First, the same edit at every format
+        (:mod:`~crepair.schemes.staged_uniform`)."""
         text, first = self.original, ()
+        for rep in uniform_repairs(self.checks.copy(text), text, self._literals, self.seconds):
+            rep = dataclasses.replace(rep, stage="reference (staged)", changes=named(rep.changes, str(self.path)),
+                                      diff=unified_diff(str(self.path), text, rep.patched))
+            self.stats.plausible += 1
+            status, evidence, failed = self.verdicts.verdict(rep)
+            yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
+            if status != "refuted" or self._timed_out():
+                return
         for _ in range(FIRST_STAGE_CHANGES - 1):
             near = self._partial_fix(text)
             if near is None or self._timed_out():
                 return
             text, first = near[2].patched, relative_to_original(near[2], self.path, self.original, first).changes
             saved = self._round_ends
-            self._round_ends = min(saved or float("inf"), time.monotonic() + self._patience())
+            self._round_ends = min(saved or float("inf"), time.monotonic() + patience(self.options.timeout))
             found = False
             try:
                 for rep, status, failed in self._search(text, ids, *self._first):

@@ -11,7 +11,22 @@ DEFAULT_GENERATED = 60  # inputs generated from the given ones
 DEFAULT_HELD_BACK = 500  # more generated inputs, held back to confirm a patch that passes the suite
 SEARCH_START_SECONDS = 2.0  # a search (its space, its meta-program, its build) starts with more time left only
 PARTIAL_LEAST, PARTIAL_MOST = 0.1, 0.25  # shares of the time limit a round looks on after a partial fix
+PATIENCE = 0.25  # share of the time limit the first stage's search, or a partial fix's search, may take
+HELD_PATIENCE = 0.1  # share of the time limit the search goes on for a proof once a repair passed the suite
 DEEPER = (lambda u: u + 2, lambda u: 2 * u, lambda u: 4 * u)  # bounds tried when the reference's runs go beyond u
+
+
+def patience(timeout: float | None) -> float:
+    """Seconds the first stage's search (or one from its nearest miss) may
+    take with a time limit of ``timeout`` seconds (None: 240): a quarter."""
+    return (timeout or 240.0) * PATIENCE
+
+
+def held_patience(timeout: float | None) -> float:
+    """Seconds the search goes on for a proof once enough repairs passed
+    the suite (a tenth of ``timeout``, None: 240), from when the last
+    passed it (its proof's time counts)."""
+    return (timeout or 240.0) * HELD_PATIENCE
 
 
 def partial_patience(timeout: float | None, searched: float) -> float:

@@ -1,0 +1,100 @@
+"""One presentation error at every output call, repaired as one
+(crepair.schemes.staged_uniform): the same FORMAT edit at each literal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from crepair.schemes.staged_uniform import uniform_repairs
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+# hours:minutes of a count of minutes, one printf per case, each followed by its return, none ending the line
+# (the model's does)
+SUBMISSION = r"""#include <stdio.h>
+int main(void) {
+    int t, h, m;
+    if (scanf("%d", &t) != 1)
+        return 0;
+    h = t / 60;
+    m = t % 60;
+    if (h < 10 && m < 10) {
+        printf("0%d:0%d", h, m);
+        return 0;
+    }
+    if (h < 10) {
+        printf("0%d:%d", h, m);
+        return 0;
+    }
+    if (m < 10) {
+        printf("%d:0%d", h, m);
+        return 0;
+    }
+    printf("%d:%d", h, m);
+    return 0;
+}
+"""
+
+MODEL = r"""#include <stdio.h>
+int main(void) {
+    int t;
+    if (scanf("%d", &t) != 1)
+        return 0;
+    if (t / 60 < 10)
+        printf("0");
+    printf("%d:", t / 60);
+    if (t % 60 < 10)
+        printf("0");
+    printf("%d\n", t % 60);
+    return 0;
+}
+"""
+
+
+def test_every_literal_a_uniform_edit_applies_to_is_changed_at_once(tmp_path):
+    path = tmp_path / "sub.c"
+    path.write_text(SUBMISSION)
+    reps = uniform_repairs(path, SUBMISSION, (), 0.0)
+    first = reps[0]  # a newline at the end of every output
+    assert [(c.before, c.after) for c in first.changes] == [
+        ('"0%d:0%d"', '"0%d:0%d\\n"'), ('"0%d:%d"', '"0%d:%d\\n"'), ('"%d:0%d"', '"%d:0%d\\n"'),
+        ('"%d:%d"', '"%d:%d\\n"')]
+    assert first.patched.count('\\n"') == 4 and first.evidence.total == 0  # nothing run yet
+    # no literal ends in a newline or has words: no other uniform edit applies to two
+    assert len(reps) == 1
+
+
+def test_one_literal_is_no_uniform_edit(tmp_path):
+    text = '#include <stdio.h>\nint main(void) { printf("%d", 1); return 0; }\n'
+    path = tmp_path / "one.c"
+    path.write_text(text)
+    assert uniform_repairs(path, text, (), 0.0) == []
+
+
+def test_a_newline_missing_in_every_branch_is_repaired_in_one_run(tmp_path):
+    """Each test takes one branch, so no single change passes a failing
+    test and the others: the uniform edit does, and is proved."""
+    (tmp_path / "sub.c").write_text(SUBMISSION)
+    (tmp_path / "model.c").write_text(MODEL)
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for k, (given, expected) in enumerate([("65", "01:05\n"), ("75", "01:15\n"), ("605", "10:05\n"),
+                                           ("615", "10:15\n")]):
+        (tests / f"t{k}.in").write_text(given)
+        (tests / f"t{k}.out").write_text(expected)
+    proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "sub.c", "--reference", "model.c",
+                           "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["stats"]["rounds"] == 1  # not one round per branch
+    first = report["repairs"][0]
+    assert [c["replacement"] for c in first["changes"]] == ['"0%d:0%d\\n"', '"0%d:%d\\n"', '"%d:0%d\\n"',
+                                                           '"%d:%d\\n"']
+    assert first["evidence_level"] in ("proof", "tests")
+    assert (tmp_path / "sub.c").read_text() == SUBMISSION  # nothing of the user's changed
