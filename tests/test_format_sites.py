@@ -35,6 +35,19 @@ def first_repair(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)["repairs"][0]
 
 
+def course_repair(tmp_path: Path, tests: list[tuple[str, str]]) -> dict:
+    """The first repair (JSON) of ``sub.c`` against ``model.c`` in
+    ``tmp_path``, with ``tests`` ((input, expected output) pairs) as the
+    course's folder, exact comparison."""
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    for k, (given, expected) in enumerate(tests):
+        (folder / f"{k}.in").write_text(given)
+        (folder / f"{k}.out").write_text(expected)
+    return first_repair(crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests",
+                                "--compare", "exact", "--json", "--timeout", "120", cwd=tmp_path))
+
+
 def project(tmp_path: Path, source: str, tests: dict[str, tuple[str, str]]) -> None:
     (tmp_path / "prog.c").write_text(source)
     folder = tmp_path / "tests"
@@ -482,13 +495,7 @@ def test_a_sentence_printed_after_the_answer_is_dropped_with_its_argument(tmp_pa
     (tmp_path / "sub.c").write_text('#include <stdio.h>\n#include <string.h>\nint main(void) { char s[80];\n'
                                     '  if (scanf("%79s", s) == 1) {\n    int n = (int)strlen(s);\n'
                                     '    printf("%s\\nLength: %d\\n", s, n);\n  }\n  return 0; }\n')
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    for k, word in enumerate(["ola", "adeus"]):
-        (tests / f"{k}.in").write_text(word)
-        (tests / f"{k}.out").write_text(word + "\n")
-    first = first_repair(crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests",
-                                 "--compare", "exact", "--json", "--timeout", "120", cwd=tmp_path))
+    first = course_repair(tmp_path, [("ola", "ola\n"), ("adeus", "adeus\n")])
     assert [(c["original"], c["replacement"]) for c in first["changes"]] == [
         ('"%s\\nLength: %d\\n", s, n', '"%s\\n", s')]
     assert [e["kind"] for e in first["changes"][0]["edits"]] == ["replace", "delete"]
@@ -512,11 +519,5 @@ def test_a_wrong_word_of_the_output_is_repaired_from_the_reference_s_literals(tm
     (tmp_path / "sub.c").write_text('#include <stdio.h>\nint main(void) { int a; scanf("%d", &a);\n'
                                     '  if (a < 0) printf("impossivel\\n"); else printf("%d\\n", a + a);\n'
                                     '  return 0; }\n')
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    for k, (given, expected) in enumerate([("3\n", "6\n"), ("-2\n", "Impossible\n")]):
-        (tests / f"{k}.in").write_text(given)
-        (tests / f"{k}.out").write_text(expected)
-    first = first_repair(crepair("repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests",
-                                 "--compare", "exact", "--json", "--timeout", "120", cwd=tmp_path))
+    first = course_repair(tmp_path, [("3\n", "6\n"), ("-2\n", "Impossible\n")])
     assert [(c["original"], c["replacement"]) for c in first["changes"]] == [('"impossivel\\n"', '"Impossible\\n"')]

@@ -245,8 +245,7 @@ class StagedRun:
                                 f"expected ones ({before} bytes to delete and insert on the given tests -> {after})")
         return len(self._failing_given), 0, dataclasses.replace(rep, changes=named(rep.changes, str(self.path)))
 
-    def _ended(self) -> bool:
-        """The search ended the run before it began (no test input; no time left for one)."""
+    def _ended(self) -> bool:  # the search ended the run before it began (no test input; no time left for one)
         return self.stopped in (StopReason.NOT_STARTED, StopReason.TIMEOUT) and bool(self.reason)
 
     def _tick(self, _stats) -> None:
@@ -327,14 +326,14 @@ class StagedRun:
         as changes of the original.  First, the same edit at every format
         (:mod:`~crepair.schemes.staged_uniform`)."""
         text, first = self.original, ()
-        for rep in uniform_repairs(self.checks.copy(text), text, self._literals, self.seconds):
-            rep = dataclasses.replace(rep, stage="reference (staged)", changes=named(rep.changes, str(self.path)),
-                                      diff=unified_diff(str(self.path), text, rep.patched))
+        for rep in uniform_repairs(self.checks.copy(text), text, self._literals, self.seconds, self.path):
             self.stats.plausible += 1
             status, evidence, failed = self.verdicts.verdict(rep)
+            if status == "refuted":  # a partial fix to compare by its outputs' distance, not by the tests it fails
+                self._nearest.append((failed, rep))
+                continue
             yield dataclasses.replace(rep, evidence=evidence or rep.evidence), status, failed
-            if status != "refuted" or self._timed_out():
-                return
+            return
         for _ in range(FIRST_STAGE_CHANGES - 1):
             near = self._partial_fix(text)
             if near is None or self._timed_out():

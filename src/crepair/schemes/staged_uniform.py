@@ -26,6 +26,7 @@ from pathlib import Path
 from crepair.frontend import load_program
 from crepair.patch import apply_edits, unified_diff
 from crepair.records import PassesTests, Repair, Scheme
+from crepair.schemes.staged_spans import named
 from crepair.schemes.test_driven_patches import candidate_repair
 from crepair.testequiv.candidates import Schema
 from crepair.testequiv.space import SpaceOptions, build_space
@@ -59,14 +60,18 @@ UNIFORM: tuple[tuple[str, Callable[[str], str | None]], ...] = (
 )
 
 
-def uniform_repairs(path: Path, original: str, literals: tuple[str, ...], seconds: float) -> list[Repair]:
+def uniform_repairs(path: Path, original: str, literals: tuple[str, ...], seconds: float,
+                    name: str | Path | None = None) -> list[Repair]:
     """The uniform edits (:data:`UNIFORM`, in that order) of ``original``
     (the text of the program at ``path``, a copy with its headers beside)
     that apply at two FORMAT sites or more, each as an unchecked
-    :class:`Repair` (one change per site; evidence ``PassesTests(0, 0)``:
-    nothing run yet) found after ``seconds``.  ``literals``: the
-    reference's output literals (the space's, for the sites' candidates).
-    Raises what :func:`crepair.frontend.load_program` raises."""
+    :class:`Repair` of a staged run (one change per site; evidence
+    ``PassesTests(0, 0)``: nothing run yet) found after ``seconds``, its
+    changes and diff naming the file ``name`` (None: ``path``).
+    ``literals``: the reference's output literals (the space's, for the
+    sites' candidates).  Raises what :func:`crepair.frontend.load_program`
+    raises."""
+    name = str(path if name is None else name)
     program = load_program(path, real_c=True)
     space = build_space(program, options=SpaceOptions(schemas=frozenset({Schema.FORMAT}), literals=literals))
     at_site: dict[int, dict[str, object]] = {}
@@ -87,6 +92,6 @@ def uniform_repairs(path: Path, original: str, literals: tuple[str, ...], second
                                           c.replacement) for c in chosen])
         none = PassesTests(0, 0)
         changes = tuple(candidate_repair(program, space, c, patched, seconds, none).changes[0] for c in chosen)
-        out.append(Repair(Scheme.TEST_DRIVEN, changes, unified_diff(program.path, original, patched), patched,
-                          seconds, none))
+        out.append(Repair(Scheme.TEST_DRIVEN, named(changes, name), unified_diff(name, original, patched), patched,
+                          seconds, none, stage="reference (staged)"))
     return out
