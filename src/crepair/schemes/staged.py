@@ -26,7 +26,8 @@ test, the change that fails the fewest tests, or whose outputs come
 nearest the expected ones (:mod:`crepair.schemes.staged_partial`), is
 kept and the search runs again on it, a location more per round; for a
 presentation error, the formats and output calls first (a quarter of the
-time limit at most).
+time limit at most), then the same format edit at every output call
+(:mod:`crepair.schemes.staged_uniform`).
 """
 
 from __future__ import annotations
@@ -299,7 +300,7 @@ class StagedRun:
             self._failing_given, first = first_stage(self.original, self.checks, self.suite, self.options.compare)
             self._first = first or ()
         if self._first and (self._first[1] is None or base == self.original):  # lines name the original's
-            found, self._stage_ends = False, time.monotonic() + patience(self.options.timeout)  # the whole space may hold it
+            found, self._stage_ends = False, time.monotonic() + patience(self.options.timeout)  # or the whole space
             try:
                 for item in self._search(base, ids, *self._first):
                     found = found or item[1] in ("proved", "tests")
