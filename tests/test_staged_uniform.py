@@ -98,3 +98,55 @@ def test_a_newline_missing_in_every_branch_is_repaired_in_one_run(tmp_path):
                                                            '"%d:%d\\n"']
     assert first["evidence_level"] in ("proof", "tests")
     assert (tmp_path / "sub.c").read_text() == SUBMISSION  # nothing of the user's changed
+
+
+PROMPTED = r"""#include <stdio.h>
+int main(void) {
+    int x, y, z;
+    printf("Give three numbers.\n");
+    scanf("%d%d%d", &x, &y, &z);
+    if (x >= y && x >= z)
+        printf("The largest is: %d\n", x);
+    else if (y >= z)
+        printf("The largest is: %d\n", y);
+    else
+        printf("The largest is: %d\n", z);
+    return 0;
+}
+"""
+
+LARGEST = r"""#include <stdio.h>
+int main(void) {
+    int x, y, z, m;
+    scanf("%d%d%d", &x, &y, &z);
+    m = x > y ? x : y;
+    m = z > m ? z : m;
+    printf("%d\n", m);
+    return 0;
+}
+"""
+
+
+def test_a_refuted_uniform_edit_is_a_start_for_one_more_change_not_a_dead_end(tmp_path):
+    """A prompt line and words before each answer: deleting the words at
+    every answer is refuted (the prompt is still printed) but comes
+    nearest the expected outputs, so the search goes on from it and
+    deletes the prompt's call; before, such a refuted edit became the
+    next round's start by its count of failing tests and the run ended
+    with no repair."""
+    (tmp_path / "sub.c").write_text(PROMPTED)
+    (tmp_path / "model.c").write_text(LARGEST)
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for k, (given, expected) in enumerate([("9 2 3", "9\n"), ("1 8 3", "8\n"), ("1 2 7", "7\n")]):
+        (tests / f"t{k}.in").write_text(given)
+        (tests / f"t{k}.out").write_text(expected)
+    proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "sub.c", "--reference", "model.c",
+                           "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = json.loads(proc.stdout)["repairs"][0]
+    assert sorted((c["kind"], c["replacement"]) for c in first["changes"]) == [
+        ("format", '"%d\\n"'), ("format", '"%d\\n"'), ("format", '"%d\\n"'),
+        ("guard", 'if (0) printf("Give three numbers.\\n");')]
