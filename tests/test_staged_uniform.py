@@ -55,6 +55,26 @@ int main(void) {
 """
 
 
+def course_repair(tmp_path: Path, submission: str, model: str, tests: list[tuple[str, str]]) -> dict:
+    """The JSON report of ``crepair repair sub.c --reference model.c
+    --tests-dir tests --compare exact`` run in ``tmp_path`` (as a user
+    does, from the program's folder), with ``tests`` ((input, expected
+    output) pairs) as the course's folder; the run must exit 0."""
+    (tmp_path / "sub.c").write_text(submission)
+    (tmp_path / "model.c").write_text(model)
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    for k, (given, expected) in enumerate(tests):
+        (folder / f"t{k}.in").write_text(given)
+        (folder / f"t{k}.out").write_text(expected)
+    proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "sub.c", "--reference", "model.c",
+                           "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
 def test_every_literal_a_uniform_edit_applies_to_is_changed_at_once(tmp_path):
     path = tmp_path / "sub.c"
     path.write_text(SUBMISSION)
@@ -78,20 +98,8 @@ def test_one_literal_is_no_uniform_edit(tmp_path):
 def test_a_newline_missing_in_every_branch_is_repaired_in_one_run(tmp_path):
     """Each test takes one branch, so no single change passes a failing
     test and the others: the uniform edit does, and is proved."""
-    (tmp_path / "sub.c").write_text(SUBMISSION)
-    (tmp_path / "model.c").write_text(MODEL)
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    for k, (given, expected) in enumerate([("65", "01:05\n"), ("75", "01:15\n"), ("605", "10:05\n"),
-                                           ("615", "10:15\n")]):
-        (tests / f"t{k}.in").write_text(given)
-        (tests / f"t{k}.out").write_text(expected)
-    proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "sub.c", "--reference", "model.c",
-                           "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(SRC)})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    report = json.loads(proc.stdout)
+    report = course_repair(tmp_path, SUBMISSION, MODEL, [("65", "01:05\n"), ("75", "01:15\n"), ("605", "10:05\n"),
+                                                         ("615", "10:15\n")])
     assert report["stats"]["rounds"] == 1  # not one round per branch
     first = report["repairs"][0]
     assert [c["replacement"] for c in first["changes"]] == ['"0%d:0%d\\n"', '"0%d:%d\\n"', '"%d:0%d\\n"',
@@ -134,19 +142,8 @@ def test_a_refuted_uniform_edit_is_a_start_for_one_more_change_not_a_dead_end(tm
     deletes the prompt's call; before, such a refuted edit became the
     next round's start by its count of failing tests and the run ended
     with no repair."""
-    (tmp_path / "sub.c").write_text(PROMPTED)
-    (tmp_path / "model.c").write_text(LARGEST)
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    for k, (given, expected) in enumerate([("9 2 3", "9\n"), ("1 8 3", "8\n"), ("1 2 7", "7\n")]):
-        (tests / f"t{k}.in").write_text(given)
-        (tests / f"t{k}.out").write_text(expected)
-    proc = subprocess.run([sys.executable, "-m", "crepair.cli", "repair", "sub.c", "--reference", "model.c",
-                           "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "120"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(SRC)})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    first = json.loads(proc.stdout)["repairs"][0]
+    first = course_repair(tmp_path, PROMPTED, LARGEST, [("9 2 3", "9\n"), ("1 8 3", "8\n"),
+                                                         ("1 2 7", "7\n")])["repairs"][0]
     assert sorted((c["kind"], c["replacement"]) for c in first["changes"]) == [
         ("format", '"%d\\n"'), ("format", '"%d\\n"'), ("format", '"%d\\n"'),
         ("guard", 'if (0) printf("Give three numbers.\\n");')]

@@ -19,7 +19,6 @@ character offsets into the original, ends exclusive.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,11 +27,9 @@ from crepair.patch import apply_edits, unified_diff
 from crepair.records import PassesTests, Repair, Scheme
 from crepair.schemes.staged_spans import named
 from crepair.schemes.test_driven_patches import candidate_repair
-from crepair.testequiv.candidates import Schema
+from crepair.testequiv.candidates import Candidate, Schema
+from crepair.testequiv.formats import literal_body, without_prompt
 from crepair.testequiv.space import SpaceOptions, build_space
-
-_PLAIN = re.compile(r'"((?:\\.|[^"\\\n])*)"\Z')
-_WORD_THEN_CONVERSION = re.compile(r"^[^%]*[A-Za-z][^%]*(?=%[^%])")
 
 
 def _newline_added(body: str) -> str | None:
@@ -47,16 +44,11 @@ def _blank_before_newline_deleted(body: str) -> str | None:
     return body[:-3] + "\\n" if body.endswith(" \\n") else None
 
 
-def _prompt_deleted(body: str) -> str | None:
-    m = _WORD_THEN_CONVERSION.match(body)
-    return body[m.end():] if m else None
-
-
 UNIFORM: tuple[tuple[str, Callable[[str], str | None]], ...] = (
     ("a newline at the end of every output", _newline_added),
     ("no newline at the end of any output", _newline_deleted),
     ("no blank before the final newline of any output", _blank_before_newline_deleted),
-    ("no words before the first value of any output", _prompt_deleted),
+    ("no words before the first value of any output", without_prompt),
 )
 
 
@@ -74,7 +66,7 @@ def uniform_repairs(path: Path, original: str, literals: tuple[str, ...], second
     name = str(path if name is None else name)
     program = load_program(path, real_c=True)
     space = build_space(program, options=SpaceOptions(schemas=frozenset({Schema.FORMAT}), literals=literals))
-    at_site: dict[int, dict[str, object]] = {}
+    at_site: dict[int, dict[str, Candidate]] = {}  # per site, its FORMAT candidates by replacement
     for cand in space.candidates:
         if cand.tail is None:
             at_site.setdefault(cand.site, {})[cand.replacement] = cand
@@ -82,8 +74,8 @@ def uniform_repairs(path: Path, original: str, literals: tuple[str, ...], second
     for _, edit in UNIFORM:
         chosen = []
         for site in space.sites:
-            m = _PLAIN.match(site.text)
-            new = edit(m.group(1)) if m else None
+            body = literal_body(site.text)
+            new = None if body is None else edit(body)
             if new is not None and f'"{new}"' in at_site.get(site.id, {}):
                 chosen.append(at_site[site.id][f'"{new}"'])
         if len(chosen) < 2:

@@ -236,6 +236,23 @@ def literal_replacements(literal: str, arg_types: tuple[CType, ...] | None, lite
     return out
 
 
+def literal_body(literal: str) -> str | None:
+    """The text between the quotes of a plain ``"..."`` literal (C source,
+    escapes as written); None for any other (a prefix such as ``L"..."``,
+    adjacent literals)."""
+    m = _LITERAL.match(literal)
+    return None if m is None else m.group(1)
+
+
+def without_prompt(body: str) -> str | None:
+    """``body`` (a literal's text, :func:`literal_body`) from its first
+    conversion on, when the text before it holds a word (a prompt:
+    ``Resultado: %d\\n`` -> ``%d\\n``, the first of the edits of
+    :func:`format_edits` that delete words); None otherwise."""
+    first = _CONVERSION.search(body)
+    return body[first.start():] if first is not None and _WORD.search(body[:first.start()]) else None
+
+
 def dropped_arguments(edited: str, ends: Sequence[int], pure: int) -> tuple[int, int] | None:
     """The text a patch deletes besides when the format literal becomes
     ``edited``: offsets ``(start, end)`` (0-based, end exclusive; empty,
@@ -246,8 +263,8 @@ def dropped_arguments(edited: str, ends: Sequence[int], pure: int) -> tuple[int,
     arguments dropped would include one of the first ``len(ends) - 1 -
     pure`` (one with side effects, which the patch must keep) or when
     ``edited`` needs more arguments than there are."""
-    m = _LITERAL.match(edited)
-    used = len(_conversions(m.group(1))) if m is not None and len(ends) > 1 else len(ends) - 1
+    body = literal_body(edited)
+    used = len(_conversions(body)) if body is not None and len(ends) > 1 else len(ends) - 1
     if used > len(ends) - 1 or len(ends) - 1 - used > pure:
         return None
     return ends[used], ends[-1]
@@ -343,5 +360,5 @@ def _int_length(t: CType) -> str | None:
     return _LENGTH.get(promote(t).rank)
 
 
-__all__ = ["FormatArgument", "FormatCall", "dropped_arguments", "format_argument", "format_edits",
-           "literal_replacements", "output_literals", "separator_choices"]
+__all__ = ["FormatArgument", "FormatCall", "dropped_arguments", "format_argument", "format_edits", "literal_body",
+           "literal_replacements", "output_literals", "separator_choices", "without_prompt"]
