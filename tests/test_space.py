@@ -80,7 +80,7 @@ def check_invariants(program, space):
             assert c.lhs and re.sub(r"[-+*/]?=", "=", c.replacement, count=1) == re.sub(r"[-+*/]?=", "=", s.text,
                                                                                           count=1)
         elif s.kind == SiteKind.STMT:
-            assert c.schema in (Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT) and s.text in c.replacement
+            assert c.schema in (Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT, Schema.COPY) and s.text in c.replacement
         assert (c.param is not None) == ("__CR_PARAM" in c.code)
         if c.param is not None:  # f1x's condition parameter: 0..64, read from a table by the meta-program
             assert 0 <= c.param <= 64 and c.schema in (Schema.EXPRESSION, Schema.REFINEMENT, Schema.GUARD,

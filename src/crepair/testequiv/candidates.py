@@ -35,6 +35,7 @@ class Schema(enum.Enum):
     INITIALIZATION = "initialization"  # give an uninitialized local an initializer
     FORMAT = "format"  # a small edit of an output call's string literal (crepair's own; testequiv.formats)
     OUTPUT = "output"  # insert a newline (or, in a loop, a guarded separator) before a statement (crepair's own)
+    COPY = "copy"  # after a loop, a copy of a statement of its body (crepair's own; testequiv.copies)
 
 
 class SiteKind(enum.Enum):
@@ -109,7 +110,9 @@ class Candidate:
       ``__cr_e`` is the original's truth value;
     - STMT site, GUARD: the guard condition (``"0"`` for deletion);
     - STMT site, ASSIGNMENT and INITIALIZATION: the right-hand side, with
-      the assigned variable in ``lhs``.
+      the assigned variable in ``lhs``;
+    - STMT site, COPY: the copied statement as a statement expression,
+      ``({ if (s == 2) putchar('0'); })``, run before the statement.
 
     ``group``: candidates of one site are compared by value only within a
     group (an assignment's left-hand side; a schema whose candidates are

@@ -11,8 +11,13 @@ when the context binds tighter than the new part's top operator (C11
 
 from __future__ import annotations
 
+import re
+from collections.abc import Container
+from os.path import commonprefix
+
 from pycparser import c_ast
 
+from crepair.frontend.spans import Span
 from crepair.frontend.tokens import tokenize
 from crepair.typed.model import integer_literal
 
@@ -164,3 +169,24 @@ def is_expression(node: c_ast.Node) -> bool:
     return isinstance(node, (c_ast.Assignment, c_ast.FuncCall, c_ast.UnaryOp, c_ast.BinaryOp, c_ast.ID,
                              c_ast.Constant, c_ast.Cast, c_ast.TernaryOp, c_ast.ExprList, c_ast.ArrayRef,
                              c_ast.StructRef))
+
+
+_NAMES = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|(?<![\w.])(?<!->)([A-Za-z_]\w*)")
+_MEMBER = re.compile(r"(\.|->)\s+")
+
+
+def names_in(code: str, scope: Container[str]) -> tuple[str, ...]:
+    """The names of ``scope`` that C text ``code`` uses, sorted (not a
+    member after ``.``/``->``, nothing inside a literal)."""
+    code = _MEMBER.sub(r"\1", code)
+    return tuple(sorted({m[1] for m in _NAMES.finditer(code) if m[1] and m[1] in scope}))
+
+
+def patch_key(original: str, span: Span, replacement: str) -> tuple[int, int, str]:
+    """The smallest change of ``original`` that replacing ``span`` by
+    ``replacement`` makes, as (start, end, new text), offsets 0-based, end
+    exclusive: equal keys, equal patched programs."""
+    old = original[span.start:span.end]
+    a = len(commonprefix([old, replacement]))
+    b = len(commonprefix([old[a:][::-1], replacement[a:][::-1]]))
+    return span.start + a, span.end - b, replacement[a:len(replacement) - b]

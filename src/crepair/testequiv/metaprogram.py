@@ -44,7 +44,7 @@ of ``r``'s site and group listed in the partition file):
   operator changed, :mod:`crepair.testequiv.assignops`) likewise, but
   ``r`` assigns in place of ``s`` (``__cr_g`` cleared); OUTPUT candidates (an output call, never
   tracked: it has side effects) have the value 0 and ``r`` makes its call
-  before ``s``.  Only candidates of one group are compared.
+  before ``s``; COPY candidates (a statement expression) likewise.  Only candidates of one group are compared.
 - DECL ``x`` (a declarator's name, as the space builder gives it) becomes
   ``x = ({ typeof(x) v = x; if (r is one of the site's) v = code; v; })``:
   unless running, the variable is initialized with its own indeterminate
@@ -128,7 +128,7 @@ _KIND_CODE = {SiteKind.EXPR: 1, SiteKind.STMT: 2, SiteKind.DECL: 3}
 _TRACKS = 4
 _SCHEMAS = {
     SiteKind.EXPR: {Schema.EXPRESSION, Schema.REFINEMENT, Schema.FORMAT},
-    SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT, Schema.EXPRESSION},
+    SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT, Schema.COPY, Schema.EXPRESSION},
     SiteKind.DECL: {Schema.INITIALIZATION},
 }
 
@@ -295,7 +295,7 @@ def _stmt(site: Site, inner: str, cands: list[Candidate]) -> str:
         return f"{{ if (__builtin_expect(__cr_on[{s}], 0)) __cr_enter({s}); {inner} }}"
     cases = _cases(cands, lambda c: f"__CR_G(({c.code}))" if c.schema is Schema.GUARD
                    else f"__CR_S(({c.code}), ({c.lhs}))" if c.schema is Schema.OUTPUT and c.lhs
-                   else f"__CR_O(({c.code}))" if c.schema is Schema.OUTPUT
+                   else f"__CR_O(({c.code}))" if c.schema in (Schema.OUTPUT, Schema.COPY)
                    else f"__CR_R(({c.lhs}), ({c.code}))" if c.schema is Schema.EXPRESSION
                    else f"__CR_A(({c.lhs}), ({c.code}))")
     loop = _LOOP % (cases, "__cr_put(__cr_k, __cr_x);")

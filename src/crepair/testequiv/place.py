@@ -42,7 +42,9 @@ class Place:
     what else the rules read (:mod:`crepair.testequiv.roles`).
     ``output_only``: a compound statement (``if``, a loop, ``switch``) in
     a loop body, a STMT place for OUTPUT candidates only (an output call
-    written before it)."""
+    written before it).  ``after_loop``: the STMT directly follows a loop
+    in its block, whose span this is (offsets, end exclusive): where COPY
+    candidates insert a statement of that loop (:mod:`crepair.testequiv.copies`)."""
 
     kind: SiteKind
     node: c_ast.Node
@@ -68,3 +70,4 @@ class Place:
     members: tuple[tuple[int, int], ...] = ()
     roles: Roles = Roles()
     output_only: bool = False
+    after_loop: tuple[int, int] | None = None

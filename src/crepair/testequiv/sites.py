@@ -68,6 +68,7 @@ def collect(program: CProgram, types: Types) -> tuple[list[Place], list[tuple[st
 
 
 _STATEMENT_PARENTS = (c_ast.Compound, c_ast.Case, c_ast.Default)
+_LOOPS = (c_ast.While, c_ast.DoWhile, c_ast.For)
 
 
 class _Walker:
@@ -86,6 +87,7 @@ class _Walker:
         self._bound = 0
         self._loops: list[tuple[str, ...]] = []
         self._next_if: tuple[str, ...] = ()
+        self._follows: tuple[c_ast.Node | None, c_ast.Node | None] = (None, None)  # (a block's item, loop before it)
         self.members: list[tuple[int, int]] = []
 
     def note(self, node: c_ast.Node, why: str) -> None:
@@ -139,6 +141,7 @@ class _Walker:
                 for k, item in enumerate(items):
                     after = items[k + 1] if k + 1 < len(items) else None
                     self._next_if = self._reads(after.cond) if isinstance(after, c_ast.If) else ()
+                    self._follows = (item, items[k - 1] if k and isinstance(items[k - 1], _LOOPS) else None)
                     self._stmt(item, node)
                 self._scopes.pop()
             case c_ast.Decl():
@@ -244,8 +247,15 @@ class _Walker:
             self._visible(), side_effect_free=expr is None or side_effect_free(expr),
             reads=tuple(sorted(reads)), writes=tuple(sorted(writes)), block=block, dangling=dangling and block,
             alone=alone, before_if=self._next_if if isinstance(parent, c_ast.Compound) else (),
-            loop_reads=tuple(sorted({n for names in self._loops for n in names})),
+            loop_reads=tuple(sorted({n for names in self._loops for n in names})), after_loop=self._after_loop(node),
         ))
+
+    def _after_loop(self, node: c_ast.Node) -> tuple[int, int] | None:
+        item, loop = self._follows
+        if item is not node or loop is None or self._verbatim.compound(loop) is not None:
+            return None
+        span = self._spans.compound_span(loop)
+        return span.start, span.end
 
     def _compound(self, node: c_ast.Node, parent: c_ast.Node, dangling: bool) -> None:
         """A compound statement in a loop body: a place where an output

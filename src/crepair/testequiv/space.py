@@ -19,6 +19,9 @@ transformation schemas M of Fig. 10, adapted to C in §5:
   one group per pair ``t, f`` (compared by the chosen literal's address:
   equal addresses print the same text; candidates differing only in the
   parameter share one body, so one literal);
+- COPY: after a loop, a statement of its body written again (crepair's
+  own, :mod:`crepair.testequiv.copies`; cost 4, as a guard), each in a
+  group of its own: the last item of the input left pending;
 - OUTPUT: a newline written before a statement, ``putchar('\\n'); s``
   (``printf("\\n"); s`` when the program never calls ``putchar``), in a
   program that includes ``<stdio.h>`` (crepair's own, cost 2: a call and
@@ -66,7 +69,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from os.path import commonprefix
 
 from pycparser import c_ast
 
@@ -76,7 +78,8 @@ from crepair.testequiv.antipatterns import AntiPattern, pruned
 from crepair.testequiv.assignops import operator_changes
 from crepair.testequiv.atoms import Atom, is_concrete, site_atoms
 from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
-from crepair.testequiv.ctext import BINARY, UNARY, node_precedence, place, text_precedence
+from crepair.testequiv.copies import COPY_COST, loop_copies
+from crepair.testequiv.ctext import BINARY, UNARY, names_in, node_precedence, patch_key, place, text_precedence
 from crepair.testequiv.formats import dropped_arguments, format_edits, literal_replacements, separator_choices
 from crepair.testequiv.exprs import GOOD, OK, RELATIONAL, Mutator, Pool, size, tenths
 from crepair.testequiv.place import Place
@@ -88,6 +91,7 @@ from crepair.typed import infer, model
 ATOM_COST, GUARD_COST, DELETE_COST, INIT_COST, FORMAT_COST, OUTPUT_COST = 3, 4, 2, 1, 1, 2
 OUTPUT_GROUP = 1 << 30  # an OUTPUT candidate is compared with no other (its own group at its site)
 OPERATOR_GROUP = 1 << 29  # an assignment's operator changes: compared with each other by the value they assign
+COPY_GROUP = 1 << 28  # a COPY candidate is compared with no other
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +146,14 @@ def build_space(program: CProgram, lines: Collection[int] | None = None, rank: M
     types = infer.Types(program.ast)
     places, notes = collect(program, types)
     wanted = None if lines is None else set(lines)
-    counting = [p for p in places if p.kind == SiteKind.STMT and wanted is not None and p.span.line not in wanted]
-    if wanted is not None:
-        places = [p for p in places if p.span.line in wanted]
+    everywhere = places
+    if wanted is not None:  # and, for COPY candidates, the statement after a loop with a site on the lines
+        places = [p for p in places if p.span.line in wanted or Schema.COPY in options.schemas and p.after_loop and
+                  any(q.span.line in wanted and p.after_loop[0] <= q.span.start < p.after_loop[1] for q in everywhere)]
+    taken = {id(p) for p in places}
+    counting = [p for p in everywhere if p.kind == SiteKind.STMT and wanted is not None and id(p) not in taken]
     places.sort(key=lambda p: (p.span.start, -p.span.end, p.kind.value))
-    builder = _Builder(program, types, options)
+    builder = _Builder(program, types, options, everywhere, wanted)
     drafts = [d for i, p in enumerate(places) for d in builder.candidates(i, p, places)]
     ranks = rank or {}
     order = sorted(range(len(places)), key=lambda i: (ranks.get(places[i].span.line, float("inf")), i))
@@ -154,7 +161,7 @@ def build_space(program: CProgram, lines: Collection[int] | None = None, rank: M
     drafts.sort(key=lambda d: (d.cost, position[d.place], d.place, len(d.replacement), d.replacement))
     kept, seen = [], set()
     for d in drafts:
-        key = _patch_key(program.original, places[d.place], d.replacement)
+        key = patch_key(program.original, places[d.place].span, d.replacement)
         if key not in seen:
             seen.add(key)
             kept.append(d)
@@ -170,8 +177,8 @@ def build_space(program: CProgram, lines: Collection[int] | None = None, rank: M
     names: dict[int, set[str]] = {p: set() for p in used}
     candidates = []
     for j, d in enumerate(kept):
-        read = _variables(d.code, places[d.place])
-        lhs = _variables(d.lhs, places[d.place]) if d.schema is Schema.EXPRESSION else [d.lhs]  # l of l op= r
+        read = names_in(d.code, places[d.place].scope)
+        lhs = names_in(d.lhs, places[d.place].scope) if d.schema is Schema.EXPRESSION else [d.lhs]  # l of l op= r
         names[d.place].update(read, lhs if d.lhs and d.schema is not Schema.OUTPUT else [])
         candidates.append(Candidate(j, site_id[d.place], d.schema, d.code, d.replacement, d.cost, d.group, d.lhs, read,
                                     d.param, d.tail))
@@ -189,32 +196,15 @@ def _site(program: CProgram, p: Place, ident: int, order: int, names: set[str]) 
                 p.reads, p.writes, order, variables)
 
 
-def _patch_key(original: str, p: Place, replacement: str) -> tuple[int, int, str]:
-    """The smallest change of ``original`` the replacement makes: equal
-    keys, equal patched programs."""
-    old = original[p.span.start:p.span.end]
-    a = len(commonprefix([old, replacement]))
-    b = len(commonprefix([old[a:][::-1], replacement[a:][::-1]]))
-    return p.span.start + a, p.span.end - b, replacement[a:len(replacement) - b]
-
-
-_NAMES = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|(?<![\w.])(?<!->)([A-Za-z_]\w*)")
-_MEMBER = re.compile(r"(\.|->)\s+")
-
-
-def _variables(code: str, p: Place) -> tuple[str, ...]:
-    """The visible variables ``code`` names (not members, not in literals)."""
-    code = _MEMBER.sub(r"\1", code)
-    return tuple(sorted({m[1] for m in _NAMES.finditer(code) if m[1] and m[1] in p.scope}))
-
-
 _STDIO = re.compile(r"^\s*#\s*include\s*<stdio\.h>", re.M)
 _NULL_HEADERS = re.compile(r"^\s*#\s*include\s*<(stdio|stdlib|string|stddef|time|locale|wchar|unistd)\.h>", re.M)
 
 
 class _Builder:
-    def __init__(self, program: CProgram, types: infer.Types, options: SpaceOptions):
+    def __init__(self, program: CProgram, types: infer.Types, options: SpaceOptions, everywhere: list[Place],
+                 wanted: set[int] | None):
         self._original = program.original
+        self._everywhere, self._wanted = everywhere, wanted  # every place (the sources of copies); the sites' lines
         self._options = options
         self._verbatim = Verbatim(program)
         self._mutator = Mutator(program, types, self._verbatim)
@@ -239,7 +229,11 @@ class _Builder:
         if p.literal:
             return self._format(i, p, atoms) if Schema.FORMAT in schemas else out
         if p.kind == SiteKind.STMT:
-            return self._statement(i, p, atoms, ints, consts)
+            copies = loop_copies(p, self._everywhere, self._original) if Schema.COPY in schemas else []
+            here = self._wanted is None or p.span.line in self._wanted
+            return (self._statement(i, p, atoms, ints, consts) if here else []) + [
+                _Draft(tenths(COPY_COST), i, Schema.COPY, c.code, c.replacement, COPY_GROUP + k)
+                for k, c in enumerate(copies)]
         if Schema.EXPRESSION in schemas and p.side_effect_free:
             params = tuple((v, str(v)) for v in range(o.max_parameter + 1))
             spare = _merge(consts, p.function.constants, params, o.constants)  # for a constant
