@@ -117,5 +117,6 @@ def _before(original: str, target: Place, statement: str, lines: list[str]) -> s
     if target.block or indent.strip():
         flat = " ".join(ln.strip() for ln in lines)
         return f"{{ {flat} {statement} }}" if target.block else f"{flat} {statement}"
-    newline = "\r\n" if original[target.span.start - len(indent) - 2:target.span.start - len(indent)] == "\r\n" else "\n"
+    line_start = target.span.start - len(indent)
+    newline = "\r\n" if original[line_start - 2:line_start] == "\r\n" else "\n"
     return newline.join(indent + ln if k else ln for k, ln in enumerate(lines)) + newline + indent + statement
