@@ -79,7 +79,7 @@ def loop_copies(target: Place, places: Sequence[Place], original: str) -> list[C
         if line in seen:
             continue
         seen.add(line)
-        out.append(Copy("({ %s })" % line, _before(original, target, statement, _indented(original, q, text))))
+        out.append(Copy("({ %s })" % line, _before(original, target, statement, _indented(original, q, text), line)))
         if len(out) == MAX_COPIES:
             break
     return out
@@ -100,23 +100,22 @@ def _indent(original: str, start: int) -> str:
 
 
 def _indented(original: str, source: Place, text: str) -> list[str]:
-    """The copied text's lines, the source's indentation taken off every
-    line after the first (those that have it)."""
+    """The copied text's lines, the source's indentation (the blanks
+    before it on its line) taken off every line after the first."""
     base = _indent(original, source.span.start)
     lines = text.splitlines()
-    if base.strip():
-        return [" ".join(t.text for t in tokenize(text, skip_directives=False))]
     return lines[:1] + [ln[len(base):] if ln.startswith(base) else ln.lstrip() for ln in lines[1:]]
 
 
-def _before(original: str, target: Place, statement: str, lines: list[str]) -> str:
-    """``statement`` with the copy written before it: on lines of their own
-    at the statement's indentation, in braces where the statement is a
-    branch or loop body of its own (:attr:`Place.block`)."""
+def _before(original: str, target: Place, statement: str, lines: list[str], line: str) -> str:
+    """``statement`` with the copy written before it: ``lines`` at the
+    statement's indentation, each on a line of its own; where the
+    statement does not start its line, or is a branch or loop body of its
+    own (:attr:`Place.block`: then in braces), ``line`` (the copy's tokens
+    on one line) before it."""
     indent = _indent(original, target.span.start)
     if target.block or indent.strip():
-        flat = " ".join(ln.strip() for ln in lines)
-        return f"{{ {flat} {statement} }}" if target.block else f"{flat} {statement}"
+        return f"{{ {line} {statement} }}" if target.block else f"{line} {statement}"
     line_start = target.span.start - len(indent)
     newline = "\r\n" if original[line_start - 2:line_start] == "\r\n" else "\n"
     return newline.join(indent + ln if k else ln for k, ln in enumerate(lines)) + newline + indent + statement
