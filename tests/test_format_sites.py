@@ -466,6 +466,13 @@ def test_a_reference_s_output_literals_replace_a_literal_with_the_same_conversio
     assert literal_replacements('"%d items\\n"', (INT,), found) == []  # itself is no candidate
     # the first of two conversions: the second's argument is dropped; never all of them (no "Impossible" for %d %d)
     assert literal_replacements('"%d %d\\n"', (INT, INT), found) == ['"%d items\\n"', '"%d-%d"']
+    # the same arguments, other widths, flags or precisions: a model's "%02d:%02d" for "%2d:%2d"; never another type
+    widths = ('"%02d:%02d\\n"', '"%.2f\\n"', '"%*d|%ld\\n"', '"%i %x"')
+    assert literal_replacements('"%2d:%2d\\n"', (INT, INT), widths) == ['"%02d:%02d\\n"']
+    assert literal_replacements('"%f\\n"', (DOUBLE,), widths) == ['"%.2f\\n"']
+    assert literal_replacements('"%d %d"', (INT, INT), widths) == ['"%02d:%02d\\n"']  # %x: unsigned, not %d's
+    assert literal_replacements('"%d|%d %ld"', (INT, INT, LONG), widths) == ['"%02d:%02d\\n"', '"%*d|%ld\\n"']
+    assert literal_replacements('"%u %X"', (INT, INT), widths) == []  # %i %x: an int first
 
 
 def test_a_line_of_output_too_many_is_dropped_with_the_arguments_it_consumed():

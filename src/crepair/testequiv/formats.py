@@ -35,9 +35,10 @@ candidates are the literal with one small edit (:func:`format_edits`):
 
 With a reference implementation at hand, the literals its own output
 calls print (:func:`output_literals`) are candidates too, at each format
-whose conversions they share, or whose first conversions they are
-(:func:`literal_replacements`): the words a
-judge expects (``"-1"`` -> ``"0"``) are seldom one small edit away.
+whose arguments their conversions consume, or the first ones
+(:func:`literal_replacements`; widths, flags and precisions may differ):
+the words a judge expects (``"-1"`` -> ``"0"``) and the widths of its
+numbers (``"%2d:%2d"`` -> ``"%02d:%02d"``) are seldom one small edit away.
 
 In a loop, a separator is often right on all but the first or last
 iteration: :func:`separator_choices` gives the pairs of literals a
@@ -205,22 +206,37 @@ def _case_edits(units: list[tuple[int, str]], protected: set[int]) -> list[str]:
     return [swapped, spelled(str.upper), spelled(str.lower)]
 
 
-def _conversions(body: str) -> list[str]:
-    return [c.group(0) for c in _CONVERSION.finditer(body) if c.group("conv") != "%"]
+_KINDS = {"i": "d", "o": "u", "x": "u", "X": "u", **{f: "f" for f in _FLOATS}}
+
+
+def _consumed(body: str) -> list[tuple[str, str]]:
+    """The arguments the conversions of ``body`` consume, in order, each as
+    (length modifier, kind): an ``int`` for a ``*`` width or precision,
+    then the conversion's own (``%d`` and ``%i`` alike, the unsigned ``%u
+    %o %x %X`` alike, every floating one alike).  Conversions that differ
+    only in flags, width or precision (``%2d``, ``%02d``; ``%.2f``,
+    ``%f``) consume the same."""
+    out: list[tuple[str, str]] = []
+    for c in _CONVERSION.finditer(body):
+        if c.group("conv") != "%":
+            out += [("", "d")] * ((c.group("width") == "*") + (c.group("prec") == "*"))
+            out.append((c.group("len") or "", _KINDS.get(c.group("conv"), c.group("conv"))))
+    return out
 
 
 def literal_replacements(literal: str, arg_types: tuple[CType, ...] | None, literals: Sequence[str]) -> list[str]:
     """The ``literals`` (C string literals' source, quotes included) that
     may stand in place of ``literal`` at an output call: plain ``"..."``
-    literals other than it whose conversions are ``literal``'s first ones
-    (all, or the first few: the arguments left over are evaluated and
-    ignored, C11 7.21.6.1p2), in the same order (a ``puts`` text,
+    literals other than it whose conversions consume what ``literal``'s
+    first ones do (all, or the first few: the arguments left over are
+    evaluated and ignored, C11 7.21.6.1p2; flags, widths and precisions
+    may differ, ``"%2d"`` -> ``"%02d"``), in the same order (a ``puts`` text,
     ``arg_types`` None: literals without a ``%``), without repeats, in the
     order given."""
     m = _LITERAL.match(literal)
     if m is None:
         return []
-    own = _conversions(m.group(1)) if arg_types is not None else None
+    own = _consumed(m.group(1)) if arg_types is not None else None
     out: list[str] = []
     for other in literals:
         o = _LITERAL.match(other)
@@ -230,7 +246,7 @@ def literal_replacements(literal: str, arg_types: tuple[CType, ...] | None, lite
         if own is None and "%" not in body:
             out.append(other)
         elif own is not None and "%" not in _CONVERSION.sub("", body):
-            theirs = _conversions(body)
+            theirs = _consumed(body)
             if theirs == own or (0 < len(theirs) < len(own) and own[:len(theirs)] == theirs):
                 out.append(other)
     return out
@@ -264,7 +280,7 @@ def dropped_arguments(edited: str, ends: Sequence[int], pure: int) -> tuple[int,
     pure`` (one with side effects, which the patch must keep) or when
     ``edited`` needs more arguments than there are."""
     body = literal_body(edited)
-    used = len(_conversions(body)) if body is not None and len(ends) > 1 else len(ends) - 1
+    used = len(_consumed(body)) if body is not None and len(ends) > 1 else len(ends) - 1
     if used > len(ends) - 1 or len(ends) - 1 - used > pure:
         return None
     return ends[used], ends[-1]
