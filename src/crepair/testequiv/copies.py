@@ -18,8 +18,9 @@ without a loop, ``switch``, jump, label or declaration inside, at most
 variable it names is, after the loop, the same variable as inside it (a
 variable declared in the body is not visible there).  Each candidate is in
 a group of its own (it has side effects: never compared by value); its
-cost is :data:`COPY_COST` nodes, as a guard's (one statement inserted,
-made of the program's own code).
+cost is f1x's, the AST nodes it adds (:attr:`Copy.nodes`), at least
+:data:`COPY_COST`, a guard's (one statement inserted): a copy of a large
+``if`` comes after every smaller change of the space.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pycparser import c_ast
 from crepair.frontend.tokens import tokenize
 from crepair.testequiv.candidates import SiteKind
 from crepair.testequiv.ctext import names_in
+from crepair.testequiv.exprs import size
 from crepair.testequiv.place import Place
 
 COPY_COST = 4
@@ -49,10 +51,11 @@ class Copy:
     as one line of C (a GNU statement expression ``({ ... })``, what the
     meta-program runs before the place's statement), and ``replacement``,
     the place's text with the copy written before it, indented as the
-    place is."""
+    place is; ``nodes``: the copied statement's AST nodes."""
 
     code: str
     replacement: str
+    nodes: int
 
 
 def loop_copies(target: Place, places: Sequence[Place], original: str) -> list[Copy]:
@@ -79,7 +82,8 @@ def loop_copies(target: Place, places: Sequence[Place], original: str) -> list[C
         if line in seen:
             continue
         seen.add(line)
-        out.append(Copy("({ %s })" % line, _before(original, target, statement, _indented(original, q, text), line)))
+        replacement = _before(original, target, statement, _indented(original, q, text), line)
+        out.append(Copy("({ %s })" % line, replacement, size(q.node)))
         if len(out) == MAX_COPIES:
             break
     return out

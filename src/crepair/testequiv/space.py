@@ -20,8 +20,9 @@ transformation schemas M of Fig. 10, adapted to C in §5:
   equal addresses print the same text; candidates differing only in the
   parameter share one body, so one literal);
 - COPY: after a loop, a statement of its body written again (crepair's
-  own, :mod:`crepair.testequiv.copies`; cost 4, as a guard), each in a
-  group of its own: the last item of the input left pending;
+  own, :mod:`crepair.testequiv.copies`; cost: the nodes it adds, at least
+  a guard's 4), each in a group of its own: the last item of the input
+  left pending;
 - OUTPUT: a newline written before a statement, ``putchar('\\n'); s``
   (``printf("\\n"); s`` when the program never calls ``putchar``), in a
   program that includes ``<stdio.h>`` (crepair's own, cost 2: a call and
@@ -232,7 +233,7 @@ class _Builder:
             copies = loop_copies(p, self._everywhere, self._original) if Schema.COPY in schemas else []
             here = self._wanted is None or p.span.line in self._wanted
             return (self._statement(i, p, atoms, ints, consts) if here else []) + [
-                _Draft(tenths(COPY_COST), i, Schema.COPY, c.code, c.replacement, COPY_GROUP + k)
+                _Draft(tenths(max(COPY_COST, c.nodes)), i, Schema.COPY, c.code, c.replacement, COPY_GROUP + k)
                 for k, c in enumerate(copies)]
         if Schema.EXPRESSION in schemas and p.side_effect_free:
             params = tuple((v, str(v)) for v in range(o.max_parameter + 1))
