@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from crepair.schemes.staged_uniform import uniform_repairs
+from test_staged import MODEL as LARGEST_OF_THREE  # the largest of three numbers
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -123,17 +124,6 @@ int main(void) {
 }
 """
 
-LARGEST = r"""#include <stdio.h>
-int main(void) {
-    int x, y, z, m;
-    scanf("%d%d%d", &x, &y, &z);
-    m = x > y ? x : y;
-    m = z > m ? z : m;
-    printf("%d\n", m);
-    return 0;
-}
-"""
-
 
 def test_a_refuted_uniform_edit_is_a_start_for_one_more_change_not_a_dead_end(tmp_path):
     """A prompt line and words before each answer: deleting the words at
@@ -142,7 +132,7 @@ def test_a_refuted_uniform_edit_is_a_start_for_one_more_change_not_a_dead_end(tm
     deletes the prompt's call; before, such a refuted edit became the
     next round's start by its count of failing tests and the run ended
     with no repair."""
-    first = course_repair(tmp_path, PROMPTED, LARGEST, [("9 2 3", "9\n"), ("1 8 3", "8\n"),
+    first = course_repair(tmp_path, PROMPTED, LARGEST_OF_THREE, [("9 2 3", "9\n"), ("1 8 3", "8\n"),
                                                          ("1 2 7", "7\n")])["repairs"][0]
     assert sorted((c["kind"], c["replacement"]) for c in first["changes"]) == [
         ("format", '"%d\\n"'), ("format", '"%d\\n"'), ("format", '"%d\\n"'),
