@@ -213,6 +213,28 @@ def test_parentheses_only_where_the_new_operator_needs_them(tmp_path):
     assert "r" in at(space, site(space, "!r"))  # dropping the !
 
 
+
+@pytest.mark.skipif(GCC is None, reason="gcc is not installed")
+def test_a_new_operator_or_operand_never_glues_to_its_neighbour_into_another_token(tmp_path):
+    """``a-*b`` with ``-`` -> ``/`` is ``a/ *b``, not ``a/*b`` (a comment's
+    start): a qsort comparator's ``*(int *)a-*(int *)b`` (Codeflaws
+    109-D) made the whole space's meta-program fail its own check."""
+    program, space = space_of(tmp_path, """
+        int cmp(const void *a, const void *b) { return *(int *)a-*(int *)b; }
+        int g(int x, int *p) { return x-*p; }
+    """)
+    check_invariants(program, space)
+    assert "*(int *)a/ *(int *)b" in at(space, site(space, "*(int *)a-*(int *)b"))
+    difference = at(space, site(space, "x-*p"))
+    assert "x/ *p" in difference and "x**p" in difference and "x+*p" in difference
+    for c in space.candidates:
+        assert "/*" not in c.replacement and "//" not in c.replacement, c.replacement
+        ok, err = _compiles(patched(program, space, c), tmp_path)
+        assert ok, f"{c.replacement!r}: {err}"
+    from crepair.testequiv.metaprogram import instrument
+    assert "x/ *p" in instrument(program.original, space)
+
+
 def test_candidates_group_as_the_original_by_meaning(tmp_path):
     """Putting a replacement in parentheses changes nothing: it is one
     subtree where the original was, whatever the context's precedence."""

@@ -73,7 +73,7 @@ variable: ``i < LEN`` -> ``i < 1`` is left out, ``i < LEN - 1`` kept.
 The rules C4–C9 read the roles of :mod:`crepair.testequiv.roles`.
 
 Each rule is a function ``(place, draft, original) -> bool`` (True:
-remove); :func:`pruned` applies the chosen ones.
+remove); :func:`crepair.testequiv.pruning.pruned` applies the chosen ones.
 
 >>> AntiPattern.CONSTANT_BOUND.label
 'crepair: anti-replace bound by constant'
@@ -83,14 +83,13 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Protocol
 
 from pycparser import c_ast
 
 from crepair.errors import UsageError
 from crepair.testequiv.candidates import Schema, SiteKind
-from crepair.testequiv.roles import Roles
 from crepair.testequiv.scope import VarKind
 from crepair.testequiv.place import Place
 from crepair.testequiv.textdiff import changed, common, flat, parts, tokens
@@ -382,29 +381,6 @@ def anti_pattern_rules(text: str) -> frozenset[AntiPattern]:
     return frozenset(known[w.upper()] for w in words)
 
 
-def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: frozenset[AntiPattern],
-           place_of: Callable[[Draft], int]) -> tuple[list[Draft], dict[AntiPattern, int]]:
-    """The drafts no rule of ``rules`` removes, in their order, and per
-    rule the number it removed (a draft counts for the first rule, in
-    enum order, that removes it).  ``place_of(d)``: the index of ``d``'s
-    place in ``places``.  Nothing is mutated."""
-    chosen = [r for r in AntiPattern if r in rules]
-    kept: list[Draft] = []
-    counts = {r: 0 for r in chosen}
-    for d in drafts:
-        p = places[place_of(d)]
-        relevant = _deletion(d) or (d.schema is Schema.EXPRESSION and (p.condition or p.bound or p.members
-                                                                       or p.kind is SiteKind.STMT)) \
-            or p.function.name == "main" or p.roles != _NO_ROLES  # C3 reads any candidate of main
-        hit = next((r for r in chosen if RULES[r](p, d, original)), None) if relevant else None
-        if hit is None:
-            kept.append(d)
-        else:
-            counts[hit] += 1
-    return kept, counts
-
-
-_NO_ROLES = Roles()
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 _ANNIHILATE = re.compile(r"(?:%\s*\(?\s*1|(?:\*|(?<!&)&)\s*\(?\s*0)(?![\w.])|(?<![\w.])0\s*\)?\s*(?:\*|&(?!&))")
 

@@ -11,9 +11,9 @@ when the context binds tighter than the new part's top operator (C11
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Container
-from os.path import commonprefix
+from collections.abc import Callable, Container
 
 from pycparser import c_ast
 
@@ -116,6 +116,31 @@ def _guess_level(text: str) -> int:
     return level
 
 
+#: two characters that read as one token, or start a comment, when written side by side (C11 §6.4.6)
+_GLUE = {"//", "/*", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "&&", "||", "<<", ">>", "->",
+         "==", "!=", "<=", ">=", "##", "<:", ":>", "<%", "%>", "%:", ".."}
+
+
+def glued(left: str, right: str) -> bool:
+    """Whether C text ``right`` written right after ``left`` would change
+    their tokens: the last character of one and the first of the other
+    form a punctuator or a comment's start (``a/`` then ``*b``), or are
+    both part of an identifier or number (``return`` then ``x``).
+
+    >>> glued("a/", "*b"), glued("a / ", "*b"), glued("return", "x"), glued("a-", "(b)")
+    (True, False, True, False)
+    """
+    a, b = left[-1:], right[:1]
+    if not a or not b:
+        return False
+    return a + b in _GLUE or (a.isalnum() or a == "_") and (b.isalnum() or b == "_")
+
+
+def join_text(left: str, right: str) -> str:
+    """``left + right``, with a space between them when :func:`glued`."""
+    return f"{left} {right}" if glued(left, right) else left + right
+
+
 def char_text(value: int) -> str | None:
     """``value`` as a character constant when it is printable ASCII."""
     if 32 <= value < 127:
@@ -178,8 +203,14 @@ _MEMBER = re.compile(r"(\.|->)\s+")
 def names_in(code: str, scope: Container[str]) -> tuple[str, ...]:
     """The names of ``scope`` that C text ``code`` uses, sorted (not a
     member after ``.``/``->``, nothing inside a literal)."""
-    code = _MEMBER.sub(r"\1", code)
-    return tuple(sorted({m[1] for m in _NAMES.finditer(code) if m[1] and m[1] in scope}))
+    return tuple(n for n in _identifiers(code) if n in scope)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # the same codes come again in each stage's space of one program
+def _identifiers(code: str) -> tuple[str, ...]:
+    """The identifiers C text ``code`` uses, sorted, without duplicates
+    (not a member after ``.``/``->``, nothing inside a literal)."""
+    return tuple(sorted({m[1] for m in _NAMES.finditer(_MEMBER.sub(r"\1", code)) if m[1]}))
 
 
 def patch_key(original: str, span: Span, replacement: str) -> tuple[int, int, str]:
@@ -187,6 +218,21 @@ def patch_key(original: str, span: Span, replacement: str) -> tuple[int, int, st
     ``replacement`` makes, as (start, end, new text), offsets 0-based, end
     exclusive: equal keys, equal patched programs."""
     old = original[span.start:span.end]
-    a = len(commonprefix([old, replacement]))
-    b = len(commonprefix([old[a:][::-1], replacement[a:][::-1]]))
+    a = _common_length(old, replacement, lambda k: old[:k] == replacement[:k])
+    m, n = len(old), len(replacement)
+    b = _common_length(old[a:], replacement[a:], lambda k: old[m - k:] == replacement[n - k:])
     return span.start + a, span.end - b, replacement[a:len(replacement) - b]
+
+
+def _common_length(x: str, y: str, same: Callable[[int], bool]) -> int:
+    """The largest ``k <= min(len(x), len(y))`` with ``same(k)``, for a
+    ``same`` true up to some length and false beyond (a common prefix or
+    suffix), found by bisection: slices compare in C, a character loop in
+    Python costs more on a long statement."""
+    lo, hi = 0, min(len(x), len(y))
+    if same(hi):
+        return hi
+    while hi - lo > 1:  # same(lo), not same(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if same(mid) else (lo, mid)
+    return lo

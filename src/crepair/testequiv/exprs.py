@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
-from crepair.testequiv.ctext import (BINARY, COMMA, PRIMARY, UNARY, char_text, constant_value, node_precedence,
-                                   operand_context, place)
+from crepair.testequiv.ctext import (BINARY, COMMA, PRIMARY, UNARY, char_text, constant_value, glued, join_text,
+                                   node_precedence, operand_context, place)
 from crepair.testequiv.scope import Var
 from crepair.testequiv.place import Place
 from crepair.testequiv.verbatim import Verbatim
@@ -141,6 +141,10 @@ class Mutator:
 
     def _add(self, node: c_ast.Node, text: str, cost: int) -> None:
         start, end = self._region(node)
+        if glued(self._original[start - 1:start], text):  # ``a-b`` -> ``a- *p``, not the comment ``a-/*p``
+            text = " " + text
+        if glued(text, self._original[end:end + 1]):
+            text += " "
         if text != self._original[start:end]:
             self._out.append(Change(start, end, text, cost))
 
@@ -238,7 +242,7 @@ class Mutator:
         level = BINARY[new]
         lt = o[ls:le] if self._level(node.left) >= level else f"({o[ls:le]})"
         rt = o[rs:re_] if self._level(node.right) > level else f"({o[rs:re_]})"
-        body = o[start:ls] + lt + o[le:tok.start] + new + o[tok.end:rs] + rt + o[re_:end]
+        body = join_text(join_text(o[start:ls] + lt + o[le:tok.start], new), o[tok.end:rs] + rt + o[re_:end])
         return f"({body})" if level < context else body
 
     def _drop_unary(self, node: c_ast.UnaryOp, context: int) -> None:

@@ -110,7 +110,8 @@ def link(parts: Sequence[tuple[str, CProgram, SearchSpace, Mapping[int, int]]]) 
             gsite = part.site_offset + c.site
             drafts.append((c.cost, position[gsite], len(c.replacement), c.replacement, k, c.id, gsite, c))
     drafts.sort(key=lambda d: d[:6])
-    candidates = tuple(replace(d[7], id=n, site=d[6]) for n, d in enumerate(drafts))
+    candidates = tuple(d[7] if d[7].id == n and d[7].site == d[6] else replace(d[7], id=n, site=d[6])
+                       for n, d in enumerate(drafts))  # one file: mostly the same ids (no copy)
     skipped = tuple(s for part in linked_parts for s in part.space.skipped)
     search = [[0] * len(part.space.candidates) for part in linked_parts]
     for n, d in enumerate(drafts):

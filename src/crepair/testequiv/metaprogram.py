@@ -96,6 +96,7 @@ Automatic Patch Generation", TOSEM'18, §3.3 (Fig. 7, Algorithm 1), §5.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -194,7 +195,7 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
     site = sites[cand.site]
     if cand.schema not in _SCHEMAS[site.kind]:
         raise InternalError(f"candidate {cand.id}: a {cand.schema.value} candidate at {site.kind.value} site {site.id}")
-    bare = _LITERALS.sub('""', cand.code)
+    bare = _bare(cand.code)
     if "\n" in cand.code or "//" in bare or "/*" in bare or not cand.code.strip():
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
     if (cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) or site.kind is SiteKind.STMT and
@@ -209,8 +210,14 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
         raise InternalError(f"candidate {cand.id}: __cr_e at a {site.kind.value} site")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same codes come again in each stage's space of one program
+def _bare(code: str) -> str:
+    """``code`` with its string and character literals emptied."""
+    return _LITERALS.sub('""', code)
+
+
 def _candidate_flags(cand: Candidate) -> int:
-    bare = _LITERALS.sub('""', cand.code)
+    bare = _bare(cand.code)
     return (1 if _USES_E.search(bare) else 0) | (2 if _SIDE_EFFECTS.search(bare) else 0)
 
 
@@ -221,7 +228,11 @@ def _site_flags(site: Site) -> int:
 
 def _tables(space: SearchSpace, offset: int | None) -> str:
     def table(ctype: str, name: str, values: list[int]) -> str:
-        return f"static const {ctype} {name}[{len(values) + 1}] = {{{', '.join(map(str, values + [0]))}}};\n"
+        if 2 * sum(v != 0 for v in values) < len(values):  # mostly zeros: the others by designated initializers
+            items = ", ".join(f"[{i}] = {v}" for i, v in enumerate(values) if v)
+        else:
+            items = ", ".join(map(str, values + [0]))
+        return f"static const {ctype} {name}[{len(values) + 1}] = {{{items}}};\n"
 
     cands = space.candidates
     return "".join([
@@ -330,7 +341,20 @@ def _cases(cands: list[Candidate], body) -> str:
     shared: dict[str, list[int]] = {}
     for c in cands:
         shared.setdefault(body(c), []).append(c.id)
-    return " ".join("".join(f"case {i}: " for i in ids) + f"{code} break;" for code, ids in shared.items())
+    return " ".join(_labels(ids) + f"{code} break;" for code, ids in shared.items())
+
+
+def _labels(ids: list[int]) -> str:
+    """``case`` labels of the ascending ``ids``, a run of consecutive ids
+    as one GNU case range (``case 3 ... 9:``): less text for gcc to read."""
+    out, k = [], 0
+    while k < len(ids):
+        j = k
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        out.append(f"case {ids[k]}: " if j == k else f"case {ids[k]} ... {ids[j]}: ")
+        k = j + 1
+    return "".join(out)
 
 
 def _one_line(text: str) -> str:

@@ -75,7 +75,8 @@ from pycparser import c_ast
 
 from crepair.frontend.parse import CProgram
 from crepair.frontend.tokens import tokenize
-from crepair.testequiv.antipatterns import AntiPattern, pruned
+from crepair.testequiv.antipatterns import AntiPattern
+from crepair.testequiv.pruning import pruned
 from crepair.testequiv.assignops import operator_changes
 from crepair.testequiv.atoms import Atom, is_concrete, site_atoms
 from crepair.testequiv.candidates import Candidate, Schema, SearchSpace, Site, SiteKind
