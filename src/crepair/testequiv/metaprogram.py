@@ -195,8 +195,7 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
     site = sites[cand.site]
     if cand.schema not in _SCHEMAS[site.kind]:
         raise InternalError(f"candidate {cand.id}: a {cand.schema.value} candidate at {site.kind.value} site {site.id}")
-    bare = _bare(cand.code)
-    if "\n" in cand.code or "//" in bare or "/*" in bare or not cand.code.strip():
+    if not _one_line_c(cand.code):
         raise InternalError(f"candidate {cand.id}: code {cand.code!r} is not one line of C without comments")
     if (cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION) or site.kind is SiteKind.STMT and
             cand.schema is Schema.EXPRESSION) and not cand.lhs.strip():
@@ -206,19 +205,28 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
     if cand.param is not None and cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION):
         raise InternalError(f"candidate {cand.id}: a parameter in an {cand.schema.value} (only evaluated in a "
                             "site's switch (__cr_c), which assignments and DECL sites do not share)")
-    if site.kind is not SiteKind.EXPR and _USES_E.search(cand.code):
+    if site.kind is not SiteKind.EXPR and _code_flags(cand.code) & 1:
         raise InternalError(f"candidate {cand.id}: __cr_e at a {site.kind.value} site")
 
 
-@functools.lru_cache(maxsize=1 << 16)  # the same codes come again in each stage's space of one program
-def _bare(code: str) -> str:
-    """``code`` with its string and character literals emptied."""
-    return _LITERALS.sub('""', code)
+# the same codes come again in each stage's space of one program: what is read of a code alone is kept
+@functools.lru_cache(maxsize=1 << 16)
+def _one_line_c(code: str) -> bool:
+    """Whether ``code`` is one line of C without comments (outside its literals)."""
+    bare = _LITERALS.sub('""', code)
+    return not ("\n" in code or "//" in bare or "/*" in bare or not code.strip())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _code_flags(code: str) -> int:
+    """``__CR_USES_E`` (1) when ``code`` reads ``__cr_e``, ``__CR_OPAQUE``
+    (2) when it may have side effects (outside its literals)."""
+    bare = _LITERALS.sub('""', code)
+    return (1 if _USES_E.search(bare) else 0) | (2 if _SIDE_EFFECTS.search(bare) else 0)
 
 
 def _candidate_flags(cand: Candidate) -> int:
-    bare = _bare(cand.code)
-    return (1 if _USES_E.search(bare) else 0) | (2 if _SIDE_EFFECTS.search(bare) else 0)
+    return _code_flags(cand.code)
 
 
 def _site_flags(site: Site) -> int:
