@@ -476,3 +476,30 @@ def test_an_added_condition_counting_loop_iterations_is_left_out(tmp_path):
     for pair in [("s += a[i];", "if (i > 0) s += a[i];"), ("s += a[i];", "if (i != n) s += a[i];")]:
         assert pair in default, pair
     assert dict(space.pruned)["C10"] > 0
+
+
+@pytest.mark.parametrize("source", ["RULES", "MAIN", "SORTED", "LUCKY", "ROLES", "START", "UNASSIGNED"])
+def test_a_rule_is_asked_only_where_its_gate_lets_it_fire(tmp_path, source):
+    """``testequiv.pruning`` asks a rule only about drafts of its schemas
+    at places its gate admits: every removal the rule makes on its own,
+    over the whole space, lies inside its gate (so the gates change no
+    space, only its cost)."""
+    from crepair.testequiv.pruning import GATES
+    from crepair.testequiv.antipatterns import RULES as CHECKS
+    from crepair.testequiv.sites import collect
+    from crepair.typed import infer
+
+    program = load_program(write_c(tmp_path, globals()[source]), real_c=True)
+    places, _ = collect(program, infer.Types(program.ast))
+    where = {(p.span.start, p.span.end, p.kind): p for p in places}
+    space = build_space(program, options=NONE)
+    fired = set()
+    for c in space.candidates:
+        site = space.sites[c.site]
+        p = where[site.span.start, site.span.end, site.kind]
+        for rule, check in CHECKS.items():
+            if check(p, c, program.original):
+                fired.add(rule)
+                schemas, gate = GATES[rule]
+                assert c.schema in schemas and gate(p), (rule, site.text, c.replacement)
+    assert fired  # each source makes some rule fire
