@@ -92,7 +92,8 @@ from crepair.errors import UsageError
 from crepair.testequiv.candidates import Schema, SiteKind
 from crepair.testequiv.scope import VarKind
 from crepair.testequiv.place import Place
-from crepair.testequiv.textdiff import changed, common, flat, parts, tokens
+from crepair.testequiv.ctext import patch_key
+from crepair.testequiv.textdiff import changed, flat, parts, tokens
 
 _EXITS = {"exit", "abort", "_Exit", "_exit", "quick_exit", "assert", "__assert_fail"}
 _OUTPUTS = {"printf", "puts", "putchar"}  # calls that only write output (A3 lets them be deleted)
@@ -248,9 +249,7 @@ def member_constant(p: Place, d: Draft, original: str) -> bool:
     old, new = changed(old_text, d.replacement)
     if not old or not new or any(_IDENT.match(t) for t in old + new):
         return False
-    a = len(common(old_text, d.replacement))
-    b = len(common(old_text[a:][::-1], d.replacement[a:][::-1]))
-    start, end = p.span.start + a, p.span.end - b
+    start, end, _ = patch_key(original, p.span, d.replacement)
     return any(m0 <= start and end <= m1 for m0, m1 in p.members)
 
 
@@ -287,9 +286,7 @@ def uniform_chain(p: Place, d: Draft, original: str) -> bool:
     old, new = changed(before, d.replacement)
     if len(old) != 1 or len(new) != 1 or old[0] not in _RELATIONAL or new[0] not in _RELATIONAL:
         return False
-    a = len(common(before, d.replacement))
-    b = len(common(before[a:][::-1], d.replacement[a:][::-1]))
-    start, end = p.span.start + a, p.span.end - b
+    start, end, _ = patch_key(original, p.span, d.replacement)
     return any(c0 <= start and end <= c1 for c0, c1 in p.roles.chains)
 
 

@@ -218,18 +218,18 @@ def patch_key(original: str, span: Span, replacement: str) -> tuple[int, int, st
     ``replacement`` makes, as (start, end, new text), offsets 0-based, end
     exclusive: equal keys, equal patched programs."""
     old = original[span.start:span.end]
-    a = _common_length(old, replacement, lambda k: old[:k] == replacement[:k])
     m, n = len(old), len(replacement)
-    b = _common_length(old[a:], replacement[a:], lambda k: old[m - k:] == replacement[n - k:])
+    a = _common_length(min(m, n), lambda k: old[:k] == replacement[:k])
+    b = _common_length(min(m, n) - a, lambda k: old[m - k:] == replacement[n - k:])
     return span.start + a, span.end - b, replacement[a:len(replacement) - b]
 
 
-def _common_length(x: str, y: str, same: Callable[[int], bool]) -> int:
-    """The largest ``k <= min(len(x), len(y))`` with ``same(k)``, for a
-    ``same`` true up to some length and false beyond (a common prefix or
-    suffix), found by bisection: slices compare in C, a character loop in
-    Python costs more on a long statement."""
-    lo, hi = 0, min(len(x), len(y))
+def _common_length(most: int, same: Callable[[int], bool]) -> int:
+    """The largest ``k <= most`` with ``same(k)``, for a ``same`` true up
+    to some length and false beyond (a common prefix or suffix), found by
+    bisection: slices compare in C, a character loop in Python costs more
+    on a long statement."""
+    lo, hi = 0, most
     if same(hi):
         return hi
     while hi - lo > 1:  # same(lo), not same(hi)

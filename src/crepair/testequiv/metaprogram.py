@@ -127,6 +127,7 @@ _COMMENT_OR_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//
 _LITERALS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 _KIND_CODE = {SiteKind.EXPR: 1, SiteKind.STMT: 2, SiteKind.DECL: 3}
 _TRACKS = 4
+_USES_E_FLAG, _OPAQUE_FLAG = 1, 2  # __CR_USES_E, __CR_OPAQUE of crepair_rt.h
 _SCHEMAS = {
     SiteKind.EXPR: {Schema.EXPRESSION, Schema.REFINEMENT, Schema.FORMAT},
     SiteKind.STMT: {Schema.GUARD, Schema.ASSIGNMENT, Schema.OUTPUT, Schema.COPY, Schema.EXPRESSION},
@@ -205,7 +206,7 @@ def _check_candidate(index: int, cand: Candidate, sites: Sequence[Site]) -> None
     if cand.param is not None and cand.schema in (Schema.ASSIGNMENT, Schema.INITIALIZATION):
         raise InternalError(f"candidate {cand.id}: a parameter in an {cand.schema.value} (only evaluated in a "
                             "site's switch (__cr_c), which assignments and DECL sites do not share)")
-    if site.kind is not SiteKind.EXPR and _code_flags(cand.code) & 1:
+    if site.kind is not SiteKind.EXPR and _code_flags(cand.code) & _USES_E_FLAG:
         raise InternalError(f"candidate {cand.id}: __cr_e at a {site.kind.value} site")
 
 
@@ -219,14 +220,10 @@ def _one_line_c(code: str) -> bool:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _code_flags(code: str) -> int:
-    """``__CR_USES_E`` (1) when ``code`` reads ``__cr_e``, ``__CR_OPAQUE``
-    (2) when it may have side effects (outside its literals)."""
+    """``_USES_E_FLAG`` when ``code`` reads ``__cr_e``, ``_OPAQUE_FLAG``
+    when it may have side effects (outside its literals)."""
     bare = _LITERALS.sub('""', code)
-    return (1 if _USES_E.search(bare) else 0) | (2 if _SIDE_EFFECTS.search(bare) else 0)
-
-
-def _candidate_flags(cand: Candidate) -> int:
-    return _code_flags(cand.code)
+    return (_USES_E_FLAG if _USES_E.search(bare) else 0) | (_OPAQUE_FLAG if _SIDE_EFFECTS.search(bare) else 0)
 
 
 def _site_flags(site: Site) -> int:
@@ -249,7 +246,7 @@ def _tables(space: SearchSpace, offset: int | None) -> str:
         f"#define __CR_OFFSET {offset or 0}\n#define __CR_LINKED {0 if offset is None else 1}\n",
         table("int", "__cr_cand_site", [c.site for c in cands]),
         table("int", "__cr_cand_group", [c.group for c in cands]),
-        table("unsigned char", "__cr_cand_flags", [_candidate_flags(c) for c in cands]),
+        table("unsigned char", "__cr_cand_flags", [_code_flags(c.code) for c in cands]),
         table("unsigned char", "__cr_site_flags", [_site_flags(s) for s in space.sites]),
         table("int", "__cr_cand_param", [c.param or 0 for c in cands]),
         f"#define {PARAM} (__cr_cand_param[__cr_c])\n",

@@ -31,7 +31,7 @@ def _main_unused(p: Place) -> bool:
 
 
 #: per rule: the schemas of the drafts it can remove, and a condition on the place it needs (each implied by
-#: the rule's own test; ``tests/test_antipatterns.py`` checks every rule both on and off)
+#: the rule's own test; ``test_antipatterns.py::test_a_rule_is_asked_only_where_its_gate_lets_it_fire``)
 GATES: dict[AntiPattern, tuple[frozenset[Schema], Callable[[Place], bool]]] = {
     AntiPattern.EXIT_NODE: (_DELETE, lambda p: p.kind is SiteKind.STMT),
     AntiPattern.CONTROL_STATEMENT: (_DELETE, lambda p: isinstance(p.node, (c_ast.Break, c_ast.Continue))),
@@ -64,12 +64,12 @@ def pruned(drafts: Iterable[Draft], places: list[Place], original: str, rules: f
     asked: dict[tuple[int, Schema], list[tuple[AntiPattern, Callable]]] = {}
     for d in drafts:
         i = place_of(d)
+        p = places[i]
         checks = asked.get((i, d.schema))
         if checks is None:
-            p = places[i]
             checks = asked[i, d.schema] = [(r, RULES[r]) for r in chosen
                                            if d.schema in GATES[r][0] and GATES[r][1](p)]
-        hit = next((r for r, rule in checks if rule(places[i], d, original)), None) if checks else None
+        hit = next((r for r, rule in checks if rule(p, d, original)), None)
         if hit is None:
             kept.append(d)
         else:

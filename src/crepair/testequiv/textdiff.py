@@ -35,13 +35,6 @@ def changed(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return a[i:len(a) - j], b[i:len(b) - j]
 
 
-def common(x: str, y: str) -> str:
-    n = 0
-    while n < min(len(x), len(y)) and x[n] == y[n]:
-        n += 1
-    return x[:n]
-
-
 @functools.lru_cache(maxsize=65536)
 def flat(text: str) -> str:
     text = "".join(text.split())
