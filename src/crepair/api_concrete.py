@@ -146,6 +146,7 @@ def repair_reference(
     test_timeout_ms: int | None = None,
     started: float | None = None,
     solver: str = AUTO_SOLVER,
+    cache: str | Path | None = None,
 ):
     """Repair the C file at ``path`` against the reference implementation
     ``reference`` (its ``main``, on standard input and output), with the
@@ -162,7 +163,10 @@ def repair_reference(
     instant ``started`` (None: the call); ``max_repairs``: stop after that
     many proved repairs (None: explore everything); ``solver``: the SMT
     solver of the bounded checks ("z3", "bitwuzla", "portfolio"; "auto":
-    Bitwuzla, as for :func:`crepair.api.verify` with a reference).  Raises ``UsageError``,
+    Bitwuzla, as for :func:`crepair.api.verify` with a reference);
+    ``cache``: the folder where the reference's outputs and its own
+    bounded check are kept for later runs against the same reference
+    (:mod:`crepair.oracle.cache`; None: nowhere).  Raises ``UsageError``,
     ``BadInput`` (a program does not compile), ``MissingTool`` (gcc).
     """
     from crepair.schemes.staged import StagedOptions, StagedRun
@@ -180,7 +184,7 @@ def repair_reference(
     options = StagedOptions(timeout=timeout, compare=how, unwind=unwind, max_repairs=max_repairs,
                             generated=DEFAULT_GENERATED if generated is None else generated,
                             test_timeout=test_timeout_ms, started=started,
-                            solver=solver_of(solver, equivalence=True))
+                            solver=solver_of(solver, equivalence=True), cache=None if cache is None else str(cache))
     return StagedRun(path, ref, options, tests_dir=tests_dir)
 
 

@@ -111,8 +111,29 @@ def _header(title: str, suite: dict, jobs: int, done: int, started: str, wall: f
         f"* Runs: {made}" if runs else "* Runs: not recorded (results made before crepair bench kept STEM.runs.json)",
         _machines(runs, report),
         f"* Command: `{command}`",
+        "* Cache: each invocation's jobs start from an empty cache folder (`$XDG_CACHE_HOME`); a job against a "
+        "reference takes the answers an earlier job of the invocation kept (`crepair repair --cache`)",
         "", (suite.get("about") or "").strip(), "",
     ]
+
+
+def _fresh_cache():
+    """Points the jobs' cache (``$XDG_CACHE_HOME/crepair``, :mod:`crepair.oracle.cache`) at a new empty folder for
+    this invocation, so that its times do not depend on the runs before it (the first submission of each
+    assignment computes the reference's answers; the others take what it kept); returns the undoing call."""
+    import shutil
+    import tempfile
+
+    before, folder = os.environ.get("XDG_CACHE_HOME"), tempfile.mkdtemp(prefix="crepair-bench-cache-")
+    os.environ["XDG_CACHE_HOME"] = folder
+
+    def undo() -> None:
+        if before is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
+        shutil.rmtree(folder, ignore_errors=True)
+    return undo
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         run = {"started": started, "commit": commit, "dirty": bool(dirty), "installed": installed,
                "command": shlex.join(["crepair", *args.argv]), "load": [load, load], "minutes": None, **_machine()}
         add_run(stem, run)  # at once: an invocation killed (SIGTERM, SIGKILL) still names its commit
+        cache = _fresh_cache()
         try:
             chosen = [j for j in jobs if re.search(args.only, j.id)] if args.only else jobs
             if args.shuffle is not None:
@@ -161,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
                                                                              False)),
                       finished=lambda r: display[0].finished(r))
         finally:  # an interrupted invocation made results too
+            cache()
             if display:
                 display[0].stop()
             add_run(stem, {**run, "load": [load, os.getloadavg()[0]], "minutes": round((time.monotonic() - start) / 60, 1)},

@@ -66,6 +66,11 @@ def add_parser(sub) -> None:
                    help="with --apply: also write a read-only file, another user's or a hard-linked one, in place "
                         "(its mode, owner and hard links stay)")
     add_tests(r)
+    r.add_argument("--cache", metavar="DIR",
+                   help="with --reference REF.c and --tests-dir: where the reference's outputs and its own bounded "
+                        "check are kept for the next run against the same REF.c, e.g. the next submission of an "
+                        "assignment (default: $XDG_CACHE_HOME/crepair, else ~/.cache/crepair)")
+    r.add_argument("--no-cache", action="store_true", help="with --reference: keep nothing between runs")
     test_driven_cmd.add_arguments(r)
     heap_cmd.add_arguments(r, repair=True)
 
@@ -79,6 +84,14 @@ def _describe(p: "Progress | TemplateProgress") -> str:
 
 
 _EXIT = exit_codes.REPAIR
+
+
+def _no_cache(args: argparse.Namespace, runner: "Runner | None") -> "Runner | None":
+    """``runner``, after refusing ``--cache``/``--no-cache`` (``UsageError``): only the run against a reference of
+    main keeps answers between runs."""
+    if args.cache is not None or args.no_cache:
+        raise UsageError("--cache/--no-cache: used by the repair of main against --reference (with --tests-dir) only")
+    return runner
 
 
 def route(args: argparse.Namespace) -> Runner:
@@ -98,7 +111,7 @@ def route(args: argparse.Namespace) -> Runner:
     if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):
         args.scheme = ["heap"]  # heap states are the heap scheme's specification
     if args.scheme and "heap" in args.scheme:
-        return Runner.HEAP
+        return _no_cache(args, Runner.HEAP)
     bounded = [s for s in args.scheme or [] if s in ("mutation", "template")]
     if bounded and test_driven_cmd.given(args):
         raise UsageError(f"--scheme {','.join(bounded)}: checks candidates with the bounded engine against the "
@@ -118,6 +131,7 @@ def route(args: argparse.Namespace) -> Runner:
     if staged_cmd.wanted(args):
         staged_cmd.check(args)
         return Runner.STAGED
+    _no_cache(args, None)
     if args.reference is not None and test_driven_cmd.given(args):
         raise UsageError("--reference with tests: the tests must be a folder (--tests-dir) and the entry main")
     if args.scheme == ["test-driven"]:

@@ -15,6 +15,7 @@ import sys
 from crepair import api, exit_codes
 from crepair.cli.common import finish, write_html
 from crepair.errors import UsageError
+from crepair.oracle.cache import default_folder
 from crepair.patch import apply_to_file
 from crepair.report import staged as report
 
@@ -55,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
             1 if args.first else (args.max_repairs or 1)),
         test_timeout_ms=args.test_timeout, started=args.started, solver=args.solver,
+        cache=None if args.no_cache else (args.cache or default_folder()),
     )
     repairs = []
     if not args.json:

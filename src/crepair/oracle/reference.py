@@ -32,6 +32,7 @@ from pathlib import Path
 
 from crepair import toolchain
 from crepair.errors import BadInput
+from crepair.oracle.cache import ReferenceCache, question_of
 
 SANITIZER_EXIT = 86  # the exit status the sanitizers are told to use
 _ENV = {"ASAN_OPTIONS": f"detect_leaks=0:exitcode={SANITIZER_EXIT}:abort_on_error=0",
@@ -105,14 +106,20 @@ class ReferenceProgram:
     seconds a run may take; ``deadline``: the run's end (a
     :class:`~crepair.schemes.time_limit.Deadline`; None: none), which
     caps every build and run — once it has passed, no input is valid
-    (``cut``: a build was cut short by it).  Raises ``BadInput`` when the
-    reference does not compile, ``MissingTool`` without gcc."""
+    (``cut``: a build was cut short by it).  ``cache``: the folder where
+    answers are kept between runs (:mod:`crepair.oracle.cache`; None:
+    nowhere); a kept answer is not computed again.
+    Raises ``BadInput`` when the reference does not compile,
+    ``MissingTool`` without gcc."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 1.0, deadline=None):
+    def __init__(self, path: str | Path, *, timeout: float = 1.0, deadline=None,
+                 cache: str | Path | None = None):
         self.path = Path(path)
         self.timeout = timeout
         self.deadline = deadline
+        self.cache = ReferenceCache.open(cache, self.path)
         self.cut = False
+        self._variant = "sanitized"  # what the first build is: its answers are kept under this name
         self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
         self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._builds: list[Path] = []
@@ -139,6 +146,7 @@ class ReferenceProgram:
         if error is not None and flags[:1] == _SANITIZE[:1] and not self._passed():
             # no sanitizer runtime here: a plain build still checks the initial values
             error = compile_c(self.path, out, flags[len(_SANITIZE):], timeout=self._cap(60.0))
+            self._variant = "unsanitized"
         return out, error
 
     def _cap(self, seconds: float) -> float:
@@ -153,16 +161,22 @@ class ReferenceProgram:
         or the builds disagree), the deadline passed, or the
         ``time.monotonic()`` instant ``until`` did.  The builds run one
         after the other, and the first that rejects the input ends the check."""
+        return self.expected_all([stdin], until)[0]
+
+    def _check(self, stdin: bytes, until: float | None = None) -> tuple[bytes | None, bool]:
+        """:meth:`expected` of ``stdin``, and whether the answer may be
+        kept (it does not come from a time limit)."""
         first: Run | None = None
         for binary, env in zip(self._builds, _BUILD_ENV):
             if self.cut or self._passed() or (until is not None and time.monotonic() > until):
-                return None
+                return None, False
             run = run_binary(binary, stdin, timeout=self._cap(self.timeout), env={**_ENV, **env}, sanitized=True)
-            if self._passed() or not run.normal or (first is not None and (run.output, run.code) != (
-                    first.output, first.code)):
-                return None
+            if self._passed() or run.code is None:
+                return None, False
+            if not run.normal or (first is not None and (run.output, run.code) != (first.output, first.code)):
+                return None, True
             first = first or run
-        return None if first is None else first.output
+        return (None, False) if first is None else (first.output, True)
 
     def rely_on_wrapping(self, inputs: list[bytes]) -> bool:
         """Whether the reference relies on signed overflow wrapping around
@@ -185,7 +199,7 @@ class ReferenceProgram:
                                                    timeout=self._cap(60.0)) is not None:
                 return False
             if run_binary(wrapping, stdin, timeout=self._cap(self.timeout), env=_ENV, sanitized=True).normal:
-                self._builds[0] = wrapping
+                self._builds[0], self._variant = wrapping, "wrapping"
                 return True
         return False
 
@@ -201,19 +215,44 @@ class ReferenceProgram:
         if self.cut or len(self._builds) < len(_BUILDS):
             return [None] * len(inputs)
 
-        def one(stdin: bytes) -> bytes | None:
+        def one(stdin: bytes) -> tuple[bytes | None, bool]:
             if self._passed() or (until is not None and time.monotonic() > until):
-                return None
+                return None, False
             run = run_binary(self._builds[-1], stdin, timeout=self._cap(self.timeout))
-            return run.output if run.normal and not self._passed() else None
-        return _each(one, inputs)
+            if self._passed() or run.code is None:
+                return None, False
+            return (run.output if run.normal else None), True
+        return self._answers("plain", one, inputs)
 
     def expected_all(self, inputs: list[bytes], until: float | None = None) -> list[bytes | None]:
         """:meth:`expected` of each of ``inputs`` (``until`` as there), in
         their order, run ``os.cpu_count()`` at a time."""
-        return _each(partial(self.expected, until=until), inputs)
+        return self._answers("expected", partial(self._check, until=until), inputs)
+
+    def _answers(self, kind: str, run, inputs: list[bytes]) -> list[bytes | None]:
+        """The answers of ``kind`` to ``inputs``: the kept ones from the
+        cache, the others from ``run`` (stdin -> (answer, may be kept)),
+        ``os.cpu_count()`` at a time; the new ones that may be kept are."""
+        cache, out = self.cache, [None] * len(inputs)
+        questions = [question_of(self._variant, f"{self.timeout:g}", stdin) for stdin in inputs] if cache else []
+        todo = []
+        for k in range(len(inputs)):
+            found, answer = cache.get(kind, questions[k]) if cache else (False, None)
+            if found:
+                out[k] = answer
+            else:
+                todo.append(k)
+        for k, (answer, keep) in zip(todo, _each(run, [inputs[k] for k in todo])):
+            out[k] = answer
+            if keep and cache:
+                cache.put(kind, questions[k], answer)
+        if cache:
+            cache.flush()
+        return out
 
     def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
         self._removal()
 
     def __enter__(self) -> "ReferenceProgram":

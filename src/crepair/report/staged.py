@@ -64,7 +64,14 @@ def render_summary(run, repairs: list[Repair]) -> str:
         f"({plural(s.guided, 'refuting test')} added to the search); "
         f"{plural(s.proofs, 'bounded check')} ({s.proved} proved, {s.undecided} undecided); "
         f"{plural(s.counterexamples, 'counterexample test')}; {run.seconds:.1f} s",
+        *([f"the reference's answers to {cache.hits} of {cache.hits + cache.misses} questions (outputs, its own "
+           f"bounded check) were kept from earlier runs ({cache.path})"] if (cache := _cache(run)) else []),
     ])
+
+
+def _cache(run):
+    """The reference's cache of the run (:class:`~crepair.oracle.cache.ReferenceCache`; None: none)."""
+    return run.checks.oracle.cache
 
 
 def evidence_level(repair: Repair) -> str:
@@ -92,6 +99,8 @@ def run_json(run, repairs: list[Repair]) -> str:
                   "refuted": s.refuted, "refuted_by_held_back": s.held_back_refuted, "guided": s.guided,
                   "proofs": s.proofs, "proved": s.proved, "undecided": s.undecided,
                   "rounds": s.rounds, "seconds": round(run.seconds, 3)},
+        "cache": None if (cache := _cache(run)) is None else {
+            "file": str(cache.path), "kept": cache.hits, "asked": cache.hits + cache.misses},
         "notes": list(s.notes),
     }
     return json.dumps(data, indent=2)

@@ -109,7 +109,7 @@ class StagedRun:
         self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
         self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
-        self._oracle = ReferenceProgram(reference.path, deadline=self.deadline)
+        self._oracle = ReferenceProgram(reference.path, deadline=self.deadline, cache=options.cache)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
                                       self.stats, self.deadline, options.solver)
         given = given_tests(self.path, tests_dir, self._oracle, options.compare, self.stats.notes)

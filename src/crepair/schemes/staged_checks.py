@@ -7,11 +7,13 @@ copies of the user's headers; the user's files are only read.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from crepair.errors import BadInput
 from crepair.frontend import load_program
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, stdin_of
+from crepair.oracle.cache import question_of
 from crepair.oracle.reference import compile_c, run_binary
 from crepair.oracle.suite import HeldBack, Suite
 from crepair.options import ReferenceOptions
@@ -45,31 +48,65 @@ def deepens(result) -> bool:
     return cut is not None and cut.what in DEEPENED
 
 
+@dataclass(frozen=True, slots=True)
+class ReferenceBound:
+    """The reference's own bounded check (:func:`reference_bound`):
+    ``unwind``, the first bound every run fits (else the first tried);
+    ``too_small`` at that bound (True: runs go beyond it; None: not
+    decided); ``cut``: what cuts runs off at the first bound, and where in
+    the reference (``(what, line, column)``, 1-based; None: nothing, or not
+    known); ``tried``: checks run; ``complete``: every check decided and
+    none was cut short by the time left — the answer does not depend on the
+    time the check had, and may be kept (:class:`~crepair.oracle.cache.ReferenceCache`)."""
+
+    unwind: int
+    too_small: bool | None
+    cut: tuple[str, int, int] | None
+    tried: int
+    complete: bool
+
+    def to_json(self) -> bytes:
+        return json.dumps([self.unwind, self.too_small, self.cut, self.tried]).encode()
+
+    @staticmethod
+    def from_json(data: bytes) -> "ReferenceBound":
+        unwind, too_small, cut, tried = json.loads(data)
+        return ReferenceBound(unwind, too_small, None if cut is None else tuple(cut), tried, True)
+
+
 def reference_bound(path: Path, unwinds: tuple[int, ...], seconds: float, reference: ReferenceOptions,
-                    solver: str) -> tuple[int, object, int]:
+                    solver: str) -> ReferenceBound:
     """The reference's own bounded check (its text at ``path``, checked for
     equivalence with itself, proof only) at ``unwinds[0]`` within
     ``seconds``, then, while it is cut off by a cut a larger bound moves
     (:func:`deepens`), at the larger ``unwinds`` in turn within ``seconds``
-    more: (the first bound every run fits, its VerifyResult, the checks
-    run), or (``unwinds[0]``, its result, the checks run) when none does.
-    Runs in a child of the staged run (it is the child's whole work)."""
+    more: the first bound every run fits and its check, or ``unwinds[0]``
+    and its check when none does.  Runs in a child of the staged run (it
+    is the child's whole work)."""
     from crepair.api import verify
 
-    first, tried, until = None, 0, time.monotonic() + seconds
+    first, tried, until, complete = None, 0, time.monotonic() + seconds, True
     for unwind in unwinds:
         left = until - time.monotonic()
         if left < 0.5:
+            complete = False
             break
         result = verify(path, unwind=unwind, timeout=left, reference=reference, proof_only=True, solver=solver)
         tried += 1
+        complete = complete and result.bound.too_small is not None
         if first is None:
             first, until = result, time.monotonic() + seconds
         if result.bound.too_small is False or first.bound.too_small is None:  # fits; or unknown at the first bound
-            return unwind, result, tried
+            return _bound(unwind, result, tried, complete)
         if not deepens(result):
             break
-    return unwinds[0], first, tried
+    return _bound(unwinds[0], first, tried, complete)
+
+
+def _bound(unwind: int, result, tried: int, complete: bool) -> ReferenceBound:
+    cut = result.bound.cut if result.bound.too_small else None
+    where = None if cut is None else (cut.what, cut.span.line, cut.span.column)
+    return ReferenceBound(unwind, result.bound.too_small, where, tried, complete)
 
 
 def checked_source(path: Path) -> str:
@@ -104,6 +141,7 @@ class CandidateChecks:
         self.undecided = False  # the last proof ended without an answer: unknown, or out of time
         self.cut: str | None = None  # what cuts the reference's runs off and where, once reference_cut_off found it
         self._reference_check: tuple[Path, ChildCall, float] | None = None  # started, not asked for yet
+        self._kept: ReferenceBound | None | bool = False  # the reference's check as the cache keeps it (False: unread)
         self._last: tuple[str, Path | None] | None = None  # the text :meth:`failures` built last, its binary
 
     def same(self, a: bytes, b: bytes) -> bool:
@@ -243,9 +281,28 @@ class CandidateChecks:
         beside the search, and the first plausible patch finds its answer
         ready.  It runs at a lower priority (:data:`BESIDE_NICE`): the
         search's runs of candidates on the tests have time-outs of a
-        quarter second, which a busy processor made them miss."""
+        quarter second, which a busy processor made them miss.  Nothing is
+        started when the oracle's cache keeps the answer."""
         self.cancel_reference_check()
-        self._reference_check = self._start_reference(seconds, nice=BESIDE_NICE)
+        if self._kept_bound() is None:
+            self._reference_check = self._start_reference(seconds, nice=BESIDE_NICE)
+
+    def _bound_question(self) -> bytes:
+        """The question of :meth:`reference_cut_off` in the oracle's cache:
+        the bounds tried, the input bound and the solver."""
+        unwinds = (self.unwind, *deeper_bounds(self.unwind))
+        return question_of(repr(unwinds), str(self.reference.input_bound), self.solver)
+
+    def _kept_bound(self) -> ReferenceBound | None:
+        """The reference's bounded check as the oracle's cache keeps it (None: not kept; looked up once)."""
+        cache = self.oracle.cache
+        if self._kept is False:
+            found, data = cache.get("bound", self._bound_question()) if cache else (False, None)
+            try:
+                self._kept = ReferenceBound.from_json(data) if found and data else None
+            except (ValueError, TypeError):
+                self._kept = None
+        return self._kept
 
     def _start_reference(self, seconds: float, nice: int = 0) -> tuple[Path, ChildCall, float]:
         """:func:`reference_bound` of the reference started in a child, with
@@ -267,7 +324,8 @@ class CandidateChecks:
         (within its input bound): then no candidate can be proved equivalent
         at this bound, whatever its code (checked within ``seconds``, or the
         check :meth:`start_reference_check` started, within its own
-        seconds; False when the check does not answer).  When they do, the
+        seconds; False when the check does not answer; the answer the
+        oracle's cache keeps, when it keeps one).  When they do, the
         larger bounds of :func:`~crepair.schemes.staged_options.deeper_bounds`
         are tried (:func:`reference_bound`), and the first that every run of
         the reference fits becomes
@@ -276,17 +334,21 @@ class CandidateChecks:
         that skips the first solution fails only on runs of ten iterations).
         ``cut`` becomes what cuts the reference's runs off and where
         ("loop at ref.c:19:5"; None: they are not, or it is not known)."""
-        started, self._reference_check = self._reference_check or self._start_reference(seconds), None
-        unwind, result, tried = self._answer(*started) or (self.unwind, None, 1)  # None: killed at its limit
-        self.stats.proofs += tried
-        if result is None:
+        question, bound = self._bound_question(), self._kept_bound()
+        if bound is None:
+            started, self._reference_check = self._reference_check or self._start_reference(seconds), None
+            bound = self._answer(*started)  # None: killed at its limit
+            self.stats.proofs += 1 if bound is None else bound.tried
+            if bound is not None and bound.complete and self.oracle.cache is not None:
+                self.oracle.cache.put("bound", question, bound.to_json())
+                self.oracle.cache.flush()
+        if bound is None:
             return False
-        cut = bool(result.bound.too_small)
+        cut = bool(bound.too_small)
         if not cut:
-            self.unwind = unwind
-        where = result.bound.cut if cut else None  # its span names the scratch copy: the reference's path instead
-        self.cut = None if where is None else (f"{where.what} at {self.reference.path}:"
-                                               f"{where.span.line}:{where.span.column}")
+            self.unwind = bound.unwind
+        what, line, column = bound.cut or (None, 0, 0)
+        self.cut = None if what is None else f"{what} at {self.reference.path}:{line}:{column}"
         return cut
 
     def prove(self, text: str, seconds: float, suite: Suite) -> tuple[bool, str | None]:

@@ -61,7 +61,9 @@ class StagedOptions:
     a newline at three outputs); ``test_timeout``: ms per test (None: auto);
     ``started``: the ``time.monotonic()`` instant ``timeout`` counts from
     (None: the run's construction); ``solver``: the SMT solver of the
-    bounded checks (crepair.solver.Backend's values).  Every build, test run and bounded
+    bounded checks (crepair.solver.Backend's values); ``cache``: the folder
+    where the reference's answers are kept between runs
+    (:mod:`crepair.oracle.cache`; None: nowhere).  Every build, test run and bounded
     check gets at most the time left."""
 
     timeout: float | None = 60.0
@@ -74,6 +76,7 @@ class StagedOptions:
     test_timeout: int | None = None
     started: float | None = None
     solver: str = "z3"
+    cache: str | None = None
 
     @property
     def deepest_unwind(self) -> int:
