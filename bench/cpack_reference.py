@@ -40,6 +40,28 @@ _WHERE = re.compile(r"^\S+?:\d+:\d+: ")
 DECIDED = ("verified", "violated", "bound-too-small")
 
 
+def selection(root: Path, per_assignment: int, seed: int) -> list[tuple[str, Path, Path]]:
+    """``(name, program, reference)`` of the programs to check, under ``root``
+    (the C-Pack-IPAs folder): every model solution against itself (name
+    ``model/labNN/exMM``), then ``per_assignment`` submissions (0: all) per
+    (year, lab, exercise) that has a model solution, drawn with
+    ``random.Random(seed)`` in the sorted order of the assignments, each
+    against its model (name ``year-Y/labNN/exMM/FILE.c``)."""
+    models = sorted((root / "reference_implementations").glob("lab*/ex*.c"))
+    out = [(f"model/{m.parent.name}/{m.stem}", m, m) for m in models]
+    groups: dict[tuple, list[Path]] = defaultdict(list)
+    for sub in sorted(root.glob("incorrect/year-*/lab*/ex*/*.c")):
+        groups[sub.parts[-4:-1]].append(sub)
+    rng = random.Random(seed)
+    for (year, lab, ex), subs in sorted(groups.items()):
+        model = root / "reference_implementations" / lab / f"{ex}.c"
+        if not model.is_file():
+            continue
+        chosen = subs if per_assignment <= 0 else sorted(rng.sample(subs, min(per_assignment, len(subs))))
+        out += [(f"{year}/{lab}/{ex}/{s.name}", s, model) for s in chosen]
+    return out
+
+
 @dataclass
 class CPackJob(Job):
     SETUP = ("timeout", "unwind")
@@ -88,21 +110,10 @@ class CPackReference(Benchmark):
                              "(e.g. unknown, after a change to the engine)")
 
     def jobs(self) -> dict:
-        a, root = self.args, self.root
-        models = sorted((root / "reference_implementations").glob("lab*/ex*.c"))
-        jobs = [CPackJob(name=f"model/{m.parent.name}/{m.stem}", program=str(m), reference=str(m),
-                         timeout=a.timeout, unwind=a.unwind) for m in models]
-        groups: dict[tuple, list[Path]] = defaultdict(list)
-        for sub in sorted(root.glob("incorrect/year-*/lab*/ex*/*.c")):
-            groups[sub.parts[-4:-1]].append(sub)
-        rng = random.Random(a.seed)
-        for (year, lab, ex), subs in sorted(groups.items()):
-            model = root / "reference_implementations" / lab / f"{ex}.c"
-            if not model.is_file():
-                continue
-            chosen = subs if a.per_assignment <= 0 else sorted(rng.sample(subs, min(a.per_assignment, len(subs))))
-            jobs += [CPackJob(name=f"{year}/{lab}/{ex}/{s.name}", program=str(s), reference=str(model),
-                              timeout=a.timeout, unwind=a.unwind) for s in chosen]
+        a = self.args
+        jobs = [CPackJob(name=name, program=str(program), reference=str(reference), timeout=a.timeout,
+                         unwind=a.unwind) for name, program, reference in selection(self.root, a.per_assignment,
+                                                                                    a.seed)]
         if a.only:
             jobs = [j for j in jobs if re.search(a.only, j.name)]
         if a.again:

@@ -77,7 +77,9 @@ HARD_STOP = "did not stop at the time limit"  # the command line's last resort (
 
 
 def run(arguments: list[str], solver: str, timeout: float) -> dict:
-    """One ``crepair verify`` process: outcome, decided_by, reason, wall seconds."""
+    """One ``crepair verify`` process: outcome, decided_by, reason, wall seconds (start-up included); an
+    error also gives the JSON error's kind and message (``bench/engine.py`` counts kind bad-input as a
+    rejection)."""
     cmd = [sys.executable, "-m", "crepair", "verify", *arguments, "--timeout", str(timeout), "--json",
            "--solver", solver]
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"), PYTHONHASHSEED="0")
@@ -92,8 +94,10 @@ def run(arguments: list[str], solver: str, timeout: float) -> dict:
     except json.JSONDecodeError:
         return {"outcome": "error", "decided_by": None, "reason": (p.stderr.strip().splitlines() or ["?"])[-1],
                 "wall": wall}
-    if "error" in data:
-        return {"outcome": "error", "decided_by": None, "reason": str(data["error"])[:200], "wall": wall}
+    if "error" in data:  # kind "bad-input": a rejection (an unsupported construct, at file:line:col)
+        error = data["error"] if isinstance(data["error"], dict) else {}
+        return {"outcome": "error", "decided_by": None, "reason": str(data["error"])[:200], "wall": wall,
+                "kind": error.get("kind"), "message": str(error.get("message", ""))[:500]}
     return {"outcome": data["outcome"], "decided_by": data.get("decided_by"), "reason": data.get("reason", ""),
             "wall": wall}
 

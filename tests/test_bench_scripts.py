@@ -5,7 +5,7 @@ until a table had to be regenerated); and the suite of ``crepair bench
 codeflaws-reference`` with its printer (a job per runnable defect, the
 first repair judged on the held-out tests)."""
 
-import importlib
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -90,3 +90,54 @@ def test_codeflaws_reference_printer_checks_the_first_repair_on_the_heldout_test
     assert passed == total
     cached = json.loads((tmp_path / "out.checks.json").read_text())
     assert [c["heldout"]["ok"] for c in cached["checks"].values()] == [True]
+
+
+def run_engine(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH / "engine.py"), *args], capture_output=True, text=True,
+                          timeout=120, cwd=BENCH.parent)
+
+
+def cells_of(text: str, start: str) -> list[str]:
+    return [c.strip() for c in next(line for line in text.splitlines() if line.startswith(start)).strip("|").split("|")]
+
+
+@pytest.mark.skipif(not (SHARED / "loops" / "sum.c").is_file(), reason="the loop benchmarks not available")
+@pytest.mark.skipif(importlib.util.find_spec("bitwuzla") is None, reason="bitwuzla not installed")
+def test_engine_runs_one_problem_with_two_solvers_then_resumes_and_renders(tmp_path):
+    out = tmp_path / "engine.md"
+    common = ["--suites", "loops", "--solvers", "z3,bitwuzla", "--only", "^sum B=3$", "--timeout", "20",
+              "--output", str(out)]
+    p = run_engine(*common)
+    assert p.returncode == 0, p.stderr[-2000:]
+    text = out.read_text()
+    # problem, z3 verdict, z3 s, bitwuzla verdict, bitwuzla s, agree, note
+    row = cells_of(text, "| sum B=3 |")
+    assert (row[1], row[3], row[5]) == ("violated (z3)", "violated (bitwuzla)", "yes")
+    assert "* Disagreements between decided verdicts: 0" in text
+    assert cells_of(text, "| loops | z3 |")[2:6] == ["1", "1", "1", "0"]  # problems, taken, decided, rejected
+    stored = json.loads(out.with_suffix(".json").read_text())
+    assert set(stored["runs"]) == {"loops"} and set(stored["runs"]["loops"]) == {"sum B=3"}
+    p = run_engine(*common, "--resume")  # everything stored: nothing runs, nothing changes
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads(out.with_suffix(".json").read_text()) == stored
+    out.unlink()
+    assert run_engine("--render", "--output", str(out)).returncode == 0
+    assert out.read_text() == text
+
+
+def test_engine_report_lists_a_disagreement_and_exits_1(tmp_path):
+    def result(outcome: str, by: str) -> dict:
+        return {"outcome": outcome, "decided_by": by, "reason": "", "wall": 1.0, "timeout": 60}
+
+    runs = {"tcas": {"tcas_v1": {"z3": result("verified", "z3"), "bitwuzla": result("violated", "bitwuzla")},
+                     "tcas_v2": {"z3": result("unknown", None), "bitwuzla": result("violated", "bitwuzla")}},
+            "loops": {"sum B=3": {"z3": result("bound-too-small", "z3"), "bitwuzla": result("verified", "bitwuzla")}}}
+    out = tmp_path / "engine.md"
+    out.with_suffix(".json").write_text(json.dumps({"invocations": [], "seed": 1, "runs": runs}))
+    p = run_engine("--render", "--output", str(out))
+    assert p.returncode == 1
+    text = out.read_text()
+    assert "* Disagreements between decided verdicts: 2" in text
+    assert "  * tcas tcas_v1: bitwuzla violated, z3 verified" in text
+    assert "  * loops sum B=3: bitwuzla verified, z3 bound-too-small" in text
+    assert cells_of(text, "| tcas_v1 |")[5] == "**NO**" and cells_of(text, "| tcas_v2 |")[5] == "yes"
