@@ -287,6 +287,9 @@ def test_a_course_from_its_own_folder_resumed_with_pages_per_assignment(tmp_path
     again = {json.loads(line)["id"]: json.loads(line)["outcome"]
              for line in (out / "results.jsonl").read_text().splitlines()}
     assert again == {r["id"]: r["outcome"] for r in records}
+    # the jobs keep the model's answers in the cache folder ($XDG_CACHE_HOME/crepair): run again, they ask it nothing
+    rerun = [json.loads(line)["report"] for line in (out / "results.jsonl").read_text().splitlines()[3:]]
+    assert [r["cache"]["kept"] == r["cache"]["asked"] > 0 for r in rerun] == [True, True]
 
 
 def test_batch_course_writes_the_manifest_beside_the_results_and_runs_it(tmp_path):

@@ -98,6 +98,7 @@ def _staged(request: Request, started: float) -> tuple[int, str]:
         request.program, request.spec.reference.path, tests_dir=None if t is None else t.tests_dir,
         compare=o("compare"), timeout=request.timeout, unwind=o("unwind"), input_bound=o("input_bound"),
         max_repairs=o("max_repairs"), test_timeout_ms=o("test_timeout"), solver=o("solver", AUTO_SOLVER),
+        cache=o("cache"),
     )
     repairs = list(run)
     return exit_codes.of_outcome(run.outcome, exit_codes.STAGED), staged.run_json(run, repairs)

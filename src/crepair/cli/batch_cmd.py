@@ -100,7 +100,7 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
     ``UsageError`` for words the command line refuses and for what a batch
     job cannot do (``--html``, ``--sarif``, ``--apply``)."""
     from crepair.batch.request import Command, Request, Run
-    from crepair.cli import heap_cmd, localize_cmd, repair_cmd
+    from crepair.cli import heap_cmd, localize_cmd, repair_cmd, staged_cmd
     from crepair.cli.common import checks_of, reference_of
     from crepair.options import Method, ReferenceOptions
     from crepair.specification import Runner, Specification, TestSuite
@@ -156,7 +156,7 @@ def request_of(job, default_timeout: float | None = DEFAULT_TIMEOUT):
                              tests=tests() if args.tests_dir is not None else None)
         return request(Run.STAGED, spec, {
             "compare": args.compare, "unwind": args.unwind, "input_bound": args.input_bound,
-            "test_timeout": args.test_timeout, **solver,
+            "test_timeout": args.test_timeout, **solver, "cache": staged_cmd.cache_folder(args),
             "max_repairs": None if args.all else (1 if args.first else (args.max_repairs or 1))},
             timeout=args.timeout or None)
     if runner == Runner.TESTS:

@@ -164,7 +164,12 @@ def run(args: argparse.Namespace) -> int:
     stem = report.with_suffix("")
     if not args.report_only:
         limits = JobLimits(timeout=suite.get("timeout", 600), memory_mb=args.memory)
-        requests = plan(jobs, limits.timeout)
+        cache = _fresh_cache()  # before the plan: a job's request names its cache folder
+        try:
+            requests = plan(jobs, limits.timeout)
+        except BaseException:
+            cache()
+            raise
         if args.executor == "ray":
             execute = lambda todo: ray_pool(todo, limits, args.jobs, args.address, requests)  # noqa: E731
         else:
@@ -173,7 +178,6 @@ def run(args: argparse.Namespace) -> int:
         run = {"started": started, "commit": commit, "dirty": bool(dirty), "installed": installed,
                "command": shlex.join(["crepair", *args.argv]), "load": [load, load], "minutes": None, **_machine()}
         add_run(stem, run)  # at once: an invocation killed (SIGTERM, SIGKILL) still names its commit
-        cache = _fresh_cache()
         try:
             chosen = [j for j in jobs if re.search(args.only, j.id)] if args.only else jobs
             if args.shuffle is not None:

@@ -49,6 +49,12 @@ def check(args: argparse.Namespace) -> None:
         raise UsageError("--test-ids: not used when repairing against --reference (every test of --tests-dir runs)")
 
 
+def cache_folder(args: argparse.Namespace) -> str | None:
+    """The folder of the reference's cache the command line asks for (``--cache``, else the default folder of
+    :func:`crepair.oracle.cache.default_folder`; None with ``--no-cache``)."""
+    return None if args.no_cache else str(args.cache or default_folder())
+
+
 def run(args: argparse.Namespace) -> int:
     check(args)
     run = api.repair_reference(
@@ -56,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         unwind=args.unwind, input_bound=args.input_bound, max_repairs=None if args.all else (
             1 if args.first else (args.max_repairs or 1)),
         test_timeout_ms=args.test_timeout, started=args.started, solver=args.solver,
-        cache=None if args.no_cache else (args.cache or default_folder()),
+        cache=cache_folder(args),
     )
     repairs = []
     if not args.json:
