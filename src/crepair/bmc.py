@@ -188,7 +188,8 @@ def check_violation(formula: ProgramFormula, limits: Limits) -> ViolationCheck:
     solver.add(*formula.hard(), *formula.original_copies(), formula.violation())
     verdict = solver.check()
     model = solver.model() if verdict == Verdict.SAT else None
-    return ViolationCheck(verdict, model, solver.reason_unknown if verdict == Verdict.UNKNOWN else "", solver.decided_by)
+    return ViolationCheck(verdict, model, solver.reason_unknown if verdict == Verdict.UNKNOWN else "",
+                          solver.decided_by)
 
 
 def check_original(formula: ProgramFormula, limits: Limits) -> tuple[Verdict, smt.Model | None, str]:

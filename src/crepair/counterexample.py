@@ -155,7 +155,8 @@ def describe(assertion: Assertion, model: smt.Model) -> str:
     if kind == Violation.NULL_DEREFERENCE:
         return f"{subject} (null pointer)"
     if kind == Violation.POINTER_BOUNDS:
-        return f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0 else f"{subject} (offset {values[0]}, no live object it points into)"
+        return (f"{subject} (offset {values[0]}, size {values[1]})" if values[1] >= 0
+                else f"{subject} (offset {values[0]}, no live object it points into)")
     if kind == Violation.NOT_EQUIVALENT:
         if len(values) == 2:
             return f"{subject}: {values[0]}, the reference's: {values[1]}"

@@ -24,7 +24,8 @@ class ExitCode(enum.IntEnum):
     ORIGINAL_CORRECT = 6
     MISSING_TOOL = 7
     BOUND_TOO_SMALL = 8
-    PARTIAL_FAILURE = 9  # debug: a command of a scripted session failed; batch: a job crashed, was killed, could not run
+    # debug: a command of a scripted session failed; batch: a job crashed, was killed, could not run
+    PARTIAL_FAILURE = 9
     INTERNAL = 70
     INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a process it interrupted
     NO_PATCH = 122  # test-driven: no plausible patch in the search space (f1x's code)

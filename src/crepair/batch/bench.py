@@ -262,7 +262,8 @@ def _totals(spec: dict, jobs: list[Job], records: dict[str, dict]) -> list[str]:
             groups[str(meta.get(key))].add(int(meta[name]))
     run = {int(dict(j.meta)[name]) for j in jobs if j.id in records}
     fmt = lambda s: " ".join(f"v{v}" for v in sorted(s)) or "—"  # noqa: E731
-    out = ["## Totals", ""] + [f"* {key} {g}: {len(s)}/{len({int(dict(j.meta)[name]) for j in jobs})} repaired: {fmt(s)}"
+    out = ["## Totals", ""] + [f"* {key} {g}: {len(s)}/{len({int(dict(j.meta)[name]) for j in jobs})} "
+                               f"repaired: {fmt(s)}"
                                for g, s in groups.items()]
     if published:
         out += ["", f"Compared with {spec.get('source', 'the published results')} (restricted to the programs run):",

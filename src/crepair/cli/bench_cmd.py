@@ -19,10 +19,11 @@ from crepair.cli.common import ExitCode, at_least
 def add_parser(sub) -> None:
     b = sub.add_parser("bench", help="run a benchmark suite (bench/suites/SUITE.yaml) and write its tables")
     b.add_argument("suite", metavar="SUITE", help="suite name (a file SUITE.yaml in --suites) or a suite file")
-    b.add_argument("--suites", default="bench/suites", metavar="DIR", help="folder of the suites (default: bench/suites)")
+    b.add_argument("--suites", default="bench/suites", metavar="DIR",
+                   help="folder of the suites (default: bench/suites)")
     b.add_argument("--results", default="bench/results/batch", metavar="DIR",
-                   help="where SUITE.jsonl (the batch results) and SUITE.md (the tables) go, unless the suite names its "
-                        "output (default: bench/results/batch)")
+                   help="where SUITE.jsonl (the batch results) and SUITE.md (the tables) go, unless the suite names "
+                        "its output (default: bench/results/batch)")
     b.add_argument("--jobs", type=at_least(1), default=os.cpu_count() or 1, metavar="N",
                    help="jobs at once (default: all cores)")
     b.add_argument("--resume", action="store_true", help="keep the results already in SUITE.jsonl, run the others")
@@ -152,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput(f"{path}: no such suite: the folder {folder.resolve()} does not exist (run crepair bench "
                            "from the repository root, or give --suites DIR or a suite file)")
         known = sorted(p.stem for p in folder.glob("*.yaml"))
-        raise BadInput(f"{path}: no such suite in {folder.resolve()}" + (f" (suites: {', '.join(known)})" if known else ""))
+        raise BadInput(f"{path}: no such suite in {folder.resolve()}"
+                       + (f" (suites: {', '.join(known)})" if known else ""))
     suite, jobs = load_suite(path)
     raw, report = suite_paths(path, suite, Path(args.results))
     raw.parent.mkdir(parents=True, exist_ok=True)
@@ -190,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
             cache()
             if display:
                 display[0].stop()
-            add_run(stem, {**run, "load": [load, os.getloadavg()[0]], "minutes": round((time.monotonic() - start) / 60, 1)},
+            add_run(stem, {**run, "load": [load, os.getloadavg()[0]],
+                           "minutes": round((time.monotonic() - start) / 60, 1)},
                     replace_last=True)
     records = {r["id"]: r for r in results.records()}
     done = sum(1 for j in jobs if j.id in records)

@@ -79,8 +79,8 @@ def add_solver(sp: argparse.ArgumentParser, used: str) -> None:
     sp.add_argument("--solver", choices=SOLVERS, default=AUTO_SOLVER,
                     help=f"SMT solver of {used}: z3, bitwuzla, portfolio (both at once, the first decided "
                          "answer wins), or sat (bit-blasted to CNF for CaDiCaL, as CBMC does; a formula it "
-                         "cannot blast goes to z3); checks under assumptions, unsat cores and --reproducible budgets stay with "
-                         "z3 (default: auto, Bitwuzla for equivalence with --reference, else z3)")
+                         "cannot blast goes to z3); checks under assumptions, unsat cores and --reproducible budgets "
+                         "stay with z3 (default: auto, Bitwuzla for equivalence with --reference, else z3)")
 
 
 def add_reference(sp: argparse.ArgumentParser) -> None:
@@ -163,7 +163,8 @@ def add_tests(sp: argparse.ArgumentParser) -> None:
     g.add_argument("--tests-dir", metavar="DIR",
                    help="folder of input-X/output-X or X.in/X.out pairs (stdin, expected stdout); "
                         "heldout-* files are never read")
-    g.add_argument("--compare", choices=["exact", "trailing-whitespace", "lines", "tokens"], default="trailing-whitespace",
+    g.add_argument("--compare", choices=["exact", "trailing-whitespace", "lines", "tokens"],
+                   default="trailing-whitespace",
                    help="how a folder test's output is compared with the expected one: byte for byte (a course "
                         "judge), ignoring trailing whitespace (default), ignoring leading and trailing blanks of "
                         "lines and blank lines (lines: Codeflaws' judge), or token by token")
@@ -171,7 +172,8 @@ def add_tests(sp: argparse.ArgumentParser) -> None:
                    help="build command run by the shell in the project copy, CC set to crepair's compiler "
                         "(default: make CC=... when there is a Makefile, else gcc)")
     g.add_argument("--test-timeout", type=at_least(1), metavar="MS",
-                   help="time limit of one test in milliseconds (default: localize 1000; repair: 20 times the slowest test of the original program, at least 50, at most 1000)")
+                   help="time limit of one test in milliseconds (default: localize 1000; repair: 20 times the slowest "
+                        "test of the original program, at least 50, at most 1000)")
     g.add_argument("--project", metavar="DIR",
                    help="project directory copied for every build (default: the program's directory)")
 

@@ -54,8 +54,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
                         "return/exit, A2 delete break/continue, A3 delete a block's only statement, A4 delete a "
                         "set before an if, A6 trivial condition, A7 delete a loop-counter update; crepair's C1 "
                         "loop bound or subscript variable -> constant, C2 membership-test constant changed, C3 "
-                        "reading a parameter of main that main never reads: argc, C4 a compared variable -> constant in "
-                        "any condition, C5 an assignment's value made to read its own variable, C6 one operator "
+                        "reading a parameter of main that main never reads: argc, C4 a compared variable -> constant "
+                        "in any condition, C5 an assignment's value made to read its own variable, C6 one operator "
                         "of a uniform comparison chain changed, C7 a for counter's start moved by more than one "
                         "or below zero, C8 reading a local not yet assigned, C9 a loop's subscript or condition made "
                         "loop-invariant, C10 an added condition comparing a loop variable with a literal other than 0 "
@@ -98,7 +98,8 @@ def check_unused(args: argparse.Namespace) -> None:
         raise UsageError("--rank: used by test-driven repair only (give --tests or --tests-dir)")
     for name in ("no_partition", "all", "lines"):
         if getattr(args, name):
-            raise UsageError(f"--{name.replace('_', '-')}: used by test-driven repair only (give --tests or --tests-dir)")
+            raise UsageError(f"--{name.replace('_', '-')}: used by test-driven repair only "
+                             "(give --tests or --tests-dir)")
     if args.more_files:
         raise UsageError(f"{args.more_files[0]}: several files are repaired by test-driven repair only "
                          "(give --tests or --tests-dir)")

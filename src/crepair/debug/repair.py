@@ -51,7 +51,8 @@ def repair(session: Session, max_slots: int = 1, timeout: float = 120.0) -> tupl
         scheme.trusted = frozenset(session.trusted)
         found = list(scheme.repairs())
         st = scheme.stats
-        sus = "" if st.suspicious is None else f"localization: {len(st.suspicious)} of {st.locations} locations suspicious; "
+        sus = ("" if st.suspicious is None
+               else f"localization: {len(st.suspicious)} of {st.locations} locations suspicious; ")
         note = (f"{sus}{slots} insertion slot(s); τ_grd {st.tau[0]}, τ_stm {st.tau[1]}, τ_ins {st.tau[2]}; "
                 f"{st.repair_seconds + st.localize_seconds:.2f} s")
         if st.outcome == RepairOutcome.ORIGINAL_CORRECT:

@@ -12,7 +12,8 @@ whose result is unconstrained, stdin and stdout
 (:mod:`crepair.encode.stdio`: ``scanf``, ``getchar``, ``printf``,
 ``puts``, ``putchar``), the string functions of
 :mod:`crepair.encode.strings`, ``qsort`` (:mod:`crepair.encode.sorting`),
-``sprintf`` (:mod:`crepair.encode.sprintf`) and the library functions of :mod:`crepair.encode.libc`; a call of another library function is
+``sprintf`` (:mod:`crepair.encode.sprintf`) and the library functions of
+:mod:`crepair.encode.libc`; a call of another library function is
 reported as not modelled.  A function the program defines is called even
 when a library function has its name.  When outputs are compared
 (``--reference`` from ``main``), ``exit(e)`` returns ``e`` from the

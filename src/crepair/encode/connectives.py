@@ -37,7 +37,8 @@ class Connectives(EncoderCore):
         self._expr(root, probe)
         return not probe.checks
 
-    def _located_connective(self, root: c_ast.BinaryOp, state: State, kind: LocationKind, name: str) -> tuple[smt.Term, State]:
+    def _located_connective(self, root: c_ast.BinaryOp, state: State, kind: LocationKind,
+                            name: str) -> tuple[smt.Term, State]:
         """``a && b`` (or ``||``) as three locations: ``a``, ``b`` (each
         split again if it is one) and the operator, whose alternatives
         combine the operands' variables (``&&`` or ``||``)."""

@@ -23,7 +23,9 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from crepair.encode import ctypes as ct
-from crepair.encode.formula import Checks, Constraint, EncodingTimeout, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding
+from crepair.encode.formula import (
+    Checks, Constraint, EncodingTimeout, Input, Location, LocationCopy, LocationKind, ProgramFormula, Unwinding,
+)
 from crepair.encode.ops import Value, convert, to_bool
 from crepair.encode.env import Env, Keys, differing
 from crepair.encode.walk import AlternativesFn, Ctx, Frame, Overrides, Scope, ScopeChain, Site, State, Var, has_effects

@@ -125,7 +125,8 @@ def same_object_type(a, b) -> bool:
     if isinstance(a, IntType) and isinstance(b, IntType):
         return (a.bits, a.signed, a.is_bool) == (b.bits, b.signed, b.is_bool)
     if isinstance(a, StructType) and isinstance(b, StructType) and (not a.members or not b.members):
-        return (a.tag, a.is_union) == (b.tag, b.is_union)  # one is a struct still being laid out (``struct node *next``)
+        # one is a struct still being laid out (``struct node *next``)
+        return (a.tag, a.is_union) == (b.tag, b.is_union)
     return a == b
 
 

@@ -111,10 +111,12 @@ class DeclaredTypes(EncoderCore):
         if self._struct_defs is None:
             self._struct_defs = {}
             for found in _struct_definitions(self._p.ast):
-                self._struct_defs.setdefault(f"union {found.name}" if isinstance(found, c_ast.Union) else found.name, found)
+                self._struct_defs.setdefault(f"union {found.name}" if isinstance(found, c_ast.Union) else found.name,
+                                             found)
         definition = node if node.decls is not None else self._struct_defs.get(tag)
         if definition is None:
-            raise UnsupportedConstruct(self._point(node), f"{'union' if union else 'struct'} {node.name} that is not defined")
+            raise UnsupportedConstruct(self._point(node),
+                                       f"{'union' if union else 'struct'} {node.name} that is not defined")
         self._struct_types[tag] = ct.StructType(node.name, (), 0, is_union=union)  # a struct containing itself
         try:
             stype = structs.layout(node.name, definition.decls, self._type, self._point, union=union)

@@ -201,7 +201,8 @@ class Expressions(Dimensions):
         if not (isinstance(a.ctype, ct.IntType) and isinstance(b.ctype, ct.IntType)):
             raise UnsupportedConstruct(self._point(node), f"operator '{op}' on a struct")
         if (isinstance(a.ctype, ct.FloatType) or isinstance(b.ctype, ct.FloatType)) and op not in FLOAT_OPERATORS:
-            original = getattr(node, "op", op).rstrip("=") if isinstance(node, (c_ast.BinaryOp, c_ast.Assignment)) else op
+            original = (getattr(node, "op", op).rstrip("=") if isinstance(node, (c_ast.BinaryOp, c_ast.Assignment))
+                        else op)
             if original not in FLOAT_OPERATORS:
                 raise BadInput(f"invalid operands to binary {original} (a floating operand)", self._point(node))
             op = original  # a mutant C does not allow equals the original
@@ -236,7 +237,8 @@ class Expressions(Dimensions):
 
     def _member(self, stype, node: c_ast.StructRef) -> ct.Member:
         if not isinstance(stype, ct.StructType):
-            raise BadInput(f"member access '{node.type}{node.field.name}' on a value that is not a struct", self._point(node))
+            raise BadInput(f"member access '{node.type}{node.field.name}' on a value that is not a struct",
+                           self._point(node))
         member = stype.member(node.field.name)
         if member is None:
             raise BadInput(f"{stype.name} has no member '{node.field.name}'", self._point(node.field))

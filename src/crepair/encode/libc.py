@@ -130,7 +130,8 @@ def _case_map(ranges, delta: int):
 def _popcount(bits: int):
     def term(args, fresh):
         x = args[0]
-        return sum((smt.ZeroExt(31, smt.Extract(i, i, x)) for i in range(1, bits)), smt.ZeroExt(31, smt.Extract(0, 0, x)))
+        return sum((smt.ZeroExt(31, smt.Extract(i, i, x)) for i in range(1, bits)),
+                   smt.ZeroExt(31, smt.Extract(0, 0, x)))
 
     return term
 

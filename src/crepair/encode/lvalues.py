@@ -143,10 +143,12 @@ class Assignments(EncoderCore):
             var = self._lookup(target)
             converted = self._coerce(value, var.ctype, origin)
             fresh = self._fresh(var.key, var.ctype)
-            self.formula.s_assign.append(Constraint(fresh == converted.term, self._p.spans.span(origin), self._function))
+            self.formula.s_assign.append(Constraint(fresh == converted.term, self._p.spans.span(origin),
+                                                    self._function))
             ctx.state.env[var.key] = fresh
             return Value(fresh, var.ctype)
-        if isinstance(target, c_ast.ArrayRef) and isinstance(target.name, c_ast.ID) and not self._is_pointer(target.name):
+        if (isinstance(target, c_ast.ArrayRef) and isinstance(target.name, c_ast.ID)
+                and not self._is_pointer(target.name)):
             var = self._lookup(target.name)
             index = self._index(target.subscript, ctx)
             converted = convert(value, var.ctype.elem)

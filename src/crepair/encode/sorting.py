@@ -54,7 +54,8 @@ class Sorting(EncoderCore):
         base_node, count_node, size_node, cmp_node = args
         func = self._p.functions.get(cmp_node.name) if isinstance(cmp_node, c_ast.ID) else None
         if func is None:
-            raise UnsupportedConstruct(self._point(cmp_node), "qsort comparator that is not a function defined in the program")
+            raise UnsupportedConstruct(self._point(cmp_node),
+                                       "qsort comparator that is not a function defined in the program")
         base = self._expr(base_node, ctx)
         if not isinstance(base.ctype, ct.PointerType) or not isinstance(base.ctype.elem, ct.IntType):
             raise UnsupportedConstruct(self._point(base_node), "qsort of an array that is not of integers")

@@ -293,7 +293,8 @@ class Statements(Initializers):
         for item in items[:first]:
             label = _nested_label(item)
             if label is not None:
-                raise UnsupportedConstruct(self._point(label), f"{_LABEL[type(label)]} inside a statement of the switch body")
+                raise UnsupportedConstruct(self._point(label),
+                                           f"{_LABEL[type(label)]} inside a statement of the switch body")
             if isinstance(item, c_ast.Decl):
                 if item.init is not None:
                     raise UnsupportedConstruct(self._point(item), "initialized declaration before the first case label")
@@ -302,7 +303,8 @@ class Statements(Initializers):
         for item in items[first:]:
             # ``switch (x) case 1: case 2: s;`` (no block) nests the labels
             while item.stmts and len(item.stmts) == 1 and isinstance(item.stmts[0], (c_ast.Case, c_ast.Default)):
-                bare = c_ast.Case(item.expr, [], item.coord) if isinstance(item, c_ast.Case) else c_ast.Default([], item.coord)
+                bare = (c_ast.Case(item.expr, [], item.coord) if isinstance(item, c_ast.Case)
+                        else c_ast.Default([], item.coord))
                 labelled.append(bare)
                 item = item.stmts[0]
             labelled.append(item)

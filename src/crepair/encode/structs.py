@@ -54,7 +54,8 @@ def layout(
         if mtype == ct.VOID:
             raise UnsupportedConstruct(point(decl), f"struct member '{decl.name}' of type void")
         if union and not isinstance(mtype, ct.IntType):
-            raise UnsupportedConstruct(point(decl), f"union member '{decl.name}' that is not an integer or integer array")
+            raise UnsupportedConstruct(point(decl),
+                                       f"union member '{decl.name}' that is not an integer or integer array")
         member = ct.Member(decl.name, mtype, count, 0 if union else offset)
         members.append(member)
         offset = max(offset, member.bits) if union else offset + member.bits

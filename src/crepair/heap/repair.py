@@ -271,7 +271,8 @@ def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _term(name: str, value):
-    return smt.Bool(name) == smt.BoolVal(value) if isinstance(value, bool) else smt.BitVec(name, 8) == smt.BitVecVal(value, 8)
+    return (smt.Bool(name) == smt.BoolVal(value) if isinstance(value, bool)
+            else smt.BitVec(name, 8) == smt.BitVecVal(value, 8))
 
 
 def _assignment(space: Space, model, changes: list[IRChange]) -> dict:

@@ -139,7 +139,8 @@ class Space:
         if o.kind == "field":
             bases = self.by_type[o.base_type] if o.name_span is not None else [o.name]
             fields = self.fields_of(o.base_type, o.type) if o.field_span is not None else [o.field]
-            return OperandChoice(o, self._choice(f"{name}_b", bases, o.name), self._choice(f"{name}_f", fields, o.field))
+            return OperandChoice(o, self._choice(f"{name}_b", bases, o.name),
+                                 self._choice(f"{name}_f", fields, o.field))
         return OperandChoice(o)
 
     def _location(self, ins: Instr) -> Location:

@@ -133,7 +133,8 @@ class MutationUnit:
     """
 
     def __init__(
-        self, program: CProgram, level: MutationLevel, no_mutate: frozenset[str] = frozenset(), mutate_main: bool = False
+        self, program: CProgram, level: MutationLevel, no_mutate: frozenset[str] = frozenset(),
+        mutate_main: bool = False
     ):
         self._program = program
         self._level = level

@@ -164,7 +164,8 @@ def _resized(data: bytes, k: int, kind: str, rng: random.Random, words: Words = 
         cut = items[new] if new < len(items) else len(lines)
         return head + first + b"\n".join(lines[:cut]) + (b"\n" if cut < len(lines) else b"")
     last = items[-1] if items else -1
-    added = [_mutant(lines[rng.choice(items)], rng, words=words, whole=False) for _ in range(new - old)] if items else []
+    added = ([_mutant(lines[rng.choice(items)], rng, words=words, whole=False) for _ in range(new - old)]
+             if items else [])
     return head + first + b"\n".join(lines[:last + 1] + added + lines[last + 1:])
 
 

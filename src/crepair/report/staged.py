@@ -58,7 +58,8 @@ def render_summary(run, repairs: list[Repair]) -> str:
         what = run.reason or run.stopped.value
     return "\n".join([
         f"outcome: {run.outcome.value} ({what})",
-        f"{s.explored} candidates explored in {plural(s.rounds, 'round')} with {plural(s.executions, 'test execution')}; "
+        f"{s.explored} candidates explored in {plural(s.rounds, 'round')} "
+        f"with {plural(s.executions, 'test execution')}; "
         f"{s.plausible} passed the tests searched, {s.refuted} refuted by the other tests"
         + (f" ({s.held_back_refuted} by held-back inputs)" if s.held_back_refuted else "") + " "
         f"({plural(s.guided, 'refuting test')} added to the search); "

@@ -258,8 +258,8 @@ class RepairRun:
             return f"{head}; try --unwind {needed} (what the first of them needs)"
         if tried >= NEEDED_BOUND_LIMIT:
             return (f"no bound can prove a repair: the candidates found correct within unwinding bound {o.unwind} "
-                    f"have runs beyond it{where}, the first of them beyond every bound up to {tried}: a count no assumption "
-                    "bounds (an unconstrained input; bound it with __CPROVER_assume)")
+                    f"have runs beyond it{where}, the first of them beyond every bound up to {tried}: a count no "
+                    "assumption bounds (an unconstrained input; bound it with __CPROVER_assume)")
         if tried > o.unwind:
             return (f"{head}, the first of them beyond every bound tried (up to {tried}); if no assumption bounds "
                     "that count, no bound can prove a repair")

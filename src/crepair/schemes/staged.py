@@ -381,8 +381,8 @@ class StagedRun:
             # no anti-patterns: the reference's generated tests and proof, not rules of thumb, rule out overfitting
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
-                                        anti_patterns=frozenset(), schemas=schemas, lines=lines, literals=self._literals,
-                                        constants=self._constants)
+                                        anti_patterns=frozenset(), schemas=schemas, lines=lines,
+                                        literals=self._literals, constants=self._constants)
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:
@@ -402,8 +402,8 @@ class StagedRun:
         try:
             for rep in _until_round_ends(run):
                 self.stats.plausible += 1
-                rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)", seconds=self.seconds,
-                                          diff=unified_diff(str(self.path), base, rep.patched),
+                rep = dataclasses.replace(rep, scheme=Scheme.TEST_DRIVEN, stage="reference (staged)",
+                                          seconds=self.seconds, diff=unified_diff(str(self.path), base, rep.patched),
                                           changes=named(rep.changes, str(self.path)))
                 status, evidence, failed = self.verdicts.verdict(rep)
                 if status == "refuted" and ids is not None:

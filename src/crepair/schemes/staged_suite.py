@@ -170,7 +170,8 @@ def no_failing_test(tests: int, repeated: bytes | None,
     if repeated is None:
         check = ("the bounded check found no difference from the reference" if decided else
                  "the bounded check did not decide in time whether it differs from the reference (unknown)")
-        return RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED, f"the program passes all {tests} tests and {check}"
+        return (RepairOutcome.NO_FAILING_TEST, StopReason.NOT_STARTED,
+                f"the program passes all {tests} tests and {check}")
     return (RepairOutcome.UNKNOWN, StopReason.NOT_STARTED,
             f"the program's own build fails the counterexample {repeated!r} of the bounded check, and the "
             "search's instrumented build passes it: its output depends on undefined behaviour (an uninitialized "

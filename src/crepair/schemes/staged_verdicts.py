@@ -18,7 +18,8 @@ from crepair.testsuite.spec import Comparison, load_tests
 
 PROOF_SECONDS = 10.0  # the most one bounded proof may take
 CHECK_MARGIN = 1.0  # seconds a bounded check ends before the deadline: z3 may overrun its limit (a large formula)
-REFERENCE_CHECK_SECONDS = 5.0  # the most the check whether the reference's runs go beyond the bound may take (as much again deeper)
+# the most the check whether the reference's runs go beyond the bound may take (as much again deeper)
+REFERENCE_CHECK_SECONDS = 5.0
 
 
 class PatchVerdicts:

@@ -79,7 +79,8 @@ class TemplateRepair:
     candidate heuristic; ``timeout`` (seconds) bounds the whole search of
     this diagnosis.  ``reload`` turns a patched text into the program to
     re-verify (default: the file loaded whole, ``load_program``).
-    ``limits`` bound every check and the whole search of this diagnosis.  ``unknown`` holds the reason when a check the search
+    ``limits`` bound every check and the whole search of this diagnosis.
+    ``unknown`` holds the reason when a check the search
     needed answered UNKNOWN (then "no repair" is not proved).
     """
 

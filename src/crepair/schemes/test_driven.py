@@ -42,7 +42,9 @@ from crepair.frontend import load_program
 from crepair.records import PassesTests, Repair, RepairOutcome, Scheme, StopReason
 from crepair.run_record import TestDrivenRecord
 from crepair.schemes.base import finish
-from crepair.schemes.semantic_ranking import COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches
+from crepair.schemes.semantic_ranking import (
+    COST_SLACK, EXTRA_PLAUSIBLE, Clock, Ranked, Ranking, measure, probe_of, rank_patches,
+)
 from crepair.schemes.test_driven_options import TestDrivenStats, TestRepairOptions, auto_test_timeout, step_limit
 from crepair.schemes.test_driven_patches import candidate_repair, patched_text, unexecuted_classes
 from crepair.schemes.time_limit import Deadline
@@ -145,7 +147,8 @@ class TestDrivenRun:
         self.stats.candidates = len(self.space.candidates)
         self.stats.by_schema = dict(Counter(c.schema.value for c in self.space.candidates))
         self.stats.anti_patterns = dict(self.space.pruned)
-        self.unexecuted = unexecuted_classes(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts}, main)
+        self.unexecuted = unexecuted_classes(spectrum, self.space, {p.program.path: p.file for p in self.linked.parts},
+                                             main)
         self._final: RepairOutcome | None = None
         if cut or self.deadline.passed():  # the tests' results may be cut short: no verdict, no search
             self._final = RepairOutcome.UNKNOWN

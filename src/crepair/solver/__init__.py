@@ -137,5 +137,5 @@ def cardinality_solver(
     return CardinalitySolver([list(c) for c in clauses], [list(g) for g in exactly_one], list(changed), k)
 
 
-__all__ = ["UNITS_PER_SECOND", "WALL_CLOCK_SAFETY", "Backend", "Ledger", "Limits", "Optimizer", "SmtSolver", "Verdict", "cardinality_solver",
-           "optimizer_solver", "smt_solver"]
+__all__ = ["UNITS_PER_SECOND", "WALL_CLOCK_SAFETY", "Backend", "Ledger", "Limits", "Optimizer", "SmtSolver", "Verdict",
+           "cardinality_solver", "optimizer_solver", "smt_solver"]

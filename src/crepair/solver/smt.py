@@ -371,5 +371,6 @@ def smt_array(name: str, elem_bits: int) -> z3.ArrayRef:
 
 # term utilities, in crepair.solver.terms (re-exported: callers import them from here)
 from crepair.solver.terms import (  # noqa: E402
-    constant_names, eq_sides, is_ite, bool_kind, shape, constants, renamer, value_of, substitute, eliminate_definitions, at_most,
+    constant_names, eq_sides, is_ite, bool_kind, shape, constants, renamer, value_of, substitute, eliminate_definitions,
+    at_most,
 )

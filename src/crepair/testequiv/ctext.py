@@ -149,7 +149,8 @@ def char_text(value: int) -> str | None:
     return None
 
 
-_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11,
+                 "?": 63}
 
 
 def char_literal(text: str) -> int | None:

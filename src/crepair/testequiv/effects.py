@@ -43,7 +43,8 @@ def effects(expr: c_ast.Node, scope: dict[str, Var]) -> tuple[set[str], set[str]
                 writes.add(name)
             case c_ast.ArrayRef(name=base, subscript=s):
                 visit(s)
-                named = isinstance(base, c_ast.ID) and base.name in scope and scope[base.name].type.kind == TypeKind.ARRAY
+                named = (isinstance(base, c_ast.ID) and base.name in scope
+                         and scope[base.name].type.kind == TypeKind.ARRAY)
                 if named:
                     writes.add(base.name)
                 else:
@@ -79,7 +80,8 @@ def effects(expr: c_ast.Node, scope: dict[str, Var]) -> tuple[set[str], set[str]
                 reads.add("*")
                 visit(e)
             case c_ast.ArrayRef(name=base, subscript=s):
-                if not (isinstance(base, c_ast.ID) and base.name in scope and scope[base.name].type.kind == TypeKind.ARRAY):
+                if not (isinstance(base, c_ast.ID) and base.name in scope
+                        and scope[base.name].type.kind == TypeKind.ARRAY):
                     reads.add("*")
                 visit(base)
                 visit(s)

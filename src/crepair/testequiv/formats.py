@@ -108,7 +108,8 @@ def format_argument(call: c_ast.FuncCall) -> FormatArgument | None:
 _LITERAL = re.compile(r'"((?:\\.|[^"\\\n])*)"\Z', re.S)
 _UNIT = re.compile(r"\\(?:[0-7]{1,3}|x[0-9a-fA-F]+|.)|.", re.S)
 _CONVERSION = re.compile(
-    r"%(?P<flags>[-+ #0']*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?(?P<len>hh|h|ll|l|L|q|j|z|t)?(?P<conv>[diouxXfFeEgGaAcspn%])"
+    r"%(?P<flags>[-+ #0']*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?"
+    r"(?P<len>hh|h|ll|l|L|q|j|z|t)?(?P<conv>[diouxXfFeEgGaAcspn%])"
 )
 _LENGTH = {3: "", 4: "l", 5: "ll"}
 _FLOATS = "fFeEgGaA"

@@ -86,9 +86,11 @@ class Verbatim:
         head, tail = spans.token(first), spans.token(last)
         if not (self._edge(first, first - 1) and self._edge(last, last + 1)):
             return "part of a macro expansion"
-        if any(not head.start <= spans.token(i).start <= spans.token(i).end <= tail.end for i in range(first, last + 1)):
+        if any(not head.start <= spans.token(i).start <= spans.token(i).end <= tail.end
+               for i in range(first, last + 1)):
             return "tokens that do not match the file (inside a macro expansion)"
-        if not (self._adjacent(first - 1, head.start, before=True) and self._adjacent(last + 1, tail.end, before=False)):
+        if not (self._adjacent(first - 1, head.start, before=True)
+                and self._adjacent(last + 1, tail.end, before=False)):
             return "part of a macro expansion"
         if self.has_directive(head.start, tail.end):
             return "a preprocessor directive inside"

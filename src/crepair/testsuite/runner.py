@@ -147,7 +147,8 @@ def output_slack(compare: Comparison) -> int:
     return EXACT_SLACK if compare is Comparison.EXACT else OUTPUT_SLACK
 
 
-def run_tests(spec: TestSpec, root: str | os.PathLike | Workspace, ids: Iterable[str] | None = None, **options) -> dict[str, TestRun]:
+def run_tests(spec: TestSpec, root: str | os.PathLike | Workspace, ids: Iterable[str] | None = None,
+              **options) -> dict[str, TestRun]:
     """Run ``ids`` (default: all of ``spec.ids``) one after the other, with
     the keyword ``options`` of :func:`run_test`; a dict in the order run."""
     return {t: run_test(spec, t, root, **options) for t in (spec.ids if ids is None else ids)}

@@ -180,7 +180,8 @@ class Workspace:
         missing; a failing build is a result, not an exception."""
         argv, here = self.build_command()
         if argv[0] == "make":
-            toolchain.find("make", "the project has a Makefile but make was not found: install make, or give --build CMD")
+            toolchain.find("make",
+                           "the project has a Makefile but make was not found: install make, or give --build CMD")
         environ = self.environment(extra_cflags, env)
         if self.recipe.kind == BuildKind.MAKE and self.recipe.target:
             environ.setdefault("LDLIBS", "-lm")  # make's built-in PROG: PROG.c rule, as a direct build links
