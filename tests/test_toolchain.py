@@ -114,3 +114,41 @@ def test_a_child_call_beside_the_caller_can_run_at_a_lower_priority():
 
     assert ChildCall(os.nice, 0, nice=5).result(5) == (True, os.nice(0) + 5)
     assert ChildCall(os.nice, 0).result(5) == (True, os.nice(0))
+
+
+def test_at_exit_a_live_child_dies_before_the_folder_it_writes_in_is_removed(tmp_path):
+    """A run's scratch folder is removed at exit by a ``weakref.finalize``
+    (Ctrl-C included) while a check started beside the search may still be
+    writing in it: the child must be killed first, or the removal meets new
+    files and leaves the folder behind."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = f"""
+import shutil, sys, tempfile, weakref, time
+from pathlib import Path
+from crepair.toolchain.child import ChildCall
+
+def scribble(folder):
+    k = 0
+    while True:
+        k += 1
+        (Path(folder) / f"f{{k}}").write_text("x")
+
+class Run:
+    pass
+
+run = Run()
+folder = tempfile.mkdtemp(prefix="crepair-exit-", dir={str(tmp_path)!r})
+removal = weakref.finalize(run, shutil.rmtree, folder, ignore_errors=True)
+child = ChildCall(scribble, folder)
+time.sleep(0.3)
+sys.exit(0)
+"""
+    src = Path(__file__).resolve().parents[1] / "src"
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(src)},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert list(tmp_path.glob("crepair-exit-*")) == []

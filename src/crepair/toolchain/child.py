@@ -57,10 +57,20 @@ def _kill(pid: int) -> None:
     _LIVE.discard(pid)
 
 
-@atexit.register
 def _kill_live() -> None:
+    """Kills every child not yet reaped (at this process's exit)."""
     for pid in list(_LIVE):
         _kill(pid)
+
+
+def _first_at_exit() -> None:
+    """Registers :func:`_kill_live` as the exit handler that runs first
+    (handlers run last registered, first run): a run's scratch folder is
+    removed at exit by a ``weakref.finalize`` registered before, and a child
+    still writing in it (a check beside the search, at Ctrl-C) made the
+    removal meet new files and leave the folder behind."""
+    atexit.unregister(_kill_live)
+    atexit.register(_kill_live)
 
 
 class ChildCall:
@@ -95,6 +105,7 @@ class ChildCall:
         os.close(write)
         self._pid, self._receive = pid, Connection(read)
         _LIVE.add(pid)
+        _first_at_exit()
 
     @property
     def running(self) -> bool:
