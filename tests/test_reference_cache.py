@@ -147,3 +147,25 @@ def test_cache_options_mean_nothing_to_a_repair_from_tests_alone(tmp_path):
                            "--cache", "kept"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(SRC)})
     assert done.returncode == 2 and "--cache/--no-cache" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_answers_of_a_reference_unused_for_a_month_are_dropped(tmp_path):
+    import sqlite3
+    import time
+
+    from crepair.oracle.cache import KEEP_DAYS
+
+    (tmp_path / "old.c").write_text(REFERENCE)
+    (tmp_path / "new.c").write_text(REFERENCE.replace("s = 0", "s = 1"))
+    old = ReferenceCache.open(tmp_path / "kept", tmp_path / "old.c")
+    old.put("plain", b"q", b"answer")
+    old.close()
+    with sqlite3.connect(tmp_path / "kept" / FILE_NAME) as db:  # as if last used a month and a day ago
+        db.execute("UPDATE used SET at = ?", (time.time() - (KEEP_DAYS + 1) * 86400.0,))
+    db.close()
+    ReferenceCache.open(tmp_path / "kept", tmp_path / "new.c").close()  # another reference's run drops them
+    again = ReferenceCache.open(tmp_path / "kept", tmp_path / "old.c")
+    assert again.get("plain", b"q") == (False, None)
+    again.put("plain", b"q", b"answer")
+    again.close()
+    assert ReferenceCache.open(tmp_path / "kept", tmp_path / "old.c").get("plain", b"q") == (True, b"answer")

@@ -16,7 +16,9 @@ or a rejection by a sanitizer, a signal or builds that disagree — never a
 time limit reached; the reference's bounded check only when every bound it
 tried was decided.  A cache that cannot be read or written is left alone
 (the run computes everything, as without one); nothing of the user's is
-in it beyond what the reference prints.
+in it beyond what the reference prints.  The answers under a fingerprint
+no run has used for :data:`KEEP_DAYS` days (another version of crepair,
+a model solution edited since) are dropped when a cache is opened.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -33,8 +36,10 @@ from crepair import toolchain
 
 FILE_NAME = "reference.sqlite"
 BUSY_SECONDS = 10.0  # how long a write waits for another run holding the file
+KEEP_DAYS = 30  # the answers under a fingerprint no run used for this long are dropped
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS answers (fingerprint TEXT, kind TEXT, question BLOB, answer BLOB, "
-           "PRIMARY KEY (fingerprint, kind, question))")
+           "PRIMARY KEY (fingerprint, kind, question))",
+           "CREATE TABLE IF NOT EXISTS used (fingerprint TEXT PRIMARY KEY, at REAL)")
 
 
 def default_folder() -> Path:
@@ -118,10 +123,21 @@ class ReferenceCache:
         return kept
 
     def _connect(self) -> sqlite3.Connection:
+        """The open file; opening it records this fingerprint's use and drops the answers of the fingerprints
+        unused for :data:`KEEP_DAYS` days."""
         if self._connection is None:
-            self._connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, check_same_thread=False)
-            self._connection.execute(_SCHEMA)
-            self._connection.commit()
+            connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, check_same_thread=False)
+            with connection:
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+                now = time.time()
+                connection.execute("INSERT OR REPLACE INTO used VALUES (?, ?)", (self.fingerprint, now))
+                stale = [row[0] for row in connection.execute("SELECT fingerprint FROM used WHERE at < ?",
+                                                              (now - KEEP_DAYS * 86400.0,))]
+                for key in stale:
+                    connection.execute("DELETE FROM answers WHERE fingerprint = ?", (key,))
+                    connection.execute("DELETE FROM used WHERE fingerprint = ?", (key,))
+            self._connection = connection
         return self._connection
 
     def get(self, kind: str, question: bytes) -> tuple[bool, bytes | None]:
