@@ -73,7 +73,9 @@ CASES = {
     "repair-schedule": ["repair", "sum.c", "--max-size", "1", "--timeout", "120"],
     "repair-tests-dir": ["repair", "sub.c", "--tests-dir", "tests", "--compare", "exact", "--timeout", "120",
                          "--test-timeout", "1000"],
-    "repair-reference": ["repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--timeout", "120"],
+    # --no-cache: the command, run after the job, would take the model's answers the job kept (and say so)
+    "repair-reference": ["repair", "sub.c", "--reference", "model.c", "--tests-dir", "tests", "--timeout", "120",
+                         "--no-cache"],
     "localize-spectrum": ["localize", "sub.c", "--method", "spectrum", "--tests-dir", "tests"],
 }
 
