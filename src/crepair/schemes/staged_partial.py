@@ -29,7 +29,7 @@ from crepair.oracle.shape import Shape, failure_shape, output_lines
 from crepair.records import Repair
 from crepair.schemes.staged_checks import CandidateChecks
 from crepair.testequiv.candidates import Schema
-from crepair.testsuite.runner import output_distance
+from crepair.testsuite.runner import output_distance, output_slack
 from crepair.testsuite.spec import Comparison
 
 BUILDERS = min(4, os.cpu_count() or 1)  # candidates built and run at once by nearest_fix
@@ -46,7 +46,8 @@ def first_stage(original: str, checks: CandidateChecks, suite, compare: Comparis
     outputs = checks.outputs(original, [suite.stdin(t) for t in given]) if given else None
     pairs = list(zip(given, outputs or ()))
     failing = [t for t, got in pairs if not checks.same(got, suite.expected(t))]
-    shape = failure_shape((norm(got), norm(suite.expected(t))) for t, got in pairs)
+    shape = failure_shape((norm(cut_output(got, suite.expected(t), compare)), norm(suite.expected(t)))
+                          for t, got in pairs)
     return failing, {Shape.PRESENTATION: (frozenset({Schema.FORMAT, Schema.OUTPUT}), None),
                      Shape.OUTPUT: (None, output_lines(original))}.get(shape)
 
@@ -86,9 +87,24 @@ def nearest_fix(near: list[tuple[int, Repair]], base: str, checks: CandidateChec
 def outputs_distance(text: str, checks: CandidateChecks, suite, compare: Comparison) -> int | None:
     """The bytes to delete and insert to turn the outputs of ``text`` on
     the given tests of ``suite`` into the expected ones, summed (None: it
-    does not compile)."""
+    does not compile).  An output longer than the expected one by more
+    than the comparison's slack (:func:`~crepair.testsuite.runner.output_slack`)
+    is compared up to there and its rest counted as bytes to delete: an
+    upper bound, in time linear in the output (a run that loops at end of
+    input prints megabytes before its time limit; the edit script of
+    :class:`difflib.SequenceMatcher` on those took minutes)."""
     outputs = checks.outputs(text, [suite.stdin(t) for t in suite.given])
     if outputs is None:
         return None
-    norm = compare.normalize
-    return sum(output_distance(norm(got), norm(suite.expected(t))) for t, got in zip(suite.given, outputs))
+    norm, total = compare.normalize, 0
+    for t, got in zip(suite.given, outputs):
+        want = suite.expected(t)
+        cut = cut_output(got, want, compare)
+        total += output_distance(norm(cut), norm(want)) + len(got) - len(cut)
+    return total
+
+
+def cut_output(got: bytes, expected: bytes, compare: Comparison) -> bytes:
+    """``got`` up to the comparison's slack past the length of
+    ``expected`` (bytes; the test runner cuts a run there too)."""
+    return got[:len(expected) + output_slack(compare)]
