@@ -51,13 +51,17 @@ class LinkedSpace:
     """The files' parts and the combined ``space`` (search ids).
     ``owner[p]`` is the index in ``parts`` of search candidate ``p``'s
     file and ``local[p]`` its id in that file's space; ``search[k][c]`` the
-    search id of file ``k``'s candidate ``c``."""
+    search id of file ``k``'s candidate ``c``; ``runtime[p]`` the runtime id
+    of search candidate ``p`` and ``by_runtime[r]`` the search id of runtime
+    id ``r`` (tables: a class is hundreds of ids, at every execution)."""
 
     parts: tuple[FilePart, ...]
     space: SearchSpace
     owner: tuple[int, ...]
     local: tuple[int, ...]
     search: tuple[tuple[int, ...], ...]
+    runtime: tuple[int, ...] = ()
+    by_runtime: tuple[int, ...] = ()
 
     def part(self, p: int) -> FilePart:
         """The file of search candidate ``p``."""
@@ -65,20 +69,15 @@ class LinkedSpace:
 
     def runtime_id(self, p: int) -> int:
         """The ``CREPAIR_CANDIDATE`` of search candidate ``p``."""
-        return self.parts[self.owner[p]].offset + self.local[p]
+        return self.runtime[p]
 
     def runtime_ids(self, ps: Iterable[int]) -> frozenset[int]:
-        return frozenset(self.runtime_id(p) for p in ps)
+        return frozenset(map(self.runtime.__getitem__, ps))
 
     def search_ids(self, rs: Iterable[int]) -> frozenset[int]:
         """The search ids of runtime ids ``rs`` (ids of no file are dropped)."""
-        out = set()
-        for r in rs:
-            for k, part in enumerate(self.parts):
-                if part.offset <= r < part.offset + len(part.space.candidates):
-                    out.add(self.search[k][r - part.offset])
-                    break
-        return frozenset(out)
+        table, n = self.by_runtime, len(self.by_runtime)
+        return frozenset(table[r] for r in rs if 0 <= r < n)
 
     def lift(self, k: int, classes: Mapping[int, frozenset[int]]) -> dict[int, frozenset[int]]:
         """Classes of file ``k``'s local candidate ids (e.g.
@@ -120,5 +119,8 @@ def link(parts: Sequence[tuple[str, CProgram, SearchSpace, Mapping[int, int]]]) 
     for part in linked_parts:
         for rule, n in part.space.pruned:
             pruned[rule] = pruned.get(rule, 0) + n
+    owner, local = tuple(d[4] for d in drafts), tuple(d[5] for d in drafts)
+    runtime = tuple(linked_parts[k].offset + c for k, c in zip(owner, local))
+    by_runtime = tuple(n for ids in search for n in ids)  # the files' runtime ids are laid end to end
     return LinkedSpace(tuple(linked_parts), SearchSpace(combined_sites, candidates, skipped, tuple(pruned.items())),
-                       tuple(d[4] for d in drafts), tuple(d[5] for d in drafts), tuple(map(tuple, search)))
+                       owner, local, tuple(map(tuple, search)), runtime, by_runtime)

@@ -111,15 +111,28 @@ def run_environment(candidate: int | None = None, *, partition: str | os.PathLik
 
 def write_partition(path: str | os.PathLike, ids: Iterable[int]) -> None:
     """Write the partition file ``path`` listing ``ids`` (ascending,
-    ``gen=0``), atomically.  Raises ``ValueError`` for a negative id and
-    ``OSError`` when the file cannot be written."""
+    ``gen=0``), in place: its readers are the processes of the test run
+    started after it returns (the search writes it before every execution,
+    hundreds of ids each time).  Raises ``ValueError`` for a negative id
+    and ``OSError`` when the file cannot be written."""
     ids = sorted(set(ids))
     if ids and ids[0] < 0:
         raise ValueError(f"candidate ids are non-negative, not {ids[0]}")
-    path = Path(path)
-    tmp = path.with_name(path.name + f".crepair-tmp.{os.getpid()}")
-    tmp.write_text("# crepair-partition gen=0\n" + "".join(f"{i}\n" for i in ids))
-    os.replace(tmp, path)
+    global _ID_LINES
+    lines = _ID_LINES
+    if ids and ids[-1] >= len(lines):  # a longer table, rebound whole (threads may write partitions)
+        lines = _ID_LINES = (*lines, *(f"{i}\n" for i in range(len(lines), 2 * ids[-1] + 1)))
+    data = ("# crepair-partition gen=0\n" + "".join(map(lines.__getitem__, ids))).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+_ID_LINES: tuple[str, ...] = ()  # "<id>\n" of each id written so far: formatting them was most of the time
 
 
 def _parse_partition(text: str, path: str | os.PathLike) -> tuple[frozenset[int], int]:

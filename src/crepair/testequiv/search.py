@@ -115,16 +115,15 @@ class Exploration:
 
     def _search(self) -> Iterator[int]:
         self._order = order = list(dict.fromkeys([*self._order, *self.tests]))  # tests added before: first
-        by_site: dict[int, list[int]] = {}
+        by_site: dict[int, set[int]] = {}  # the candidates of each site not yet picked
         for c in self.space.candidates:
-            by_site.setdefault(c.site, []).append(c.id)
+            by_site.setdefault(c.site, set()).add(c.id)
         failing: set[int] = set()  # the union of every failing class (over all tests)
         self._passing = passing = {t: set() for t in order}  # C(t), as the union of its classes
         if self.partition and self.known_passing:
             for t, ids in self.known_passing.items():
                 if t in passing:
                     passing[t] |= ids
-        done: set[int] = set()
         stats = self.stats
         for cand in self.space.candidates:
             if self._stop_asked():
@@ -133,7 +132,7 @@ class Exploration:
                 self.stopped = f"cost above {self.max_cost}"
                 return
             p = cand.id
-            done.add(p)
+            by_site[cand.site].discard(p)
             stats.picked += 1
             if p in failing:  # Algorithm 3, line 5: in a failing class of some test
                 stats.skipped_failing += 1
@@ -147,9 +146,7 @@ class Exploration:
                     return
                 others = frozenset()
                 if self.partition:
-                    others = frozenset(
-                        q for q in by_site[cand.site] if q not in done and q not in failing and q not in passing[t]
-                    )
+                    others = frozenset(by_site[cand.site] - failing - passing[t])  # set algebra: C's loops
                 ok, cls = self.evaluate(p, t, others)
                 stats.executions += 1
                 if self.progress is not None:
