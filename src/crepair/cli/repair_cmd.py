@@ -86,12 +86,11 @@ def _describe(p: "Progress | TemplateProgress") -> str:
 _EXIT = exit_codes.REPAIR
 
 
-def _no_cache(args: argparse.Namespace, runner: "Runner | None") -> "Runner | None":
-    """``runner``, after refusing ``--cache``/``--no-cache`` (``UsageError``): only the run against a reference of
-    main keeps answers between runs."""
+def _refuse_cache(args: argparse.Namespace) -> None:
+    """Raises ``UsageError`` for ``--cache``/``--no-cache``: only the run against a reference of main keeps
+    answers between runs."""
     if args.cache is not None or args.no_cache:
         raise UsageError("--cache/--no-cache: used by the repair of main against --reference (with --tests-dir) only")
-    return runner
 
 
 def route(args: argparse.Namespace) -> Runner:
@@ -111,7 +110,8 @@ def route(args: argparse.Namespace) -> Runner:
     if args.scheme is None and args.level is None and (args.states is not None or args.states_from is not None):
         args.scheme = ["heap"]  # heap states are the heap scheme's specification
     if args.scheme and "heap" in args.scheme:
-        return _no_cache(args, Runner.HEAP)
+        _refuse_cache(args)
+        return Runner.HEAP
     bounded = [s for s in args.scheme or [] if s in ("mutation", "template")]
     if bounded and test_driven_cmd.given(args):
         raise UsageError(f"--scheme {','.join(bounded)}: checks candidates with the bounded engine against the "
@@ -131,7 +131,7 @@ def route(args: argparse.Namespace) -> Runner:
     if staged_cmd.wanted(args):
         staged_cmd.check(args)
         return Runner.STAGED
-    _no_cache(args, None)
+    _refuse_cache(args)
     if args.reference is not None and test_driven_cmd.given(args):
         raise UsageError("--reference with tests: the tests must be a folder (--tests-dir) and the entry main")
     if args.scheme == ["test-driven"]:

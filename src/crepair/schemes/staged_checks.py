@@ -141,7 +141,8 @@ class CandidateChecks:
         self.undecided = False  # the last proof ended without an answer: unknown, or out of time
         self.cut: str | None = None  # what cuts the reference's runs off and where, once reference_cut_off found it
         self._reference_check: tuple[Path, ChildCall, float] | None = None  # started, not asked for yet
-        self._kept: ReferenceBound | None | bool = False  # the reference's check as the cache keeps it (False: unread)
+        self._kept: ReferenceBound | None = None  # the reference's check as the cache keeps it
+        self._kept_read = False  # whether the cache was asked for it
         self._last: tuple[str, Path | None] | None = None  # the text :meth:`failures` built last, its binary
 
     def same(self, a: bytes, b: bytes) -> bool:
@@ -296,7 +297,8 @@ class CandidateChecks:
     def _kept_bound(self) -> ReferenceBound | None:
         """The reference's bounded check as the oracle's cache keeps it (None: not kept; looked up once)."""
         cache = self.oracle.cache
-        if self._kept is False:
+        if not self._kept_read:
+            self._kept_read = True
             found, data = cache.get("bound", self._bound_question()) if cache else (False, None)
             try:
                 self._kept = ReferenceBound.from_json(data) if found and data else None
