@@ -89,6 +89,25 @@ def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: 
     return lines[0]
 
 
+def dirty_stack_flags(folder: Path, *, timeout: float = 60.0) -> tuple[str, ...]:
+    """gcc arguments that build a program to run as the reference's dirty
+    build does: its ``main`` called on a stack filled with pseudo-random
+    bytes (:data:`DIRTY_MAIN`, compiled once into ``folder``), so that
+    locals read before they are written hold what a judge's machine might
+    leave there, not the zeros of a fresh stack.  Empty when that object
+    cannot be built, or ``folder``'s path has white space (a wrapper's
+    flags are split at it).  Raises ``MissingTool`` without gcc."""
+    obj = folder / "dirty_main.o"
+    if any(c.isspace() for c in str(obj)):
+        return ()
+    (folder / "dirty_main.c").write_text(DIRTY_MAIN)
+    gcc = toolchain.find("gcc", "gcc not found: install gcc (e.g. apt-get install gcc)")
+    # no tail call: main's own frame keeps the program's frames inside the dirtied bytes
+    done = toolchain.run([gcc, "-O2", "-fno-optimize-sibling-calls", "-w", "-c", str(folder / "dirty_main.c"),
+                          "-o", str(obj)], timeout=timeout)
+    return (_DIRTY, str(obj)) if done.returncode == 0 and not done.timed_out else ()
+
+
 def run_binary(binary: Path, stdin: bytes, *, timeout: float, env: dict[str, str] | None = None,
                sanitized: bool = False) -> Run:
     """Run ``binary`` on ``stdin`` for at most ``timeout`` seconds (its

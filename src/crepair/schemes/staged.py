@@ -382,7 +382,7 @@ class StagedRun:
             options = TestRepairOptions(timeout=None if left is None else max(left, 0.1), all=True,
                                         test_timeout=self.options.test_timeout or TEST_TIMEOUT_MS,
                                         anti_patterns=frozenset(), schemas=schemas, lines=lines,
-                                        literals=self._literals, constants=self._constants)
+                                        literals=self._literals, constants=self._constants, cflags=self.checks.cflags)
             run = TestDrivenRun(program, spec, options)
             run.progress = self._tick
             if self.stats.rounds == 1:

@@ -23,7 +23,7 @@ from crepair.frontend import load_program
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.cache import question_of
-from crepair.oracle.reference import compile_c, run_binary
+from crepair.oracle.reference import compile_c, dirty_stack_flags, run_binary
 from crepair.oracle.suite import HeldBack, Suite
 from crepair.options import ReferenceOptions
 from crepair.schemes.staged_options import deeper_bounds
@@ -144,6 +144,7 @@ class CandidateChecks:
         self._kept: ReferenceBound | None = None  # the reference's check as the cache keeps it
         self._kept_read = False  # whether the cache was asked for it
         self._last: tuple[str, Path | None] | None = None  # the text :meth:`failures` built last, its binary
+        self._cflags: tuple[str, ...] | None = None  # dirty_stack_flags, once built
 
     def same(self, a: bytes, b: bytes) -> bool:
         """Whether outputs ``a`` and ``b`` are equal under the comparison."""
@@ -159,11 +160,24 @@ class CandidateChecks:
         program.write_text(text, errors="surrogateescape")
         return program
 
+    @property
+    def cflags(self) -> tuple[str, ...]:
+        """The gcc arguments of every build of a candidate in this run (and
+        of the search's: ``TestRepairOptions.cflags``): ``main`` called on a
+        dirtied stack (:func:`~crepair.oracle.reference.dirty_stack_flags`),
+        as the reference's answers are valid under — a program that reads a
+        local before writing it fails the tests it passed on a fresh stack
+        by chance."""
+        if self._cflags is None:
+            self._cflags = dirty_stack_flags(self.tmp, timeout=self.deadline.cap(60.0))
+        return self._cflags
+
     def build(self, text: str) -> Path | None:
-        """``text`` compiled normally (None: it does not compile)."""
+        """``text`` compiled normally, :attr:`cflags` added (None: it does not compile)."""
         program = self.copy(text)
         binary = program.parent / "prog"
-        return None if compile_c(program, binary, timeout=self.deadline.cap(60.0)) is not None else binary
+        error = compile_c(program, binary, self.cflags, timeout=self.deadline.cap(60.0))
+        return None if error is not None else binary
 
     def outputs(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
         """The outputs of ``text`` built normally on ``inputs`` (None: it does not compile)."""

@@ -111,7 +111,7 @@ class TestDrivenRun:
             shown.update((c, str(f)) for c, f in zip(covered, files) if c != main)
         ceiling = DEFAULT_TEST_TIMEOUT_MS if options.test_timeout is None else options.test_timeout
         spectrum = collect_spectrum(spec, timeout_ms=ceiling, counter=self.counter, files=covered,
-                                    deadline=self.deadline)
+                                    deadline=self.deadline, cflags=options.cflags)
         self.test_timeout = options.test_timeout
         if self.test_timeout is None:
             self.test_timeout = auto_test_timeout([t.seconds for t in spectrum.tests], ceiling)
@@ -254,7 +254,7 @@ class TestDrivenRun:
                 if part.space.candidates:
                     meta = instrument(part.program.original, part.space, file=part.program.path, offset=part.offset)
                     ws.replace(part.file, encode(meta))
-            built = ws.build(_META_CFLAGS, timeout=self.deadline.cap(None))
+            built = ws.build((*_META_CFLAGS, *o.cflags), timeout=self.deadline.cap(None))
             self.stats.build_seconds = built.seconds
             if not built.ok and self.deadline.passed():
                 self._end(RepairOutcome.UNKNOWN, StopReason.TIMEOUT, f"{TIME_LIMIT} (building the meta-program)")
@@ -320,7 +320,7 @@ class TestDrivenRun:
                     changed = part.file
                     patched = patched_text(part.program.original, part.space, cand)
                     check.replace(part.file, encode(patched))
-                    ok = check.build(timeout=self.deadline.cap(None)).ok and all(
+                    ok = check.build(o.cflags, timeout=self.deadline.cap(None)).ok and all(
                         not self.deadline.passed() and test(t, check, counter=self.counter).passed for t in tests)
                     if self.deadline.passed():
                         raise _OutOfTime

@@ -44,7 +44,11 @@ class TestRepairOptions:
     literals) offered in place of an output call's format literal
     (:class:`~crepair.testequiv.space.SpaceOptions`); ``constants``:
     integer constants ``(value, C spelling)`` offered in place of a
-    constant (a reference's; ``SpaceOptions.constants``).
+    constant (a reference's; ``SpaceOptions.constants``); ``cflags``:
+    compiler arguments (no spaces in one) appended to every build of the
+    program — the run as built, the coverage build, the meta-program and
+    the checks of a patch (a staged run's dirtied stack,
+    :func:`crepair.oracle.reference.dirty_stack_flags`).
     Every build and test run gets at most the time left as its limit.
     """
 
@@ -63,6 +67,7 @@ class TestRepairOptions:
     started: float | None = None
     literals: tuple[str, ...] = ()
     constants: tuple[tuple[int, str], ...] = ()
+    cflags: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -103,7 +103,8 @@ class Spectrum:
 
 
 def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_MS,
-                     counter: TestCounter | None = None, files: Sequence[str] = (), deadline=None) -> Spectrum:
+                     counter: TestCounter | None = None, files: Sequence[str] = (), deadline=None,
+                     cflags: Sequence[str] = ()) -> Spectrum:
     """Run every test of ``spec`` (each at most ``timeout_ms``
     milliseconds) on a copy of the project as built, then on the copy built
     for coverage (which may take ``SLOWDOWN`` times as long), and return the
@@ -115,7 +116,8 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
     :class:`~crepair.schemes.time_limit.Deadline` (None: none): every
     build and test run gets at most the time left, and once it has passed
     no more is run: the spectrum then lacks tests (the caller, who set the
-    deadline, checks it).
+    deadline, checks it).  ``cflags``: compiler arguments appended to both
+    builds (:meth:`Workspace.build`).
 
     Raises ``BadInput`` when a build fails (the message is the compiler's
     first error line) and ``MissingTool`` when gcc, make or gcov is missing.
@@ -132,7 +134,7 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
         return round(limit) if deadline is None else deadline.cap_ms(round(limit))
 
     with spec.workspace() as ws:
-        built = ws.build(timeout=None if deadline is None else deadline.cap(None))
+        built = ws.build(cflags, timeout=None if deadline is None else deadline.cap(None))
         if cut():
             return Spectrum(program, (), built.seconds, time.monotonic() - start)
         if not built.ok:
@@ -142,7 +144,7 @@ def collect_spectrum(spec: TestSpec, *, timeout_ms: int = DEFAULT_TEST_TIMEOUT_M
             if cut():
                 return Spectrum(program, (), built.seconds, time.monotonic() - start)
             outcomes[test_id] = run_test(spec, test_id, ws, timeout_ms=ms(timeout_ms), counter=counter)
-        flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header))
+        flags = (*COVERAGE_FLAGS, "-include", str(ws.gcov_flush_header), *cflags)
         covered = ws.build(flags, timeout=None if deadline is None else deadline.cap(None))
         if cut():
             return Spectrum(program, (), built.seconds + covered.seconds, time.monotonic() - start)
