@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from crepair.frontend import CProgram
 from crepair.testequiv.candidates import SearchSpace
@@ -60,8 +60,13 @@ class LinkedSpace:
     owner: tuple[int, ...]
     local: tuple[int, ...]
     search: tuple[tuple[int, ...], ...]
-    runtime: tuple[int, ...] = ()
-    by_runtime: tuple[int, ...] = ()
+    runtime: tuple[int, ...] = field(init=False)
+    by_runtime: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:  # the tables, derived once from the fields above
+        object.__setattr__(self, "runtime", tuple(self.parts[k].offset + c for k, c in zip(self.owner, self.local)))
+        # the files' runtime ids are laid end to end
+        object.__setattr__(self, "by_runtime", tuple(n for ids in self.search for n in ids))
 
     def part(self, p: int) -> FilePart:
         """The file of search candidate ``p``."""
@@ -119,8 +124,5 @@ def link(parts: Sequence[tuple[str, CProgram, SearchSpace, Mapping[int, int]]]) 
     for part in linked_parts:
         for rule, n in part.space.pruned:
             pruned[rule] = pruned.get(rule, 0) + n
-    owner, local = tuple(d[4] for d in drafts), tuple(d[5] for d in drafts)
-    runtime = tuple(linked_parts[k].offset + c for k, c in zip(owner, local))
-    by_runtime = tuple(n for ids in search for n in ids)  # the files' runtime ids are laid end to end
     return LinkedSpace(tuple(linked_parts), SearchSpace(combined_sites, candidates, skipped, tuple(pruned.items())),
-                       owner, local, tuple(map(tuple, search)), runtime, by_runtime)
+                       tuple(d[4] for d in drafts), tuple(d[5] for d in drafts), tuple(map(tuple, search)))
