@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from cprog import write_c
-from test_staged import MODEL, SUBMISSION, TESTS
+from test_staged import course
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
@@ -56,13 +56,7 @@ def timeless(value):
 
 def folder(tmp_path: Path) -> Path:
     write_c(tmp_path, SUM, "sum.c")
-    (tmp_path / "sub.c").write_text(SUBMISSION)
-    (tmp_path / "model.c").write_text(MODEL)
-    (tmp_path / "tests").mkdir()
-    for name, (given, expected) in TESTS.items():
-        (tmp_path / "tests" / f"{name}.in").write_text(given)
-        (tmp_path / "tests" / f"{name}.out").write_text(expected)
-    return tmp_path
+    return course(tmp_path)
 
 
 CASES = {

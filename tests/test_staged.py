@@ -59,9 +59,10 @@ def crepair(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=600, env=env)
 
 
-def course(tmp_path: Path, submission: str = SUBMISSION, tests=TESTS) -> Path:
+def course(tmp_path: Path, submission: str = SUBMISSION, tests=TESTS, model: str = MODEL) -> Path:
+    """``tmp_path`` holding sub.c, model.c and the folder tests of NAME.in / NAME.out pairs ({NAME: (in, out)})."""
     (tmp_path / "sub.c").write_text(submission)
-    (tmp_path / "model.c").write_text(MODEL)
+    (tmp_path / "model.c").write_text(model)
     folder = tmp_path / "tests"
     folder.mkdir()
     for name, (given, expected) in tests.items():

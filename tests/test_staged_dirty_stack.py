@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from crepair.oracle.reference import compile_c, dirty_stack_flags, run_binary
+from test_staged import course
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -54,22 +55,13 @@ int main(void) {
 TESTS = {"t0": ("3\n1 2 3\n", "6\n"), "t1": ("2\n7 5\n", "12\n"), "t2": ("4\n4 9 2 6\n", "21\n")}
 
 
-def _course(folder: Path) -> None:
-    (folder / "sub.c").write_text(UNINITIALIZED)
-    (folder / "model.c").write_text(MODEL)
-    (folder / "tests").mkdir()
-    for name, (given, expected) in TESTS.items():
-        (folder / "tests" / f"{name}.in").write_text(given)
-        (folder / "tests" / f"{name}.out").write_text(expected)
-
-
 def _outputs(folder: Path, flags: tuple[str, ...]) -> list[bytes]:
     assert compile_c(folder / "sub.c", folder / "sub", flags) is None
     return [run_binary(folder / "sub", given.encode(), timeout=5).output for given, _ in TESTS.values()]
 
 
 def test_a_dirtied_stack_shows_the_local_read_before_it_is_written(tmp_path):
-    _course(tmp_path)
+    course(tmp_path, UNINITIALIZED, TESTS, MODEL)
     expected = [want.encode() for _, want in TESTS.values()]
     assert _outputs(tmp_path, ()) == expected  # a fresh stack's zeros: every test passes by chance
     flags = dirty_stack_flags(tmp_path)
@@ -78,7 +70,7 @@ def test_a_dirtied_stack_shows_the_local_read_before_it_is_written(tmp_path):
 
 
 def test_the_staged_run_repairs_a_submission_that_passes_its_tests_by_chance(tmp_path):
-    _course(tmp_path)
+    course(tmp_path, UNINITIALIZED, TESTS, MODEL)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     proc = subprocess.run([sys.executable, "-m", "crepair", "repair", "sub.c", "--reference", "model.c",
                            "--tests-dir", "tests", "--compare", "exact", "--json", "--timeout", "300", "--apply"],
