@@ -199,6 +199,38 @@ def test_the_command_line_stops_when_the_solver_outlives_its_time_limit(monkeypa
     assert exits == []  # a command that ends in time cancels it
 
 
+def test_the_hard_stop_removes_the_scratch_folders_of_the_run(monkeypatch, tmp_path):
+    """``os._exit`` runs no finalizer: the hard stop removes the run's
+    scratch folders (builds, project copies) itself, and leaves the
+    user's files alone."""
+    import time
+    import crepair.cli as cli
+    from crepair.cli import verify_cmd
+    from crepair.toolchain.scratch import scratch_folder
+
+    class Owner:  # what a run keeps alive while it works (a workspace, a reference's builds)
+        pass
+
+    owner, made, exits = Owner(), [], []
+
+    def overrunning(args):
+        folder, _ = scratch_folder(owner, "crepair-test-")
+        (folder / "a.o").write_bytes(b"x")
+        made.append(folder)
+        time.sleep(1.5)
+        return 0
+
+    monkeypatch.setattr(cli, "HARD_STOP_GRACE", 0.1)
+    monkeypatch.setattr(cli.os, "_exit", exits.append)
+    monkeypatch.setattr(verify_cmd, "run", overrunning)
+    path = write_c(tmp_path, BUGGY)
+    before = path.read_bytes()
+    assert cli.main(["verify", str(path), "--timeout", "0.2"]) == 0
+    assert exits == [4] and len(made) == 1
+    assert not made[0].exists()  # removed by the stop, although its owner is alive
+    assert path.read_bytes() == before
+
+
 def test_an_optimizer_budget_is_counted_in_resource_units_over_the_whole_call():
     """The template scheme's patience per candidate is a z3 resource budget
     (not seconds), shared by the greedy pass's checks: spent, the answer is

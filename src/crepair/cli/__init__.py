@@ -88,6 +88,7 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     from crepair import toolchain
     from crepair.cli.common import FINAL_OUTPUT
     from crepair.schemes.time_limit import arm_hard_stop
+    from crepair.toolchain.scratch import remove_all
 
     def expire() -> None:
         if not FINAL_OUTPUT.take():
@@ -96,6 +97,7 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
                    f"start); stopped {HARD_STOP_GRACE:g} s later")
         _fail(ExitCode.UNKNOWN, message, as_json)
         toolchain.kill_children()
+        remove_all()  # os._exit runs no finalizer: the scratch folders go now
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(ExitCode.UNKNOWN)

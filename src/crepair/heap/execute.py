@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from crepair.frontend import CProgram
 from crepair.heap.ir import INT, Function, loop_lines
 from crepair.heap.states import Event, Spec, State
 from crepair.toolchain.gdb import LIB, LIB_VAR, compile_harness, gdb_command, graph_config, tool
+from crepair.toolchain.scratch import scratch
 
 _PRELUDE = """#include <stdlib.h>
 void *__crepair_malloc(unsigned long);
@@ -121,7 +121,7 @@ def record(program: CProgram, fn: Function, text: str | None = None, force: dict
     compile."""
     gcc, gdb = tool("gcc"), tool("gdb")
     text = program.original if text is None else text
-    with tempfile.TemporaryDirectory(prefix="crepair-heap-") as tmp:
+    with scratch("crepair-heap-") as tmp:
         start = time.monotonic()
         exe = compile_harness(gcc, harness(text, fn, program.path, lines, exit_hook=True), program.path, Path(tmp),
                               timeout)

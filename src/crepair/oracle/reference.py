@@ -21,11 +21,8 @@ files are only read; the builds live in a temporary folder.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-import tempfile
-import weakref
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -33,6 +30,7 @@ from pathlib import Path
 from crepair import toolchain
 from crepair.errors import BadInput
 from crepair.oracle.cache import ReferenceCache, question_of
+from crepair.toolchain.scratch import scratch_folder
 
 SANITIZER_EXIT = 86  # the exit status the sanitizers are told to use
 _ENV = {"ASAN_OPTIONS": f"detect_leaks=0:exitcode={SANITIZER_EXIT}:abort_on_error=0",
@@ -139,8 +137,7 @@ class ReferenceProgram:
         self.cache = ReferenceCache.open(cache, self.path)
         self.cut = False
         self._variant = "sanitized"  # what the first build is: its answers are kept under this name
-        self._dir = Path(tempfile.mkdtemp(prefix="crepair-reference-"))
-        self._removal = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
+        self._dir, self._removal = scratch_folder(self, "crepair-reference-")
         self._builds: list[Path] = []
         (self._dir / "dirty_main.c").write_text(DIRTY_MAIN)
         try:

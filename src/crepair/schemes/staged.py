@@ -34,9 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shutil
-import weakref
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,6 +56,7 @@ from crepair.records import Repair, RepairOutcome, Scheme, StopReason
 from crepair.testequiv.candidates import Schema
 from crepair.testsuite.spec import load_tests
 from crepair.schemes.time_limit import Deadline
+from crepair.toolchain.scratch import scratch_folder
 
 SEED_SECONDS = 10.0
 TEST_TIMEOUT_MS = 50  # per test: candidates that loop on end of input cost this each (the original runs in ~1 ms)
@@ -106,9 +104,8 @@ class StagedRun:
         self._first: tuple | None = None  # the first stage's (schemas, lines), () for none
         self._failing_given: list[str] = []  # the given tests the original fails
         self._nearest: list[tuple[int, Repair]] = []  # the round's searches' nearest misses (TestDrivenRun.nearest)
-        self._tmp = Path(tempfile.mkdtemp(prefix="crepair-staged-"))
         # removed at the latest when the run is collected or the interpreter exits (Ctrl-C, a run never iterated)
-        self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, ignore_errors=True)
+        self._tmp, self._removal = scratch_folder(self, "crepair-staged-")
         self._oracle = ReferenceProgram(reference.path, deadline=self.deadline, cache=options.cache)
         self.checks = CandidateChecks(self.path, reference, self._oracle, options.compare, options.unwind, self._tmp,
                                       self.stats, self.deadline, options.solver)

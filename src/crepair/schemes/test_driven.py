@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import bisect
 import copy
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -51,6 +50,7 @@ from crepair.schemes.time_limit import Deadline
 from crepair.testequiv.candidates import SearchSpace
 from crepair.testequiv.search import Exploration
 from crepair.testequiv.space import SpaceOptions
+from crepair.toolchain.scratch import scratch
 
 
 class _OutOfTime(Exception):
@@ -248,8 +248,7 @@ class TestDrivenRun:
             if o.partition:
                 deps.update(linked.lift(k, dependency_classes(part.program, part.space)))
         tests = self._tests
-        with spec.workspace() as ws, spec.workspace() as check, tempfile.TemporaryDirectory(
-                prefix="crepair-partition-") as tmp:
+        with spec.workspace() as ws, spec.workspace() as check, scratch("crepair-partition-") as tmp:
             for part in linked.parts:
                 if part.space.candidates:
                     meta = instrument(part.program.original, part.space, file=part.program.path, offset=part.offset)

@@ -25,8 +25,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tempfile
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -34,6 +32,7 @@ from pathlib import Path
 
 from crepair import toolchain
 from crepair.errors import MissingTool
+from crepair.toolchain.scratch import scratch_folder
 from crepair.testsuite.spec import HELDOUT, BuildKind, BuildRecipe
 
 WRAPPER = "crepair-cc"
@@ -95,8 +94,7 @@ class Workspace:
             raise MissingTool("crepair builds with gcc, which was not found: install gcc, "
                               "or set CREPAIR_REAL_CC to a C compiler")
         self._real_cc = str(Path(real).resolve())
-        self._tmp = Path(tempfile.mkdtemp(prefix="crepair-"))
-        self._finalizer = weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
+        self._tmp, self._finalizer = scratch_folder(self, "crepair-")
         self.root = self._tmp / (self.project.name or "project")
         """The project copy (absolute): where builds and drivers run."""
         self.bin = self._tmp / "bin"
