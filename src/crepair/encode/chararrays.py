@@ -56,9 +56,6 @@ class CharSource:
 DEFAULT_STRING_BOUND = 8  # crepair.options.DEFAULT_INPUT_BOUND (not imported: options imports the encoder)
 
 
-def _bv(value: int, bits: int = 32) -> smt.Term:
-    return smt.BitVecVal(value, bits)
-
 
 class CharArrays(EncoderCore):
     """Reads and writes char arrays named by a call's arguments."""
@@ -80,7 +77,7 @@ class CharArrays(EncoderCore):
         ``UnsupportedConstruct`` for another expression (naming ``what``)."""
         if isinstance(arg, c_ast.Constant) and arg.type == "string":
             data = string_bytes(arg.value, self._point(arg)) + b"\0"
-            return CharSource(arg.value, None, _bv(0), len(data), arg, data)
+            return CharSource(arg.value, None, smt.bv(0), len(data), arg, data)
         multi = self._multi(arg.expr if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" else arg)
         if multi is not None:  # &a[i][j] or a row a[i] (crepair.encode.dimensions)
             var, subs = multi
@@ -108,7 +105,7 @@ class CharArrays(EncoderCore):
                 present = smt.Select(self._arrays[argv.key], convert(self._expr(arg.subscript, ctx), ct.INT).term)
                 self._check(Ctx(ctx.state, {}, {}, True), Violation.NULL_DEREFERENCE, arg,
                             present != smt.BitVecVal(0, 64), subject=f"{arg.name.name}[{arg.subscript.value}]")
-                return CharSource(string.key, string, _bv(0), self._array_size(string), arg)
+                return CharSource(string.key, string, smt.bv(0), self._array_size(string), arg)
         if not isinstance(base, c_ast.ID) or not isinstance(self._lookup(base).ctype, ct.ArrayType):
             pointed = self._pointed_source(arg, ctx)
             if pointed is not None:
@@ -120,7 +117,7 @@ class CharArrays(EncoderCore):
         if not isinstance(var.ctype, ct.ArrayType):
             raise UnsupportedConstruct(self._point(arg), f"{what}: '{base.name}' is not an array nor a pointer "
                                        "into one char array")
-        start = _bv(0) if index is None else convert(self._expr(index, ctx), ct.INT).term
+        start = smt.bv(0) if index is None else convert(self._expr(index, ctx), ct.INT).term
         return CharSource(base.name, var, start, self._array_size(var), arg)
 
     def _pointed_source(self, arg: c_ast.Node, ctx: Ctx) -> CharSource | None:
@@ -143,12 +140,12 @@ class CharArrays(EncoderCore):
     def _char_at(self, src: CharSource, offset: "int | smt.Term") -> smt.Term:
         """The element at ``start + offset`` now (a term of the element's width)."""
         if src.literal is not None and isinstance(offset, int):
-            return _bv(src.literal[offset] if offset < len(src.literal) else 0, 8)
-        index = smt.simplify(src.start + (_bv(offset) if isinstance(offset, int) else offset))
+            return smt.bv(src.literal[offset] if offset < len(src.literal) else 0, 8)
+        index = smt.simplify(src.start + (smt.bv(offset) if isinstance(offset, int) else offset))
         if src.literal is not None:
-            array = smt.K(smt.BitVecSort(32), _bv(0, 8))
+            array = smt.K(smt.BitVecSort(32), smt.bv(0, 8))
             for i, b in enumerate(src.literal):
-                array = smt.Store(array, _bv(i), _bv(b, 8))
+                array = smt.Store(array, smt.bv(i), smt.bv(b, 8))
             return smt.Select(array, index)
         return smt.Select(self._arrays[src.var.key], index)
 
@@ -161,10 +158,10 @@ class CharArrays(EncoderCore):
         size = src.size
         if size is None:
             return
-        n = smt.SignExt(32, size) if isinstance(size, smt.Term) else _bv(size, 64)
+        n = smt.SignExt(32, size) if isinstance(size, smt.Term) else smt.bv(size, 64)
         first = smt.SignExt(32, src.start)
         index = first + smt.SignExt(32, last)
-        ok = smt.And(first >= _bv(0, 64), index >= first, index < n)
+        ok = smt.And(first >= smt.bv(0, 64), index >= first, index < n)
         if when is not None:
             ok = smt.Implies(when, ok)
         self._check(Ctx(ctx.state, {}, {}, True), Violation.ARRAY_BOUNDS, src.node, ok, subject=src.name,
@@ -185,19 +182,19 @@ class CharArrays(EncoderCore):
         Asserts the NUL is within the array; cuts the run when the string
         is longer than the limit."""
         if src.literal is not None:
-            chars = [_bv(b, 8) for b in src.literal]
-            return chars, _bv(src.literal.index(0))
+            chars = [smt.bv(b, 8) for b in src.literal]
+            return chars, smt.bv(src.literal.index(0))
         limit = self._string_limit()
         k = limit
         if isinstance(src.size, int) and smt.is_bv_value(src.start):
             k = max(0, min(limit, src.size - src.start.as_signed_long()))
         chars = [self._char_at(src, j) for j in range(k)]
-        length = _bv(k)
+        length = smt.bv(k)
         for j in reversed(range(k)):
-            length = smt.If(chars[j] == _bv(0, src.elem.bits), _bv(j), length)
+            length = smt.If(chars[j] == smt.bv(0, src.elem.bits), smt.bv(j), length)
         length = smt.simplify(length)
         self._check_within(src, length, ctx, node)
-        found = smt.disjunction([c == _bv(0, src.elem.bits) for c in chars])
+        found = smt.disjunction([c == smt.bv(0, src.elem.bits) for c in chars])
         beyond = self._beyond(src, k)
         self._cut(smt.And(ctx.state.guard, smt.Not(found), beyond), node)
         return chars, length
@@ -207,14 +204,14 @@ class CharArrays(EncoderCore):
         (a read there is in bounds, so stopping there cuts the run)."""
         if src.size is None:
             return smt.BoolVal(True)
-        n = smt.SignExt(32, src.size) if isinstance(src.size, smt.Term) else _bv(src.size, 64)
-        return smt.SignExt(32, src.start) + _bv(k, 64) < n
+        n = smt.SignExt(32, src.size) if isinstance(src.size, smt.Term) else smt.bv(src.size, 64)
+        return smt.SignExt(32, src.start) + smt.bv(k, 64) < n
 
     def _store_at(self, src: CharSource, offset: "int | smt.Term", value: smt.Term, state: State,
                   node: c_ast.Node, when: smt.Term | None = None) -> None:
         """``start[offset] = value`` on the path of ``state``, if ``when``."""
         if src.var is None:
             raise UnsupportedConstruct(self._point(src.node), "writing into a string literal")
-        index = smt.simplify(src.start + (_bv(offset) if isinstance(offset, int) else offset))
+        index = smt.simplify(src.start + (smt.bv(offset) if isinstance(offset, int) else offset))
         path = state if when is None else State(smt.And(state.guard, when), state.env)
         self._store_element(path, src.var.key, index, value, self._p.spans.span(node))

@@ -97,22 +97,19 @@ class Model:
     term: Callable[[tuple[smt.Term, ...], Callable[[ct.IntType], smt.Term]], smt.Term]
 
 
-def _bv(value: int, bits: int = 32) -> smt.Term:
-    return smt.BitVecVal(value, bits)
-
 
 def _absolute(bits: int):
-    return lambda args, fresh: smt.If(args[0] < _bv(0, bits), -args[0], args[0])
+    return lambda args, fresh: smt.If(args[0] < smt.bv(0, bits), -args[0], args[0])
 
 
 def _within(c: smt.Term, ranges) -> smt.Term:
-    return smt.disjunction(smt.And(c >= _bv(lo), c <= _bv(hi)) for lo, hi in ranges)
+    return smt.disjunction(smt.And(c >= smt.bv(lo), c <= smt.bv(hi)) for lo, hi in ranges)
 
 
 def _class_test(bit: int, ranges):
     def term(args, fresh):
         c = args[0]
-        table = smt.If(_within(c, ranges), _bv(bit), _bv(0))
+        table = smt.If(_within(c, ranges), smt.bv(bit), smt.bv(0))
         return smt.If(_within(c, ((-128, 255),)), table, fresh(ct.INT))
 
     return term
@@ -121,8 +118,8 @@ def _class_test(bit: int, ranges):
 def _case_map(ranges, delta: int):
     def term(args, fresh):
         c = args[0]
-        mapped = smt.If(_within(c, ranges), c + _bv(delta), c)
-        return smt.If(_within(c, ((-128, -2),)), c + _bv(256), mapped)
+        mapped = smt.If(_within(c, ranges), c + smt.bv(delta), c)
+        return smt.If(_within(c, ((-128, -2),)), c + smt.bv(256), mapped)
 
     return term
 

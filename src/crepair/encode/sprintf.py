@@ -29,9 +29,6 @@ from crepair.errors import BadInput, UnsupportedConstruct
 from crepair.solver import smt
 
 
-def _bv(value: int, bits: int = 32) -> smt.Term:
-    return smt.BitVecVal(value, bits)
-
 
 def decimal(value: smt.Term, signed: bool) -> tuple[list[smt.Term], smt.Term]:
     """The characters glibc's ``%d``/``%u`` print for bit-vector ``value``
@@ -46,24 +43,24 @@ def decimal(value: smt.Term, signed: bool) -> tuple[list[smt.Term], smt.Term]:
     negative = smt.BoolVal(False)
     magnitude = value
     if signed:
-        negative = value < _bv(0, bits)
+        negative = value < smt.bv(0, bits)
         magnitude = smt.If(negative, -value, value)  # the minimum's negation is itself, unsigned: its magnitude
     count = len(str((1 << bits) - 1))
     digits = []  # digits[k]: the digit of 10^k
     rest = magnitude
     for _ in range(count):
-        digits.append(smt.Extract(7, 0, smt.URem(rest, _bv(10, bits))) + _bv(ord("0"), 8))
-        rest = smt.UDiv(rest, _bv(10, bits))
-    length = _bv(1)  # the number of digits
+        digits.append(smt.Extract(7, 0, smt.URem(rest, smt.bv(10, bits))) + smt.bv(ord("0"), 8))
+        rest = smt.UDiv(rest, smt.bv(10, bits))
+    length = smt.bv(1)  # the number of digits
     for k in range(1, count):
-        length = smt.If(smt.UGE(magnitude, _bv(10 ** k, bits)), _bv(k + 1), length)
-    sign = smt.If(negative, _bv(1), _bv(0))
+        length = smt.If(smt.UGE(magnitude, smt.bv(10 ** k, bits)), smt.bv(k + 1), length)
+    sign = smt.If(negative, smt.bv(1), smt.bv(0))
     chars = []
     for p in range(count + 1):  # position p from the left: the sign, then the digit of 10^(length - 1 - (p - sign))
-        digit = _bv(0, 8)
+        digit = smt.bv(0, 8)
         for k in range(count):
-            digit = smt.If(sign + length - _bv(1 + p) == _bv(k), digits[k], digit)
-        chars.append(smt.If(smt.And(negative, p == 0), _bv(ord("-"), 8), digit) if p == 0 else digit)
+            digit = smt.If(sign + length - smt.bv(1 + p) == smt.bv(k), digits[k], digit)
+        chars.append(smt.If(smt.And(negative, p == 0), smt.bv(ord("-"), 8), digit) if p == 0 else digit)
     return chars, sign + length
 
 
@@ -81,16 +78,16 @@ class Sprintf(CharArrays):
         if dest.var is None:
             raise UnsupportedConstruct(self._point(args[0]), "sprintf into a string literal")
         values = iter(args[2:])
-        written = _bv(0)
+        written = smt.bv(0)
         for piece in pieces:
             if isinstance(piece, bytes):
-                chars, length = [_bv(b, 8) for b in piece], _bv(len(piece))
+                chars, length = [smt.bv(b, 8) for b in piece], smt.bv(len(piece))
             else:
                 chars, length = self._sprintf_piece(piece, next(values), node, ctx)
             self._sprintf_store(dest, chars, length, written, node, ctx)
             written = smt.simplify(written + length)
         self._excess(values, ctx)
-        self._sprintf_store(dest, [_bv(0, 8)], _bv(1), written, node, ctx)
+        self._sprintf_store(dest, [smt.bv(0, 8)], smt.bv(1), written, node, ctx)
         return Value(written, ct.INT)
 
     def _sprintf_piece(self, piece: Conversion, arg: c_ast.Node, node: c_ast.FuncCall, ctx: Ctx
@@ -105,7 +102,7 @@ class Sprintf(CharArrays):
         term, ctx.state = self._located(arg, ctx.state, LocationKind.ARGUMENT, ptype,
                                         name=f"sprintf@{self._line(node)}::arg")
         if piece.letter == "c":
-            return [smt.Extract(7, 0, term)], _bv(1)
+            return [smt.Extract(7, 0, term)], smt.bv(1)
         value = term if piece.bits >= 32 else smt.Extract(piece.bits - 1, 0, term)
         return decimal(value, piece.signed)
 
@@ -114,6 +111,6 @@ class Sprintf(CharArrays):
         """``dest[at + j] = chars[j]`` for ``j < length``, each index checked."""
         if not chars:
             return
-        self._check_within(dest, at + length - _bv(1), ctx, node, when=length != _bv(0))
+        self._check_within(dest, at + length - smt.bv(1), ctx, node, when=length != smt.bv(0))
         for j, c in enumerate(chars):
-            self._store_at(dest, smt.simplify(at + _bv(j)), c, ctx.state, node, when=_bv(j) < length)
+            self._store_at(dest, smt.simplify(at + smt.bv(j)), c, ctx.state, node, when=smt.bv(j) < length)

@@ -60,13 +60,10 @@ class StdioState:
     rewound: bool = False
 
 
-def _bv(value: int, bits: int = 32) -> smt.Term:
-    return smt.BitVecVal(value, bits)
-
 
 def not_space(c: smt.Term) -> smt.Term:
     """``c`` (a character term) is not white space."""
-    return smt.And(*[c != _bv(w, smt.width(c)) for w in WHITESPACE])
+    return smt.And(*[c != smt.bv(w, smt.width(c)) for w in WHITESPACE])
 
 
 class Stdin(CharArrays):
@@ -104,7 +101,7 @@ class Stdin(CharArrays):
         tok = self._fresh(f"stdin@{line}", ct.LONG)
         self.formula.s_assign.append(Constraint(tok == smt.Select(self._stdio.tokens, pos),
                                                 self._p.spans.span(node), self._function))
-        state.env[STDIN] = pos + _bv(1)
+        state.env[STDIN] = pos + smt.bv(1)
         if label is not None and not self._stdio.rewound:
             shown, signed = tok, True
             if conv is not None and 0 < conv.bits < 64:
@@ -143,7 +140,7 @@ class Stdin(CharArrays):
         first = ctx.state.env[STDIN]
         if id(node) in self._stdio.discarded:  # the program trusts the input to hold these tokens
             self._assume(self.formula.assumptions,
-                         smt.Implies(ctx.state.guard, smt.ULE(first + _bv(len(conversions)), length)), None)
+                         smt.Implies(ctx.state.guard, smt.ULE(first + smt.bv(len(conversions)), length)), None)
         targets = iter(args[1:])
         stored, result = 0, None
         outer = ctx.state
@@ -165,9 +162,9 @@ class Stdin(CharArrays):
             stored += target is not None
         ctx.state = outer
         self._excess(targets, ctx)
-        result = _bv(stored)
+        result = smt.bv(stored)
         for ended, before in reversed(ends):
-            result = smt.If(ended, _bv(before if before else -1), result)
+            result = smt.If(ended, smt.bv(before if before else -1), result)
         return Value(smt.simplify(result), ct.INT)
 
     def _scan_float(self, piece: Conversion, target, label: str, node: c_ast.FuncCall, ctx: Ctx,
@@ -195,7 +192,7 @@ class Stdin(CharArrays):
             src, ctype, old = None, var.ctype, ctx.state.env[var.key]
         elif self._element_target(target):
             src = self._array_argument(target, ctx, f"scanf {conv.text}")
-            self._check_within(src, _bv(0), ctx, target)
+            self._check_within(src, smt.bv(0), ctx, target)
             ctype, old = src.elem, self._char_at(src, 0)
         else:  # &s.x, &a[i].x, &p->x, a + i + 1, p: through the memory model's places
             src, place = None, self._scan_place(target, conv, ctx)
@@ -203,12 +200,12 @@ class Stdin(CharArrays):
         if ctype.bits < conv.bits:  # glibc writes conv.bits / 8 bytes: past the object (undefined behaviour)
             self._check(Ctx(ctx.state, {}, {}, True), Violation.POINTER_BOUNDS, target, smt.Not(when),
                         subject=f"scanf {conv.text} into a {ctype.bits}-bit {ctype.name}",
-                        operands=(_bv(conv.bits // 8 - 1, 64), _bv(ctype.bits // 8, 64)))
+                        operands=(smt.bv(conv.bits // 8 - 1, 64), smt.bv(ctype.bits // 8, 64)))
             value = smt.Extract(ctype.bits - 1, 0, value)  # a run that goes on keeps the low bytes (little-endian)
         if ctype.is_bool:
             raise UnsupportedConstruct(self._point(target), f"scanf {conv.text} into a _Bool")
         if ctype.bits > conv.bits:  # x86-64 is little-endian: the low bytes change
-            keep = _bv(((1 << ctype.bits) - 1) ^ ((1 << conv.bits) - 1), ctype.bits)
+            keep = smt.bv(((1 << ctype.bits) - 1) ^ ((1 << conv.bits) - 1), ctype.bits)
             value = (old & keep) | smt.ZeroExt(ctype.bits - conv.bits, value)
         if place is not None:
             place.update(ctx, lambda current: smt.If(when, value, current))
@@ -260,20 +257,20 @@ class Stdin(CharArrays):
         length = smt.Extract(31, 0, tok)
         where = self._p.spans.span(node)
         self.formula.assumptions.append(Constraint(
-            smt.Implies(state.guard, smt.And(length >= _bv(shortest), length <= _bv(limit))), where))
-        base = pos * _bv(self._input_bound() + 1)
+            smt.Implies(state.guard, smt.And(length >= smt.bv(shortest), length <= smt.bv(limit))), where))
+        base = pos * smt.bv(self._input_bound() + 1)
         chars = []
         for j in range(limit):
-            c = smt.Select(self._stdio.chars, base + _bv(j))
+            c = smt.Select(self._stdio.chars, base + smt.bv(j))
             chars.append(c)
-            allowed = c != _bv(10, 8) if line else not_space(c)
-            ok = smt.Implies(_bv(j) < length, smt.And(c != _bv(0, 8), allowed))
+            allowed = c != smt.bv(10, 8) if line else not_space(c)
+            ok = smt.Implies(smt.bv(j) < length, smt.And(c != smt.bv(0, 8), allowed))
             self.formula.assumptions.append(Constraint(smt.Implies(state.guard, ok), where))
         if not self._stdio.rewound:  # the string as an input: its characters
             shown = smt.smt_array(f"stdin@{self._line(node)}$s#{next(self._ssa)}", 8)
-            value = smt.K(smt.BitVecSort(32), _bv(0, 8))
+            value = smt.K(smt.BitVecSort(32), smt.bv(0, 8))
             for j, c in enumerate(chars):
-                value = smt.Store(value, _bv(j), smt.If(_bv(j) < length, c, _bv(0, 8)))
+                value = smt.Store(value, smt.bv(j), smt.If(smt.bv(j) < length, c, smt.bv(0, 8)))
             self.formula.s_assign.append(Constraint(shown == value, where, self._function))
             self.formula.inputs.append(Input(what, self._line(node), shown, False, is_array=True, size=length,
                                              guard=state.guard))
@@ -284,8 +281,8 @@ class Stdin(CharArrays):
             raise UnsupportedConstruct(self._point(target), f"{what} into an array of {dest.elem.name}")
         self._check_within(dest, length, ctx, target)
         for j in range(limit + 1):
-            value = smt.If(_bv(j) < length, chars[j], _bv(0, 8)) if j < limit else _bv(0, 8)
-            self._store_at(dest, j, value, state, node, when=_bv(j) <= length if j else None)
+            value = smt.If(smt.bv(j) < length, chars[j], smt.bv(0, 8)) if j < limit else smt.bv(0, 8)
+            self._store_at(dest, j, value, state, node, when=smt.bv(j) <= length if j else None)
 
     def _gets(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``gets(s)``, ``fgets(s, n, stdin)``: the next token as a line of
@@ -312,11 +309,11 @@ class Stdin(CharArrays):
         if name == "fgets":  # the newline, then the NUL, after the line's characters
             dest = self._array_argument(args[0], ctx, name)
             length = smt.Extract(31, 0, smt.Select(self._stdio.tokens, pos))
-            self._check_within(dest, length + _bv(1), ctx, args[0])
-            self._store_at(dest, length, _bv(10, 8), ctx.state, node)
-            self._store_at(dest, length + _bv(1), _bv(0, 8), ctx.state, node)
+            self._check_within(dest, length + smt.bv(1), ctx, args[0])
+            self._store_at(dest, length, smt.bv(10, 8), ctx.state, node)
+            self._store_at(dest, length + smt.bv(1), smt.bv(0, 8), ctx.state, node)
         ctx.state = outer
-        return Value(smt.If(there, _bv(1), _bv(0)), ct.INT)
+        return Value(smt.If(there, smt.bv(1), smt.bv(0)), ct.INT)
 
     def _fgetc(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``fgetc(stdin)``, ``getc(stdin)``: as ``getchar()``."""
@@ -330,7 +327,7 @@ class Stdin(CharArrays):
         char, or ``EOF`` at the end of the input."""
         tok, pos = self._token("getchar()", node, ctx)
         byte = smt.ZeroExt(24, smt.Extract(7, 0, tok))
-        return Value(smt.If(smt.ULT(pos, self._stdio.length), byte, _bv(-1)), ct.INT)
+        return Value(smt.If(smt.ULT(pos, self._stdio.length), byte, smt.bv(-1)), ct.INT)
 
 
 _STATEMENT_FIELDS = {c_ast.Compound: ("block_items",), c_ast.If: ("iftrue", "iffalse"), c_ast.While: ("stmt",),

@@ -54,16 +54,13 @@ SAME_OUTPUT = "__crepair_same_output"
 EQUAL = "__crepair_equal"  # __crepair_equal(a, b, "what"): the harness's comparison (Violation.NOT_EQUIVALENT)
 
 
-def _bv(value: int, bits: int = 32) -> smt.Term:
-    return smt.BitVecVal(value, bits)
-
 
 def _record(kind: int, value: smt.Term, signed: bool, newline: smt.Term, spaces: smt.Term) -> smt.Term:
     """A token: ``kind`` (7 bits), ``newline`` (1 bit: a line starts with
     it), ``spaces`` (16 bits: blanks before it) and ``value`` in 65 bits."""
     extend = smt.SignExt if signed else smt.ZeroExt
-    wide = extend(RECORD_BITS - smt.width(value), value) & _bv((1 << 65) - 1, RECORD_BITS)
-    head = (_bv(kind, RECORD_BITS) << 82) | (smt.ZeroExt(RECORD_BITS - 8, newline) << 81)
+    wide = extend(RECORD_BITS - smt.width(value), value) & smt.bv((1 << 65) - 1, RECORD_BITS)
+    head = (smt.bv(kind, RECORD_BITS) << 82) | (smt.ZeroExt(RECORD_BITS - 8, newline) << 81)
     return head | (smt.ZeroExt(RECORD_BITS - 16, spaces) << 65) | wide
 
 
@@ -75,14 +72,14 @@ class Stdio(Stdin):
         """Start the streams: token 0 next, no output yet."""
         self._stdio = StdioState(smt.smt_array("stdin", 64), smt.smt_array("stdin$chars", 8),
                                  smt.BitVec("stdin$length", 32), recorded, frozenset(statement_calls(self._p.ast)))
-        state.env[STDIN] = _bv(0)
+        state.env[STDIN] = smt.bv(0)
         self._start_output(state)
 
     def _start_output(self, state: State) -> None:
-        state.env[STDOUT_N] = _bv(0)
-        state.env[STDOUT_SP] = _bv(0, 16)
-        state.env[STDOUT_LINE] = _bv(0, 8)
-        self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), _bv(0, RECORD_BITS))
+        state.env[STDOUT_N] = smt.bv(0)
+        state.env[STDOUT_SP] = smt.bv(0, 16)
+        state.env[STDOUT_LINE] = smt.bv(0, 8)
+        self._arrays[STDOUT] = smt.K(smt.BitVecSort(32), smt.bv(0, RECORD_BITS))
 
     # --------------------------------------------------------------- output
     def _emit(self, kind: int, value: smt.Term, signed: bool, ctx: Ctx, node: c_ast.Node,
@@ -92,31 +89,31 @@ class Stdio(Stdin):
         state = ctx.state
         env = state.env
         n, line, sp = env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP]
-        newline = smt.simplify(smt.If(line == _bv(2, 8), _bv(1, 8), _bv(0, 8)))
-        spaces = smt.simplify(smt.If(line == _bv(1, 8), sp, _bv(0, 16)))
+        newline = smt.simplify(smt.If(line == smt.bv(2, 8), smt.bv(1, 8), smt.bv(0, 8)))
+        spaces = smt.simplify(smt.If(line == smt.bv(1, 8), sp, smt.bv(0, 16)))
         record = smt.simplify(_record(kind, value, signed, newline, spaces))
         path = state if when is None else State(smt.And(state.guard, when), env)
         self._store_element(path, STDOUT, n, record, self._p.spans.span(node), write_only=True)
         if when is None:
-            env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP] = n + _bv(1), _bv(1, 8), _bv(0, 16)
+            env[STDOUT_N], env[STDOUT_LINE], env[STDOUT_SP] = n + smt.bv(1), smt.bv(1, 8), smt.bv(0, 16)
         else:
-            env[STDOUT_N] = smt.simplify(n + smt.If(when, _bv(1), _bv(0)))
-            env[STDOUT_LINE] = smt.simplify(smt.If(when, _bv(1, 8), line))
-            env[STDOUT_SP] = smt.simplify(smt.If(when, _bv(0, 16), sp))
+            env[STDOUT_N] = smt.simplify(n + smt.If(when, smt.bv(1), smt.bv(0)))
+            env[STDOUT_LINE] = smt.simplify(smt.If(when, smt.bv(1, 8), line))
+            env[STDOUT_SP] = smt.simplify(smt.If(when, smt.bv(0, 16), sp))
 
     def _blank(self, ctx: Ctx, when: smt.Term | None = None) -> None:
         env = ctx.state.env
-        more = env[STDOUT_SP] + _bv(1, 16)
+        more = env[STDOUT_SP] + smt.bv(1, 16)
         env[STDOUT_SP] = more if when is None else smt.simplify(smt.If(when, more, env[STDOUT_SP]))
 
     def _newline(self, ctx: Ctx, when: smt.Term | None = None) -> None:
         env = ctx.state.env
-        line = smt.If(env[STDOUT_LINE] == _bv(1, 8), _bv(2, 8), env[STDOUT_LINE])
+        line = smt.If(env[STDOUT_LINE] == smt.bv(1, 8), smt.bv(2, 8), env[STDOUT_LINE])
         if when is None:
-            env[STDOUT_LINE], env[STDOUT_SP] = smt.simplify(line), _bv(0, 16)
+            env[STDOUT_LINE], env[STDOUT_SP] = smt.simplify(line), smt.bv(0, 16)
         else:
             env[STDOUT_LINE] = smt.simplify(smt.If(when, line, env[STDOUT_LINE]))
-            env[STDOUT_SP] = smt.simplify(smt.If(when, _bv(0, 16), env[STDOUT_SP]))
+            env[STDOUT_SP] = smt.simplify(smt.If(when, smt.bv(0, 16), env[STDOUT_SP]))
 
     def _emit_text(self, data: bytes, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
         for b in data:
@@ -125,7 +122,7 @@ class Stdio(Stdin):
             elif b in BLANKS:
                 self._blank(ctx, when)
             else:
-                self._emit(CHAR, _bv(b, 8), False, ctx, node, when)
+                self._emit(CHAR, smt.bv(b, 8), False, ctx, node, when)
 
     def _emit_choice(self, arg: c_ast.TernaryOp, ctx: Ctx, node: c_ast.Node, what: str) -> None:
         """``%s`` of ``c ? "yes" : "no"`` or ``c > 0 ? s1 : s2``: the
@@ -150,8 +147,8 @@ class Stdio(Stdin):
             return
         within = (lambda t: t) if when is None else (lambda t: smt.simplify(smt.And(when, t)))
         self._emit(CHAR, c, False, ctx, node, within(not_space(c)))
-        self._blank(ctx, within(smt.Or(*[c == _bv(b, 8) for b in BLANKS])))
-        self._newline(ctx, within(c == _bv(10, 8)))
+        self._blank(ctx, within(smt.Or(*[c == smt.bv(b, 8) for b in BLANKS])))
+        self._newline(ctx, within(c == smt.bv(10, 8)))
 
     def _emit_string(self, src: CharSource, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
         """Print the string at ``src`` (if ``when``)."""
@@ -162,7 +159,7 @@ class Stdio(Stdin):
             raise UnsupportedConstruct(self._point(src.node), f"string '{src.name}' of {src.elem.name}")
         chars, length = self._scan_length(src, ctx, node)
         for j, c in enumerate(chars):
-            shown = _bv(j) < length
+            shown = smt.bv(j) < length
             self._emit_char(c, ctx, node, shown if when is None else smt.And(when, shown))
 
     def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
@@ -270,9 +267,9 @@ class Stdio(Stdin):
         """The reference's run starts: stdin from its first token, a new output."""
         self._stdio.saved = (self._arrays[STDOUT], ctx.state.env[STDOUT_N])
         self._stdio.rewound = True
-        ctx.state.env[STDIN] = _bv(0)
+        ctx.state.env[STDIN] = smt.bv(0)
         self._start_output(ctx.state)
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)
 
     def _same_output(self, node: c_ast.FuncCall, ctx: Ctx) -> Value:
         """Assert that this output equals the one saved by the rewind."""
@@ -282,4 +279,4 @@ class Stdio(Stdin):
         same = smt.And(n == ctx.state.env[STDOUT_N], array == self._arrays[STDOUT])
         self.formula.assertions.append(Assertion(ctx.state.guard, same, self._p.spans.span(node),
                                                  Violation.NOT_EQUIVALENT, "the output"))
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)

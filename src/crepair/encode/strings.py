@@ -35,9 +35,6 @@ _LONG_CAP = 1 << 63  # strtol's |value| saturates here (LONG_MAX, or LONG_MIN ne
 _UNROLL = 64  # the most elements a memset/memcpy of part of an array writes one by one
 
 
-def _bv(value: int, bits: int = 32) -> smt.Term:
-    return smt.BitVecVal(value, bits)
-
 
 class Strings(CharArrays):
     """Encodes the functions of :data:`STRING_FUNCTIONS`."""
@@ -75,29 +72,29 @@ class Strings(CharArrays):
         lie in the array); a number still going on after the string limit
         cuts the run off (an UnwindingCut of kind "string")."""
         wide = 128  # |value| <= 2^63 * 10 + 9 fits
-        value, negative = _bv(0, wide), smt.BoolVal(False)
+        value, negative = smt.bv(0, wide), smt.BoolVal(False)
         skipping, going = smt.BoolVal(True), smt.BoolVal(True)
         limit = self._string_limit()
-        at = _bv(limit)
+        at = smt.bv(limit)
         for j in range(limit):
             c = self._char_at(src, j)
-            digit = smt.And(smt.ULE(_bv(ord("0"), 8), c), smt.ULE(c, _bv(ord("9"), 8)))
-            space = smt.Or(*(c == _bv(b, 8) for b in _SPACES))
-            sign = smt.Or(c == _bv(ord("+"), 8), c == _bv(ord("-"), 8))
-            step = value * _bv(10, wide) + smt.ZeroExt(wide - 8, c - _bv(ord("0"), 8))
-            step = smt.If(smt.UGT(step, _bv(_LONG_CAP, wide)), _bv(_LONG_CAP, wide), step)
+            digit = smt.And(smt.ULE(smt.bv(ord("0"), 8), c), smt.ULE(c, smt.bv(ord("9"), 8)))
+            space = smt.Or(*(c == smt.bv(b, 8) for b in _SPACES))
+            sign = smt.Or(c == smt.bv(ord("+"), 8), c == smt.bv(ord("-"), 8))
+            step = value * smt.bv(10, wide) + smt.ZeroExt(wide - 8, c - smt.bv(ord("0"), 8))
+            step = smt.If(smt.UGT(step, smt.bv(_LONG_CAP, wide)), smt.bv(_LONG_CAP, wide), step)
             stop = smt.And(going, smt.Not(digit), smt.Not(smt.And(skipping, smt.Or(space, sign))))
-            at = smt.If(smt.And(stop, at == _bv(limit)), _bv(j), at)
-            negative = smt.If(smt.And(going, skipping, sign), c == _bv(ord("-"), 8), negative)
+            at = smt.If(smt.And(stop, at == smt.bv(limit)), smt.bv(j), at)
+            negative = smt.If(smt.And(going, skipping, sign), c == smt.bv(ord("-"), 8), negative)
             value = smt.If(smt.And(going, digit), step, value)
             going = smt.And(going, smt.Not(stop))
             skipping = smt.And(skipping, space)
         at = smt.simplify(at)
         if src.literal is None:
-            self._check_within(src, smt.If(at == _bv(limit), _bv(limit - 1), at), ctx, src.node)
-        self._cut(smt.And(ctx.state.guard, at == _bv(limit)), node)
+            self._check_within(src, smt.If(at == smt.bv(limit), smt.bv(limit - 1), at), ctx, src.node)
+        self._cut(smt.And(ctx.state.guard, at == smt.bv(limit)), node)
         low = smt.Extract(63, 0, value)  # 2^63 here is LONG_MIN's magnitude
-        signed = smt.If(negative, -low, smt.If(value == _bv(_LONG_CAP, wide), _bv((1 << 63) - 1, 64), low))
+        signed = smt.If(negative, -low, smt.If(value == smt.bv(_LONG_CAP, wide), smt.bv((1 << 63) - 1, 64), low))
         term = signed if result.bits == 64 else smt.Extract(result.bits - 1, 0, signed)
         return Value(smt.simplify(term), result)
 
@@ -113,10 +110,10 @@ class Strings(CharArrays):
             raise UnsupportedConstruct(self._point(src.node), f"strchr of '{src.name}', an array of {src.elem.name}")
         c = convert(self._expr(args[1], ctx), ct.CHAR).term
         chars, length = self._scan_length(src, ctx, node)
-        missing = _bv(-1)
-        at = smt.If(c == _bv(0, 8), length, missing)
+        missing = smt.bv(-1)
+        at = smt.If(c == smt.bv(0, 8), length, missing)
         for j in reversed(range(len(chars))):
-            at = smt.If(smt.And(_bv(j) < length, chars[j] == c), _bv(j), at)
+            at = smt.If(smt.And(smt.bv(j) < length, chars[j] == c), smt.bv(j), at)
         # the pointer through which the string was read (args[0] is not evaluated twice)
         first = self._pointer_arith("+", self._decay(src.var, src.name), Value(src.start, ct.INT))
         found = self._pointer_arith("+", first, Value(at, ct.INT))
@@ -132,21 +129,21 @@ class Strings(CharArrays):
         limit = self._string_limit()
         chars_a = [self._char_at(a, j) for j in range(limit)]
         chars_b = [self._char_at(b, j) for j in range(limit)]
-        result, at = _bv(0), _bv(limit)
+        result, at = smt.bv(0), smt.bv(limit)
         for j in reversed(range(limit)):
-            stop = smt.Or(chars_a[j] != chars_b[j], chars_a[j] == _bv(0, 8))
+            stop = smt.Or(chars_a[j] != chars_b[j], chars_a[j] == smt.bv(0, 8))
             diff = smt.ZeroExt(24, chars_a[j]) - smt.ZeroExt(24, chars_b[j])
             if count is not None:
-                ended = count <= _bv(j, 64)
-                result = smt.If(ended, _bv(0), smt.If(stop, diff, result))
-                at = smt.If(ended, _bv(max(j - 1, 0)), smt.If(stop, _bv(j), at))
+                ended = count <= smt.bv(j, 64)
+                result = smt.If(ended, smt.bv(0), smt.If(stop, diff, result))
+                at = smt.If(ended, smt.bv(max(j - 1, 0)), smt.If(stop, smt.bv(j), at))
             else:
-                result, at = smt.If(stop, diff, result), smt.If(stop, _bv(j), at)
+                result, at = smt.If(stop, diff, result), smt.If(stop, smt.bv(j), at)
         at = smt.simplify(at)
         for src in (a, b):
             if src.literal is None:
                 self._check_within(src, at, ctx, src.node)
-        self._cut(smt.And(ctx.state.guard, at == _bv(limit)), node)
+        self._cut(smt.And(ctx.state.guard, at == smt.bv(limit)), node)
         return Value(smt.simplify(result), ct.INT)
 
     def _strcmp(self, node, sources, count, ctx: Ctx) -> Value:
@@ -161,21 +158,21 @@ class Strings(CharArrays):
         last = length if isinstance(at, int) and at == 0 else at + length
         self._check_within(dest, last, ctx, dest.node)
         for j, c in enumerate(chars):
-            self._store_at(dest, j if isinstance(at, int) and at == 0 else at + _bv(j), c, ctx.state, node,
-                           when=_bv(j) <= length)
+            self._store_at(dest, j if isinstance(at, int) and at == 0 else at + smt.bv(j), c, ctx.state, node,
+                           when=smt.bv(j) <= length)
 
     def _strcpy(self, node, sources, count, ctx: Ctx) -> Value:
         dest, src = sources
         chars, length = self._scan_length(src, ctx, node)
         self._copy(node, dest, chars, length, ctx)
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)
 
     def _strcat(self, node, sources, count, ctx: Ctx) -> Value:
         dest, src = sources
         _, end = self._scan_length(dest, ctx, node)
         chars, length = self._scan_length(src, ctx, node)
         self._copy(node, dest, chars, length, ctx, at=end)
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)
 
     def _strncpy(self, node, sources, count, ctx: Ctx) -> Value:
         """``count`` characters: the string's, then NULs."""
@@ -186,17 +183,17 @@ class Strings(CharArrays):
             raise UnsupportedConstruct(self._point(node), f"strncpy of a count that is not a constant up to {_UNROLL}")
         k = n.as_long()
         if k:
-            self._check_within(dest, _bv(k - 1), ctx, dest.node)
+            self._check_within(dest, smt.bv(k - 1), ctx, dest.node)
         for j in range(k):
-            c = smt.If(_bv(j) < length, chars[j], _bv(0, 8)) if j < len(chars) else _bv(0, 8)
+            c = smt.If(smt.bv(j) < length, chars[j], smt.bv(0, 8)) if j < len(chars) else smt.bv(0, 8)
             self._store_at(dest, j, c, ctx.state, node)
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)
 
     # ------------------------------------------------------------ memory
     def _bytes(self, node: c_ast.Node, ctx: Ctx) -> smt.Term:
         """A byte count (64 bits); ``sizeof`` as :mod:`crepair.encode.allocation` computes it."""
         if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
-            return _bv(self._sizeof(node.expr), 64)
+            return smt.bv(self._sizeof(node.expr), 64)
         if isinstance(node, c_ast.BinaryOp) and node.op == "*":
             return self._bytes(node.left, ctx) * self._bytes(node.right, ctx)
         return convert(self._expr(node, ctx), ct.ULONG).term
@@ -210,7 +207,7 @@ class Strings(CharArrays):
             fill = fill | (smt.ZeroExt(elem.bits - 8, byte) << (8 * k))
         fill = smt.simplify(fill)
         self._fill(node, dest, self._bytes(args[2], ctx), ctx, lambda j: fill, smt.K(smt.BitVecSort(32), fill))
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)
 
     def _memcpy(self, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         dest = self._array_argument(args[0], ctx, "memcpy")
@@ -219,22 +216,22 @@ class Strings(CharArrays):
             raise UnsupportedConstruct(self._point(node), f"memcpy from {src.elem.name} to {dest.elem.name}")
         count = self._bytes(args[2], ctx)
         whole = None
-        if src.var is not None and smt.is_true(smt.simplify(src.start == _bv(0))):
+        if src.var is not None and smt.is_true(smt.simplify(src.start == smt.bv(0))):
             whole = self._arrays[src.var.key]
         self._fill(node, dest, count, ctx, lambda j: self._char_at(src, j), whole, src)
-        return Value(_bv(0), ct.VOID)
+        return Value(smt.bv(0), ct.VOID)
 
     def _fill(self, node, dest: CharSource, count: smt.Term, ctx: Ctx, value, whole, src=None) -> None:
         """Elements ``dest[0 .. count/elem-1] = value(j)``; the whole array
         at once (``whole``, an array term) when ``count`` is its size."""
         eb = dest.elem.bits // 8
-        elements = smt.simplify(smt.UDiv(count, _bv(eb, 64)))
+        elements = smt.simplify(smt.UDiv(count, smt.bv(eb, 64)))
         for s in (dest, src):
             if s is not None and s.literal is None:
-                self._check_within(s, smt.Extract(31, 0, elements) - _bv(1), ctx, s.node,
-                                   when=elements != _bv(0, 64))
+                self._check_within(s, smt.Extract(31, 0, elements) - smt.bv(1), ctx, s.node,
+                                   when=elements != smt.bv(0, 64))
         known = smt.is_bv_value(elements)
-        full = isinstance(dest.size, int) and smt.is_true(smt.simplify(dest.start == _bv(0))) and known \
+        full = isinstance(dest.size, int) and smt.is_true(smt.simplify(dest.start == smt.bv(0))) and known \
             and elements.as_long() == dest.size
         if full and whole is not None and dest.var is not None:
             old = self._arrays[dest.var.key]
@@ -249,7 +246,7 @@ class Strings(CharArrays):
             return
         if not known and isinstance(dest.size, int) and dest.size <= _UNROLL:
             for j in range(dest.size):
-                self._store_at(dest, j, value(j), ctx.state, node, when=smt.ULT(_bv(j, 64), elements))
+                self._store_at(dest, j, value(j), ctx.state, node, when=smt.ULT(smt.bv(j, 64), elements))
             return
         if src is None and whole is not None and dest.var is not None:  # memset: one bulk update (a lambda)
             fill = smt.simplify(value(0))

@@ -9,6 +9,7 @@ values with an explicit ``UNKNOWN``.
 from __future__ import annotations
 
 import enum
+import functools
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -87,6 +88,15 @@ def is_bv_value(term: z3.ExprRef) -> bool:
 
 def simplify(term: z3.ExprRef) -> z3.ExprRef:
     return z3.simplify(term)
+
+
+@functools.lru_cache(maxsize=4096)
+def bv(value: int, bits: int = 32) -> z3.BitVecRef:
+    """The ``bits``-bit constant ``value`` (taken modulo 2**bits), built
+    once per (value, bits): terms are immutable, and the encoder asks for
+    the same small constants (0, 1, characters, widths) many thousands of
+    times per program."""
+    return z3.BitVecVal(value, bits)
 
 
 def is_array(term: z3.ExprRef) -> bool:
