@@ -58,6 +58,11 @@ def assignment(sub: Path) -> tuple[Path, Path]:
     return BENCH / "reference_implementations" / lab / f"{ex}.c", BENCH / "tests" / lab / ex
 
 
+def _passes(run, expected: bytes) -> bool:
+    """The run ended by itself (no time-out, no crash) printing ``expected`` byte for byte."""
+    return run.ended and run.output == expected
+
+
 def check(patched: str, model: Path, tests: Path) -> dict:
     """The independent check of a repair: course tests (exact) and generated inputs."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,7 +72,7 @@ def check(patched: str, model: Path, tests: Path) -> dict:
             return {"compiles": False}
         binary = Path(tmp) / "p"
         ins = sorted(tests.glob("*.in"))
-        course = sum(run_binary(binary, i.read_bytes(), timeout=2).output == i.with_suffix(".out").read_bytes()
+        course = sum(_passes(run_binary(binary, i.read_bytes(), timeout=2), i.with_suffix(".out").read_bytes())
                      for i in ins)
         seeds = [i.read_bytes() for i in ins]
         agree = total = 0
@@ -77,7 +82,7 @@ def check(patched: str, model: Path, tests: Path) -> dict:
                 if want is None:
                     continue
                 total += 1
-                agree += run_binary(binary, stdin, timeout=2).output == want
+                agree += _passes(run_binary(binary, stdin, timeout=2), want)
         return {"compiles": True, "course_passed": course, "course_total": len(ins), "generated_agree": agree,
                 "generated_total": total}
 

@@ -70,6 +70,13 @@ class Run:
     def normal(self) -> bool:
         return self.code is not None and self.code >= 0 and self.code != SANITIZER_EXIT
 
+    @property
+    def ended(self) -> bool:
+        """It ended by itself: not killed at its time limit nor by a signal
+        (a crash); its exit status is not judged (as the test runner's,
+        :func:`crepair.testsuite.runner.run_test`)."""
+        return self.code is not None and self.code >= 0
+
 
 def compile_c(source: Path, out: Path, flags: tuple[str, ...] = (), *, timeout: float = 60.0,
               more: tuple[Path, ...] = ()) -> str | None:

@@ -23,7 +23,7 @@ from crepair.frontend import load_program
 from crepair.frontend.source import read_source
 from crepair.oracle import ReferenceProgram, stdin_of
 from crepair.oracle.cache import question_of
-from crepair.oracle.reference import compile_c, dirty_stack_flags, run_binary
+from crepair.oracle.reference import Run, compile_c, dirty_stack_flags, run_binary
 from crepair.oracle.suite import HeldBack, Suite
 from crepair.options import ReferenceOptions
 from crepair.schemes.staged_options import deeper_bounds
@@ -150,6 +150,11 @@ class CandidateChecks:
         """Whether outputs ``a`` and ``b`` are equal under the comparison."""
         return self.compare.normalize(a) == self.compare.normalize(b)
 
+    def passes(self, run: Run, expected: bytes) -> bool:
+        """Whether ``run`` ended by itself (:attr:`Run.ended`) printing
+        ``expected``: one that prints it, then hangs or crashes, fails (as in the search)."""
+        return run.ended and self.same(run.output, expected)
+
     def copy(self, text: str) -> Path:
         """A fresh folder holding ``text`` under the program's name beside
         copies of the headers of its folder; returns the program's path."""
@@ -179,12 +184,17 @@ class CandidateChecks:
         error = compile_c(program, binary, self.cflags, timeout=self.deadline.cap(60.0))
         return None if error is not None else binary
 
-    def outputs(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
-        """The outputs of ``text`` built normally on ``inputs`` (None: it does not compile)."""
+    def runs(self, text: str, inputs: list[bytes]) -> list[Run] | None:
+        """The runs of ``text`` built normally on ``inputs`` (None: it does not compile)."""
         binary = self.build(text)
         if binary is None:
             return None
-        return [run_binary(binary, stdin, timeout=self.deadline.cap(RUN_SECONDS)).output for stdin in inputs]
+        return [run_binary(binary, stdin, timeout=self.deadline.cap(RUN_SECONDS)) for stdin in inputs]
+
+    def outputs(self, text: str, inputs: list[bytes]) -> list[bytes] | None:
+        """The outputs of :meth:`runs` (what was printed, however the run ended)."""
+        runs = self.runs(text, inputs)
+        return None if runs is None else [run.output for run in runs]
 
     def failures(self, text: str, suite: Suite, enough: int | None = None) -> int:
         """How many tests of ``suite`` ``text`` fails when built normally;
@@ -201,8 +211,8 @@ class CandidateChecks:
         for t in ids:
             if self.deadline.passed():
                 return max(failed, 1)  # not all run: never "passes every test"
-            if not self.same(run_binary(binary, suite.stdin(t), timeout=self.deadline.cap(RUN_SECONDS)).output,
-                             suite.expected(t)):
+            if not self.passes(run_binary(binary, suite.stdin(t), timeout=self.deadline.cap(RUN_SECONDS)),
+                               suite.expected(t)):
                 failed += 1
                 self.refuting.append(t)
                 self._failed[t] = self._failed.get(t, 0) + 1
@@ -235,17 +245,17 @@ class CandidateChecks:
                 for i, out in zip(chunk, pool.map(run, [held.inputs[i] for i in chunk])):
                     if out is None:  # the deadline passed
                         return agreed, None
-                    if self.same(out, held.outputs[i]):
+                    if self.passes(out, held.outputs[i]):
                         agreed += 1
                         continue
                     held.dropped.add(i)
                     expected = self.oracle.expected(held.inputs[i])
-                    if expected is not None and not self.same(out, expected):
+                    if expected is not None and not self.passes(out, expected):
                         return agreed, suite.add("generated", held.inputs[i], expected)
         return agreed, None
 
-    def _output(self, binary: Path, stdin: bytes) -> bytes | None:
-        """``binary``'s output on ``stdin`` (None: the deadline passed); a
+    def _output(self, binary: Path, stdin: bytes) -> Run | None:
+        """``binary``'s run on ``stdin`` (None: the deadline passed); a
         run past :data:`RUN_SECONDS` runs again with the reference's own
         time limit (a busy machine, or an input the reference is slow on too)."""
         for seconds in (RUN_SECONDS, self.oracle.timeout):
@@ -254,7 +264,7 @@ class CandidateChecks:
             run = run_binary(binary, stdin, timeout=self.deadline.cap(seconds))
             if run.code is not None:
                 break
-        return None if self.deadline.passed() else run.output
+        return None if self.deadline.passed() else run
 
     def verify(self, text: str, seconds: float, proof_only: bool = False):
         """The bounded equivalence check of ``text`` within ``seconds`` (a
@@ -404,7 +414,7 @@ class CandidateChecks:
         expected = None if stdin is None else self.oracle.expected(stdin)
         if expected is None:
             return None
-        got = self.outputs(text, [stdin])
-        if got is None or self.deadline.passed() or self.same(got[0], expected):
+        got = self.runs(text, [stdin])
+        if got is None or self.deadline.passed() or self.passes(got[0], expected):
             return None  # the model's run does not reproduce: not a test
         return stdin, expected

@@ -43,11 +43,11 @@ def first_stage(original: str, checks: CandidateChecks, suite, compare: Comparis
     lines) for tokens printed too many or too few, None: the whole space
     at once."""
     given, norm = suite.given, compare.normalize
-    outputs = checks.outputs(original, [suite.stdin(t) for t in given]) if given else None
-    pairs = list(zip(given, outputs or ()))
-    failing = [t for t, got in pairs if not checks.same(got, suite.expected(t))]
-    shape = failure_shape((norm(cut_output(got, suite.expected(t), compare)), norm(suite.expected(t)))
-                          for t, got in pairs)
+    runs = checks.runs(original, [suite.stdin(t) for t in given]) if given else None
+    pairs = list(zip(given, runs or ()))
+    failing = [t for t, run in pairs if not checks.passes(run, suite.expected(t))]
+    shape = failure_shape((norm(cut_output(run.output, suite.expected(t), compare)), norm(suite.expected(t)))
+                          for t, run in pairs)
     return failing, {Shape.PRESENTATION: (frozenset({Schema.FORMAT, Schema.OUTPUT}), None),
                      Shape.OUTPUT: (None, output_lines(original))}.get(shape)
 
