@@ -142,8 +142,8 @@ class Stdio(Stdin):
     def _emit_char(self, c: smt.Term, ctx: Ctx, node: c_ast.Node, when: smt.Term | None = None) -> None:
         """Print character ``c`` (8 bits), if ``when``."""
         c = smt.simplify(c)
-        if smt.is_bv_value(c) and when is None:
-            self._emit_text(bytes([c.as_long()]), ctx, node)
+        if smt.is_bv_value(c):  # a known character: only its own kind of token (no terms for the other two)
+            self._emit_text(bytes([c.as_long()]), ctx, node, when)
             return
         within = (lambda t: t) if when is None else (lambda t: smt.simplify(smt.And(when, t)))
         self._emit(CHAR, c, False, ctx, node, within(not_space(c)))
@@ -159,8 +159,13 @@ class Stdio(Stdin):
             raise UnsupportedConstruct(self._point(src.node), f"string '{src.name}' of {src.elem.name}")
         chars, length = self._scan_length(src, ctx, node)
         for j, c in enumerate(chars):
-            shown = smt.bv(j) < length
-            self._emit_char(c, ctx, node, shown if when is None else smt.And(when, shown))
+            shown = smt.simplify(smt.bv(j) < length)
+            if smt.is_false(shown):
+                break  # past the end of the string on every path
+            if not smt.is_true(shown):
+                self._emit_char(c, ctx, node, shown if when is None else smt.And(when, shown))
+            else:
+                self._emit_char(c, ctx, node, when)
 
     def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``printf(fmt, ...)`` (``fprintf(stdout, fmt, ...)``: ``first`` 1)."""
