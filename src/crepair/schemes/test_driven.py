@@ -248,7 +248,7 @@ class TestDrivenRun:
             if o.partition:
                 deps.update(linked.lift(k, dependency_classes(part.program, part.space)))
         tests = self._tests
-        with spec.workspace() as ws, spec.workspace() as check, scratch("crepair-partition-") as tmp:
+        with spec.workspace() as ws, spec.workspace() as check, scratch("crepair-partition-", in_memory=True) as tmp:
             for part in linked.parts:
                 if part.space.candidates:
                     meta = instrument(part.program.original, part.space, file=part.program.path, offset=part.offset)

