@@ -9,13 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from crepair.oracle import ReferenceProgram, write_suite
 from crepair.oracle.suite import HeldBack
-from crepair.options import ReferenceOptions
-from crepair.schemes.staged_checks import CandidateChecks
-from crepair.schemes.staged_options import StagedStats
 from crepair.schemes.staged_partial import first_stage
 from crepair.testsuite.spec import Comparison
+from test_staged_partial import checks_of
 
 MODEL = r"""#include <stdio.h>
 int main(void) {
@@ -39,14 +36,7 @@ FAILS_WITH_STATUS_1 = _after_output("return 1;")
 
 
 def _checks(tmp_path: Path):
-    (tmp_path / "model.c").write_text(MODEL)
-    (tmp_path / "sub.c").write_text(MODEL)
-    oracle = ReferenceProgram(tmp_path / "model.c")
-    checks = CandidateChecks(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "model.c")), oracle,
-                             Comparison.EXACT, 8, tmp_path, StagedStats())
-    (tmp_path / "suite").mkdir()
-    suite = write_suite(tmp_path / "suite", [("t0", b"3\n", b"6\n"), ("t7", b"7\n", b"14\n")], [])
-    return oracle, checks, suite
+    return checks_of(tmp_path, MODEL, MODEL, (("t0", b"3\n", b"6\n"), ("t7", b"7\n", b"14\n")))
 
 
 @pytest.mark.parametrize("text", [HANGS, CRASHES], ids=["hangs", "crashes"])

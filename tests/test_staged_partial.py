@@ -50,19 +50,21 @@ int main(void) {
 """
 
 
-def _checks(tmp_path: Path, submission: str):
-    (tmp_path / "model.c").write_text(MODEL)
+def checks_of(tmp_path: Path, submission: str, model: str = MODEL,
+              given=(("t0", b"ab", b"ab\n"), ("t1", b"xyz", b"xyz\n"))):
+    """(the reference ``model``'s oracle, the checks of ``submission`` against it, a suite of the ``given``
+    (id, stdin, expected output) tests), in ``tmp_path``."""
+    (tmp_path / "model.c").write_text(model)
     (tmp_path / "sub.c").write_text(submission)
     oracle = ReferenceProgram(tmp_path / "model.c")
     checks = CandidateChecks(tmp_path / "sub.c", ReferenceOptions(str(tmp_path / "model.c")), oracle,
                              Comparison.EXACT, 8, tmp_path, StagedStats())
     (tmp_path / "suite").mkdir()
-    suite = write_suite(tmp_path / "suite", [("t0", b"ab", b"ab\n"), ("t1", b"xyz", b"xyz\n")], [])
-    return oracle, checks, suite
+    return oracle, checks, write_suite(tmp_path / "suite", list(given), [])
 
 
 def test_the_bytes_printed_past_the_slack_are_bytes_to_delete(tmp_path):
-    oracle, checks, suite = _checks(tmp_path, VERBOSE)
+    oracle, checks, suite = checks_of(tmp_path, VERBOSE)
     with oracle:
         assert outputs_distance(MODEL, checks, suite, Comparison.EXACT) == 0
         started = time.monotonic()
@@ -89,7 +91,7 @@ def test_the_distance_of_a_run_cut_by_its_time_limit_is_counted_quickly(tmp_path
 
 
 def test_the_first_stage_of_a_program_that_never_ends_is_decided_quickly(tmp_path):
-    oracle, checks, suite = _checks(tmp_path, SPINNING)
+    oracle, checks, suite = checks_of(tmp_path, SPINNING)
     with oracle:
         started = time.monotonic()
         failing, first = first_stage(SPINNING, checks, suite, Comparison.EXACT)
