@@ -162,10 +162,10 @@ class Stdio(Stdin):
             shown = smt.simplify(smt.bv(j) < length)
             if smt.is_false(shown):
                 break  # past the end of the string on every path
-            if not smt.is_true(shown):
-                self._emit_char(c, ctx, node, shown if when is None else smt.And(when, shown))
-            else:
+            if smt.is_true(shown):
                 self._emit_char(c, ctx, node, when)
+            else:
+                self._emit_char(c, ctx, node, shown if when is None else smt.And(when, shown))
 
     def _printf(self, name: str, node: c_ast.FuncCall, args: list, ctx: Ctx) -> Value:
         """``printf(fmt, ...)`` (``fprintf(stdout, fmt, ...)``: ``first`` 1)."""

@@ -68,7 +68,7 @@ class Run:
 
     @property
     def normal(self) -> bool:
-        return self.code is not None and self.code >= 0 and self.code != SANITIZER_EXIT
+        return self.ended and self.code != SANITIZER_EXIT
 
     @property
     def ended(self) -> bool:

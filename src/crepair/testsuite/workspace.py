@@ -32,8 +32,8 @@ from pathlib import Path
 
 from crepair import toolchain
 from crepair.errors import MissingTool
-from crepair.toolchain.scratch import scratch_folder
 from crepair.testsuite.spec import HELDOUT, BuildKind, BuildRecipe
+from crepair.toolchain.scratch import scratch_folder
 
 WRAPPER = "crepair-cc"
 GCOV_FLUSH = "gcov-flush.h"

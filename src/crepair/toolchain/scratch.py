@@ -29,9 +29,7 @@ def scratch_folder(owner: object, prefix: str) -> tuple[Path, weakref.finalize]:
     and the finalizer that removes it: called by the owner when done, or
     run when ``owner`` is collected or the interpreter exits.  Raises
     ``OSError`` when it cannot be made."""
-    path = tempfile.mkdtemp(prefix=prefix)
-    with _LOCK:
-        _LIVE.add(path)
+    path = _make(prefix)
     return Path(path), weakref.finalize(owner, _remove, path)
 
 
@@ -42,9 +40,7 @@ def scratch(prefix: str, in_memory: bool = False) -> Iterator[Path]:
     ``in_memory``: in a memory-backed file system when there is one
     (:func:`memory_folder`), for small files rewritten at every test
     execution."""
-    path = tempfile.mkdtemp(prefix=prefix, dir=memory_folder() if in_memory else None)
-    with _LOCK:
-        _LIVE.add(path)
+    path = _make(prefix, memory_folder() if in_memory else None)
     try:
         yield Path(path)
     finally:
@@ -75,6 +71,13 @@ def live() -> list[Path]:
     """The scratch folders not removed yet (for tests)."""
     with _LOCK:
         return [Path(p) for p in sorted(_LIVE)]
+
+
+def _make(prefix: str, folder: str | None = None) -> str:
+    path = tempfile.mkdtemp(prefix=prefix, dir=folder)
+    with _LOCK:
+        _LIVE.add(path)
+    return path
 
 
 def _remove(path: str) -> None:
