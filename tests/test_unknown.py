@@ -199,6 +199,26 @@ def test_the_command_line_stops_when_the_solver_outlives_its_time_limit(monkeypa
     assert exits == []  # a command that ends in time cancels it
 
 
+def test_the_hard_stop_says_where_the_run_was(monkeypatch, capsys, tmp_path):
+    import time
+    import crepair.cli as cli
+    from crepair.cli import repair_cmd
+    exits = []
+
+    def stuck(*args, **kwargs):  # a check of the original program that outlives the limit
+        time.sleep(1.5)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "HARD_STOP_GRACE", 0.1)
+    monkeypatch.setattr(cli.os, "_exit", exits.append)
+    monkeypatch.setattr(repair_cmd.api, "repair", stuck)
+    path = write_c(tmp_path, BUGGY)
+    assert cli.main(["repair", str(path), "--timeout", "0.2"]) == 130
+    assert exits == [4]
+    assert ("the run did not stop at the time limit (--timeout 0.2 s, from the start); stopped 0.1 s later, while at: "
+            "loading the program and checking the original one") in capsys.readouterr().err
+
+
 def test_the_hard_stop_removes_the_scratch_folders_of_the_run(monkeypatch, tmp_path):
     """``os._exit`` runs no finalizer: the hard stop removes the run's
     scratch folders (builds, project copies) itself, and leaves the

@@ -93,8 +93,9 @@ def _hard_stop(args, as_json: bool) -> "threading.Timer | None":
     def expire() -> None:
         if not FINAL_OUTPUT.take():
             return  # the run's report (or its --apply) is being written: it ends the run, once
+        doing = FINAL_OUTPUT.doing() if FINAL_OUTPUT.doing is not None else ""
         message = (f"unknown: the run did not stop at the time limit (--timeout {seconds:g} s, from the "
-                   f"start); stopped {HARD_STOP_GRACE:g} s later")
+                   f"start); stopped {HARD_STOP_GRACE:g} s later" + (f", while at: {doing}" if doing else ""))
         _fail(ExitCode.UNKNOWN, message, as_json)
         toolchain.kill_children()
         remove_all()  # os._exit runs no finalizer: the scratch folders go now

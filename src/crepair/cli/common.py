@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import threading
+from collections.abc import Callable
 
 from crepair.encode.formula import NO_CHECKS, Checks
 from crepair.cli.codes import ExitCode
@@ -221,10 +222,20 @@ class StatusLine:
     def __call__(self, what) -> None:
         import time
 
-        if self._live is None or time.monotonic() - self._last < 0.1:
+        if time.monotonic() - self._last < 0.1:
             return
         self._last = time.monotonic()
         self._text = self._describe(what)
+
+    def say(self, text: str) -> None:
+        """Show ``text`` as the line until the next snapshot."""
+        self._text = text
+
+    @property
+    def text(self) -> str:
+        """The line as last described (kept when not shown: the hard stop
+        of ``--timeout`` says where the run was, :attr:`FinalOutput.doing`)."""
+        return self._text
 
     def out(self, text: str = "") -> None:
         """Print ``text`` (and a newline) on standard output, flushed."""
@@ -309,14 +320,16 @@ class FinalOutput:
     def __init__(self) -> None:
         self._gate: threading.Lock | None = None
         self._reporting = False
+        #: what the run is doing, for the hard stop's message (None: not told)
+        self.doing: Callable[[], str] | None = None
 
     def arm(self) -> None:
         """A hard stop is armed for the run starting now."""
-        self._gate, self._reporting = threading.Lock(), False
+        self._gate, self._reporting, self.doing = threading.Lock(), False, None
 
     def disarm(self) -> None:
         """The run has returned and its hard stop is cancelled."""
-        self._gate, self._reporting = None, False
+        self._gate, self._reporting, self.doing = None, False, None
 
     def claim(self) -> None:
         """For the report: waits while the hard stop writes (it then exits

@@ -8,8 +8,8 @@ import sys
 from crepair import api, exit_codes
 from crepair.cli import heap_cmd, staged_cmd, test_driven_cmd
 from crepair.cli.common import (
-    StatusLine, add_checks, add_common, add_solver, add_specification, add_tests, at_least, checks_of, finish,
-    reference_of, write_html,
+    FINAL_OUTPUT, StatusLine, add_checks, add_common, add_solver, add_specification, add_tests, at_least, checks_of,
+    finish, reference_of, write_html,
 )
 from crepair.encode.formula import Unwinding
 from crepair.errors import UsageError
@@ -175,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
         solver=args.solver,
     )
     progress = StatusLine(not args.quiet and not args.json and sys.stderr.isatty(), _describe)
+    progress.say("loading the program and checking the original one")
+    FINAL_OUTPUT.doing = lambda: progress.text
     try:
         run = api.repair(args.file, options, progress=progress, schedule=schedule)
         repairs = []

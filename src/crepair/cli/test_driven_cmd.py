@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from crepair import api, exit_codes
-from crepair.cli.common import CHECK_FLAGS, REFERENCE_DEFAULTS, StatusLine, at_least, finish, write_html
+from crepair.cli.common import CHECK_FLAGS, FINAL_OUTPUT, REFERENCE_DEFAULTS, StatusLine, at_least, finish, write_html
 from crepair.errors import UsageError
 from crepair.options import AUTO_SOLVER
 from crepair.patch import apply_to_file
@@ -131,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
                           lambda s: f"{s.explored} of {total} candidates explored, {s.executions} test executions, "
                                     f"{s.partitions} partitions, {s.plausible} plausible")
     run.progress = progress
+    FINAL_OUTPUT.doing = lambda: progress.text
     repairs = []
     if not args.json:
         progress.out(report.render_header(run.record()))

@@ -145,6 +145,7 @@ def repair_json(run: RunRecord, repairs: list[Repair]) -> str:
         "outcome": run.outcome.value,
         "stopped": run.stopped.value,
         "reason": run.unknown_reason or run.unprovable,
+        "time_limit": run.time_limit_note,
     }
     return json.dumps(data, indent=2)
 

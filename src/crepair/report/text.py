@@ -191,7 +191,8 @@ def _coverage(stats: MutationStats) -> str:
 def render_summary(run: RunRecord) -> str:
     found = run.found
     if not run.searched:
-        return f"outcome: {_outcome_text(run, None, found)}"
+        note = f"\n{run.time_limit_note}" if run.time_limit_note else ""
+        return f"outcome: {_outcome_text(run, None, found)}{note}"
     out = []
     for stage in run.stages:
         if stage.skipped:

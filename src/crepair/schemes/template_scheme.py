@@ -107,7 +107,10 @@ class TemplateScheme:
         database, unknown = failing_inputs(formula, max(o.inputs, DATABASE_SEED), p.limits)
         inputs = database[: o.inputs]
         if not inputs:
-            if unknown:
+            if unknown and p.limits.expired():  # the run's limit, not the solver, cut the search
+                finish(stats, RepairOutcome.UNKNOWN, StopReason.TIMEOUT,
+                       "time limit reached in the failing-input search")
+            elif unknown:
                 finish(stats, RepairOutcome.UNKNOWN, StopReason.UNKNOWN, f"failing-input search: {unknown}")
             else:
                 finish(stats, RepairOutcome.ORIGINAL_CORRECT, StopReason.NOT_STARTED)

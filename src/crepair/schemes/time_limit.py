@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from crepair.records import StopReason
+from crepair.records import RepairOutcome, StopReason
 from crepair.run_record import MutationStats, TemplateStats
 
 
@@ -94,23 +94,34 @@ class Deadline:
 
 
 def time_limit_note(run, now: float | None = None) -> str | None:
-    """One line for a run whose time limit cut a stage (None otherwise).
+    """One line for a run whose time limit cut a stage, or cut the check
+    of the original program (and of its unwinding bound) that comes before
+    every stage; None otherwise.
 
     ``run`` is a finished :class:`~crepair.schemes.run.RepairRun`; ``now``
     a ``time.monotonic()`` instant (default: now), to measure the run's
-    elapsed seconds from ``run.problem.start``."""
+    elapsed seconds from the command's start (``options.started``, else ``run.problem.start``)."""
     o = run.options
+    if not o.timeout:
+        return None
+    started = run.problem.start if o.started is None else o.started  # --timeout counts from the command's start
+    elapsed = (time.monotonic() if now is None else now) - started
+    after = f"{elapsed:.1f}" if elapsed < 10 else f"{elapsed:.0f}"
+    limit = f"--timeout {o.timeout:g}" + (" (resource units)" if o.reproducible else " s")
+    if not run.searched and run.outcome == RepairOutcome.UNKNOWN and run.problem.limits.expired():
+        stages = ", ".join(stage.label(o) for stage in run.schedule.stages)
+        return (f"time limit reached before the first stage, in the check of the original program and its "
+                f"unwinding bound, after {after} s ({limit}); no time left for: {stages}; "
+                f"try a larger --timeout")
     cut = [(i, s) for i, s in enumerate(run.schemes)
            if s not in run.skipped and s.stats.stopped == StopReason.TIMEOUT]
-    if not cut or not o.timeout:
+    if not cut:
         return None
     i, scheme = cut[0]
     stats = scheme.stats
     label = run.schedule.stages[i].label(o)
-    elapsed = (time.monotonic() if now is None else now) - run.problem.start
-    limit = f"--timeout {o.timeout:g}" + (" (resource units)" if o.reproducible else " s")
     where, total = _progress(stats, run.problems[i].options)
-    text = f"time limit reached in stage {label} ({where}) after {elapsed:.0f} s ({limit})"
+    text = f"time limit reached in stage {label} ({where}) after {after} s ({limit})"
     later = [run.schedule.stages[j].label(o) for j, _ in cut[1:]]
     if later:
         text += f"; no time left for: {', '.join(later)}"
@@ -118,7 +129,7 @@ def time_limit_note(run, now: float | None = None) -> str | None:
         return text + "; too little done to estimate the time it needs: try a larger --timeout"
     needed = elapsed - stats.seconds + total
     suggestion = max(60 * math.ceil(needed / 60), 60 * math.ceil((o.timeout + 1) / 60))
-    return (f"{text}; at its pace so far the stage needs about {total:.0f} s in all: "
+    return (f"{text}; at its pace so far the stage needs about {math.ceil(total)} s in all: "
             f"--timeout {suggestion} would let it finish on this program")
 
 
