@@ -19,6 +19,7 @@ import z3
 
 from crepair import interrupt
 from crepair.solver import fp
+from crepair.solver.connectives import And, If, Or  # noqa: F401 (re-exported: z3's, faster on terms)
 
 if TYPE_CHECKING:
     from crepair.solver import Ledger
@@ -28,10 +29,7 @@ BitVec = z3.BitVec
 BitVecVal = z3.BitVecVal
 Bool = z3.Bool
 BoolVal = z3.BoolVal
-And = z3.And
-Or = z3.Or
 Not = z3.Not
-If = z3.If
 Implies = z3.Implies
 Extract = z3.Extract
 SignExt = z3.SignExt
