@@ -62,27 +62,48 @@ def shape(term: z3.ExprRef) -> tuple[str, tuple[z3.ExprRef, ...]]:
     return _SHAPES.get(term.decl().kind(), "app"), tuple(term.children())
 
 
-def _raw_walk(terms: list[z3.ExprRef]) -> Iterator[tuple[object, int]]:
+def _unchecked(function):
+    """The C function behind one of ``z3core``'s wrappers, without the
+    wrapper's check of z3's error code after the call (about a microsecond
+    each): for the reads of a walk over valid terms, which cannot fail.
+    The wrapper itself if this z3 builds its wrappers otherwise."""
+    defaults = getattr(function, "__defaults__", None) or ()
+    return getattr(defaults[-1], "f", function) if defaults else function
+
+
+_AST_KIND, _TO_APP, _NUM_ARGS, _ARG, _APP_DECL, _DECL_KIND, _DECL_NAME, _BODY = (_unchecked(f) for f in (
+    z3core.Z3_get_ast_kind, z3core.Z3_to_app, z3core.Z3_get_app_num_args,
+    z3core.Z3_get_app_arg, z3core.Z3_get_app_decl, z3core.Z3_get_decl_kind, z3core.Z3_get_decl_name,
+    z3core.Z3_get_quantifier_body))
+
+
+def _raw_walk(terms: list[z3.ExprRef]) -> Iterator[tuple[object, int, object, int]]:
     """Every distinct node of ``terms`` once, as (raw AST pointer, z3 AST
-    kind), through z3's C API on raw pointers (a wrapper object per node
-    made walks four times slower: 6.6 s for the 123,000 nodes of Codeflaws
-    300-B's equivalence check).  A quantifier's or lambda's body is walked."""
+    kind, the raw application and its number of arguments, or None and 0
+    for a node that is no application), through z3's C API on raw
+    pointers (a wrapper object per node made walks four times slower: 6.6
+    s for the 123,000 nodes of Codeflaws 300-B's equivalence check), each
+    read without the wrappers' error check (:func:`_unchecked`).  A
+    quantifier's or lambda's body is walked."""
     ref = terms[0].ctx.ref()
     seen: set[int] = set()
     stack = [t.as_ast() for t in terms]
     while stack:
         ast = stack.pop()
-        key = z3core.Z3_get_ast_id(ref, ast)
+        key = ast.value  # a node's address: terms are hash-consed, and every node lives while its root does
         if key in seen:
             continue
         seen.add(key)
-        kind = z3core.Z3_get_ast_kind(ref, ast)
-        yield ast, kind
+        kind = _AST_KIND(ref, ast)
+        if kind == z3.Z3_APP_AST:
+            app = _TO_APP(ref, ast)
+            n = _NUM_ARGS(ref, app)
+            yield ast, kind, app, n
+            stack.extend(_ARG(ref, app, i) for i in range(n))
+            continue
+        yield ast, kind, None, 0
         if kind == z3.Z3_QUANTIFIER_AST:
-            stack.append(z3core.Z3_get_quantifier_body(ref, ast))
-        elif kind == z3.Z3_APP_AST:
-            app = z3core.Z3_to_app(ref, ast)
-            stack.extend(z3core.Z3_get_app_arg(ref, app, i) for i in range(z3core.Z3_get_app_num_args(ref, app)))
+            stack.append(_BODY(ref, ast))
 
 
 def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
@@ -94,13 +115,9 @@ def constants(terms: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
     ctx = terms[0].ctx
     ref = ctx.ref()
     found: dict[str, object] = {}
-    for ast, kind in _raw_walk(terms):
-        if kind != z3.Z3_APP_AST:
-            continue
-        app = z3core.Z3_to_app(ref, ast)
-        if z3core.Z3_get_app_num_args(ref, app) == 0 and \
-                z3core.Z3_get_decl_kind(ref, decl := z3core.Z3_get_app_decl(ref, app)) == z3.Z3_OP_UNINTERPRETED:
-            found.setdefault(z3.z3._symbol2py(ctx, z3core.Z3_get_decl_name(ref, decl)), ast)
+    for ast, _, app, n in _raw_walk(terms):
+        if app is not None and n == 0 and _DECL_KIND(ref, decl := _APP_DECL(ref, app)) == z3.Z3_OP_UNINTERPRETED:
+            found.setdefault(z3.z3._symbol2py(ctx, _DECL_NAME(ref, decl)), ast)
     return [z3.z3._to_expr_ref(found[name], ctx) for name in sorted(found)]
 
 
@@ -111,8 +128,8 @@ def applications(terms: Sequence[z3.ExprRef], op: int) -> list[z3.ExprRef]:
         return []
     ctx = terms[0].ctx
     ref = ctx.ref()
-    return [z3.z3._to_expr_ref(ast, ctx) for ast, kind in _raw_walk(list(terms)) if kind == z3.Z3_APP_AST
-            and z3core.Z3_get_decl_kind(ref, z3core.Z3_get_app_decl(ref, z3core.Z3_to_app(ref, ast))) == op]
+    return [z3.z3._to_expr_ref(ast, ctx) for ast, _, app, _ in _raw_walk(list(terms))
+            if app is not None and _DECL_KIND(ref, _APP_DECL(ref, app)) == op]
 
 
 def lambdas(terms: Sequence[z3.ExprRef]) -> list[z3.QuantifierRef]:
@@ -121,7 +138,7 @@ def lambdas(terms: Sequence[z3.ExprRef]) -> list[z3.QuantifierRef]:
         return []
     ctx = terms[0].ctx
     ref = ctx.ref()
-    return [z3.z3._to_expr_ref(ast, ctx) for ast, kind in _raw_walk(list(terms))
+    return [z3.z3._to_expr_ref(ast, ctx) for ast, kind, _, _ in _raw_walk(list(terms))
             if kind == z3.Z3_QUANTIFIER_AST and z3core.Z3_is_lambda(ref, ast)]
 
 
