@@ -131,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
                           lambda s: f"{s.explored} of {total} candidates explored, {s.executions} test executions, "
                                     f"{s.partitions} partitions, {s.plausible} plausible")
     run.progress = progress
+    progress.say("running the original's tests, then the search")
     FINAL_OUTPUT.doing = lambda: progress.text
     repairs = []
     if not args.json:
