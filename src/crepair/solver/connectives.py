@@ -27,14 +27,11 @@ def _boolean_app(make, args: tuple):
     tuple given), when every one is a Boolean term of one context; None
     otherwise (the caller falls back to z3's own constructor)."""
     terms = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-    if not terms:
+    if not terms or type(terms[0]) is not _BOOL:
         return None
-    ctx = terms[0].ctx if type(terms[0]) is _BOOL else None
-    if ctx is None:
+    ctx = terms[0].ctx
+    if any(type(term) is not _BOOL or term.ctx is not ctx for term in terms):
         return None
-    for term in terms:
-        if type(term) is not _BOOL or term.ctx is not ctx:
-            return None
     n = len(terms)
     return _BOOL(make(ctx.ref(), n, (z3.Ast * n)(*[term.ast for term in terms])), ctx)
 
